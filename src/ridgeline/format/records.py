@@ -1,0 +1,90 @@
+"""TFRecord framing, the container of every tfevents file.
+
+Each record on disk is::
+
+    uint64 length            little-endian
+    uint32 masked_crc32c(length bytes)
+    byte   data[length]
+    uint32 masked_crc32c(data)
+
+``masked_crc32c`` rotates the CRC32C right by 15 bits and adds 0xA282EAD8, so that a CRC of data that itself
+contains CRCs does not degenerate.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from google_crc32c import value as _crc32c
+
+HEADER_SIZE = 12  # length + its CRC
+FOOTER_SIZE = 4  # CRC of the data
+_MASK_DELTA = 0xA282EAD8
+_U32 = 0xFFFFFFFF
+_LENGTH = struct.Struct("<Q")
+_HEADER = struct.Struct("<QI")
+_CRC = struct.Struct("<I")
+
+
+def masked_crc32c(data: bytes | memoryview) -> int:
+    """The masked CRC32C that TFRecord stores beside the length and the data."""
+    crc = _crc32c(data)
+    return (((crc >> 15) | (crc << 17)) + _MASK_DELTA) & _U32
+
+
+def frame(data: bytes) -> bytes:
+    """One complete record holding ``data``."""
+    length = _LENGTH.pack(len(data))
+    return b"".join((length, _CRC.pack(masked_crc32c(length)), data, _CRC.pack(masked_crc32c(data))))
+
+
+class CorruptRecordError(ValueError):
+    """A record whose length or data does not match its CRC."""
+
+    def __init__(self, offset: int, reason: str) -> None:
+        super().__init__(f"corrupt record at byte {offset}: {reason}")
+        self.offset = offset
+        self.reason = reason
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    offset: int  # where the record's header starts
+    data: bytes
+
+    @property
+    def end(self) -> int:
+        return self.offset + HEADER_SIZE + len(self.data) + FOOTER_SIZE
+
+
+def read_record(buffer: bytes | memoryview, offset: int = 0, *, check_crc: bool = True) -> Record | None:
+    """The record starting at ``offset``, or None when the buffer ends before the record does.
+
+    A record cut short is not an error: a writer may still be appending it. A record whose CRCs do not match
+    raises CorruptRecordError; with ``check_crc=False`` only the length's CRC is checked, since a wrong length
+    would make every later record unreadable.
+    """
+    view = memoryview(buffer)
+    if len(view) - offset < HEADER_SIZE:
+        return None
+    length, length_crc = _HEADER.unpack_from(view, offset)
+    if masked_crc32c(view[offset : offset + 8]) != length_crc:
+        raise CorruptRecordError(offset, "length CRC mismatch")
+    start = offset + HEADER_SIZE
+    end = start + length
+    if len(view) < end + FOOTER_SIZE:
+        return None
+    data = view[start:end]
+    if check_crc and masked_crc32c(data) != _CRC.unpack_from(view, end)[0]:
+        raise CorruptRecordError(offset, "data CRC mismatch")
+    return Record(offset, bytes(data))
+
+
+def iter_records(buffer: bytes | memoryview, *, check_crc: bool = True) -> Iterator[Record]:
+    """Every complete record in ``buffer``, in order; raises CorruptRecordError at the first corrupt one."""
+    offset = 0
+    while (record := read_record(buffer, offset, check_crc=check_crc)) is not None:
+        yield record
+        offset = record.end
