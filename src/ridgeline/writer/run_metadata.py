@@ -1,0 +1,97 @@
+"""What a run records about itself once, at creation: where, when, how it was started, and from which code.
+
+Stored as a text summary under RUN_METADATA_TAG holding a fenced JSON block, so TensorBoard shows it as
+readable text and ridgeline parses it back. Annotations use ANNOTATION_TAG the same way (plain text).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from ridgeline.format.proto import plugins_pb2, summary_pb2, tensor_pb2, tensor_shape_pb2, types_pb2
+
+RUN_METADATA_TAG = "_ridgeline/run_metadata"
+ANNOTATION_TAG = "_ridgeline/annotations"
+_GIT_TIMEOUT_S = 2.0
+
+
+def text_summary(tag: str, text: str) -> summary_pb2.Summary:
+    """A text-plugin summary under exactly ``tag`` (add_text appends '/text_summary'; reserved tags do not)."""
+    metadata = summary_pb2.SummaryMetadata(
+        plugin_data=summary_pb2.SummaryMetadata.PluginData(
+            plugin_name="text", content=plugins_pb2.TextPluginData(version=0).SerializeToString()
+        )
+    )
+    tensor = tensor_pb2.TensorProto(
+        dtype=types_pb2.DT_STRING,
+        string_val=[text.encode("utf-8")],
+        tensor_shape=tensor_shape_pb2.TensorShapeProto(dim=[tensor_shape_pb2.TensorShapeProto.Dim(size=1)]),
+    )
+    return summary_pb2.Summary(value=[summary_pb2.Summary.Value(tag=tag, metadata=metadata, tensor=tensor)])
+
+
+def _git(args: list[str], cwd: Path) -> str | None:
+    try:
+        done = subprocess.run(
+            ["git", *args], cwd=cwd, capture_output=True, text=True, timeout=_GIT_TIMEOUT_S, check=False
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout.strip() if done.returncode == 0 else None
+
+
+def _git_info(start: Path) -> dict[str, Any] | None:
+    """The commit and dirty flag of the repository holding ``start``, or None outside one."""
+    if not any((folder / ".git").exists() for folder in (start, *start.parents)):
+        return None  # not a repository: no subprocess at all
+    commit = _git(["rev-parse", "HEAD"], start)
+    if commit is None:
+        return None
+    status = _git(["status", "--porcelain", "--untracked-files=no"], start)
+    return {"commit": commit, "dirty": bool(status) if status is not None else None}
+
+
+def collect(start_time: float) -> dict[str, Any]:
+    """The environment of this process, as plain JSON-able values."""
+    script = Path(sys.argv[0]).resolve().parent if sys.argv and sys.argv[0] else Path.cwd()
+    info: dict[str, Any] = {
+        "start_time": start_time,
+        "host": socket.gethostname(),
+        "pid": os.getpid(),
+        "command": sys.argv,
+        "cwd": os.getcwd(),
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "git": _git_info(script if script.is_dir() else Path.cwd()),
+    }
+    versions = {}
+    for module in ("torch", "numpy", "tensorflow", "jax", "lightning", "transformers"):
+        loaded = sys.modules.get(module)
+        version = getattr(loaded, "__version__", None)
+        if version is not None:
+            versions[module] = str(version)
+    info["versions"] = versions
+    return info
+
+
+def render(info: dict[str, Any]) -> str:
+    return "```json\n" + json.dumps(info, indent=2, sort_keys=True) + "\n```"
+
+
+def parse(text: str) -> dict[str, Any]:
+    """The dict that ``render`` wrote (for the reading side and tests)."""
+    body = text.strip().removeprefix("```json").removesuffix("```")
+    parsed: dict[str, Any] = json.loads(body)
+    return parsed
+
+
+def run_metadata_summary(start_time: float | None = None) -> summary_pb2.Summary:
+    return text_summary(RUN_METADATA_TAG, render(collect(time.time() if start_time is None else start_time)))

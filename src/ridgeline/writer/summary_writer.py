@@ -1,0 +1,419 @@
+"""``SummaryWriter``: the surface of ``torch.utils.tensorboard.SummaryWriter``, asynchronous and lossless.
+
+Every method takes the same arguments as torch's and writes the same summaries, so swapping the import is
+enough. Beyond torch: run metadata, ``hparams=``, ``add_annotation``, per-rank directories under torchrun,
+a bounded queue that blocks instead of dropping, and errors that name the argument at fault.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from ridgeline.format.proto import event_pb2, summary_pb2
+from ridgeline.writer import summaries
+from ridgeline.writer.event_file import EventFileWriter
+from ridgeline.writer.run_metadata import ANNOTATION_TAG, run_metadata_summary, text_summary
+from ridgeline.writer.values import INT64_MAX, INT64_MIN, check_tag, to_float, to_step
+
+
+def _rank_from_environment() -> int | None:
+    """torchrun (and torch.distributed.launch) set RANK and WORLD_SIZE for every process."""
+    rank, world_size = os.environ.get("RANK"), os.environ.get("WORLD_SIZE")
+    if rank is None or world_size is None:
+        return None
+    try:
+        return int(rank)
+    except ValueError:
+        return None
+
+
+def _default_log_dir(comment: str) -> str:
+    """torch's default: runs/<Mon>DD_HH-MM-SS_<host><comment>."""
+    return os.path.join("runs", datetime.now().strftime("%b%d_%H-%M-%S") + "_" + socket.gethostname() + comment)
+
+
+class SummaryWriter:
+    """Writes tfevents files that TensorBoard and ridgeline read, from a background thread.
+
+    Args:
+        log_dir: the run's directory. Default ``runs/<date>_<host><comment>``, as torch.
+        comment: suffix of the default log_dir; ignored when log_dir is given.
+        purge_step: when a crashed run restarts at step T, events at steps >= T written before are hidden.
+        max_queue: pending events after which the background thread writes them out.
+        flush_secs: pending events are written at least this often (seconds).
+        filename_suffix: appended to every event file name.
+        hparams: hyperparameters of this run, recorded for the hparams dashboard (like add_hparams, but on
+            the run itself rather than a sub-run).
+        rank: the distributed rank; with ``per_rank`` the run writes to ``log_dir/rank{rank}``. Default: the
+            ``RANK`` environment variable when ``RANK`` and ``WORLD_SIZE`` are set (torchrun).
+        per_rank: set False to have every rank write into log_dir itself.
+        record_run_metadata: record host, command line, git commit, versions once at creation.
+    """
+
+    def __init__(
+        self,
+        log_dir: str | os.PathLike[str] | None = None,
+        comment: str = "",
+        purge_step: int | None = None,
+        max_queue: int = 10,
+        flush_secs: float = 120,
+        filename_suffix: str = "",
+        *,
+        hparams: Mapping[str, Any] | None = None,
+        rank: int | None = None,
+        per_rank: bool = True,
+        record_run_metadata: bool = True,
+    ) -> None:
+        if log_dir is not None and not isinstance(log_dir, str | os.PathLike):
+            raise TypeError(f"SummaryWriter: log_dir must be a path (str or os.PathLike), got {type(log_dir).__name__}")
+        if not isinstance(comment, str):
+            raise TypeError(f"SummaryWriter: comment must be a string, got {type(comment).__name__}")
+        if not isinstance(filename_suffix, str):
+            raise TypeError(f"SummaryWriter: filename_suffix must be a string, got {type(filename_suffix).__name__}")
+        if isinstance(max_queue, bool) or not isinstance(max_queue, int) or max_queue < 1:
+            raise ValueError(f"SummaryWriter: max_queue must be a positive integer, got {max_queue!r}")
+        if isinstance(flush_secs, bool) or not isinstance(flush_secs, int | float) or not flush_secs > 0:
+            raise ValueError(f"SummaryWriter: flush_secs must be a positive number of seconds, got {flush_secs!r}")
+        log_dir = os.fspath(log_dir) if log_dir else _default_log_dir(comment)
+        if "://" in log_dir:
+            raise ValueError(f"SummaryWriter: log_dir must be a local path; URLs are not supported yet, got {log_dir!r}")
+        if rank is None and per_rank:
+            rank = _rank_from_environment()
+        if rank is not None and per_rank:
+            log_dir = os.path.join(log_dir, f"rank{to_step(rank, method='SummaryWriter', argument='rank')}")
+        self.log_dir = log_dir
+        self.purge_step = None if purge_step is None else to_step(purge_step, method="SummaryWriter", argument="purge_step")
+        self.max_queue = max_queue
+        self.flush_secs = flush_secs
+        self.filename_suffix = filename_suffix
+        self._projector_embeddings: list[Any] = []
+        self._sub_writers: dict[str, EventFileWriter] = {}
+        self._hparams_end: summary_pb2.Summary | None = None
+        self.file_writer: EventFileWriter | None = None
+        self._get_file_writer()
+        if record_run_metadata:
+            self._write_summary(run_metadata_summary(), None, None)
+        if hparams is not None:
+            experiment, session_start, session_end = summaries.hparams(dict(hparams), {})
+            self._write_summary(experiment, None, None)
+            self._write_summary(session_start, None, None)
+            self._hparams_end = session_end  # written at close(): the run ended then
+
+    # --- files -----------------------------------------------------------------------------------------------
+    def _get_file_writer(self) -> EventFileWriter:
+        """The run's event file; a writer used again after close() starts a new file, as torch's does."""
+        if self.file_writer is None:
+            self.file_writer = EventFileWriter(self.log_dir, self.max_queue, self.flush_secs, self.filename_suffix)
+            if self.purge_step is not None:
+                # TensorBoard hides events at steps >= purge_step that precede this SessionLog START.
+                start = event_pb2.Event(wall_time=time.time(), step=self.purge_step, file_version="brain.Event:2")
+                self.file_writer.add_event(start)
+                restart = event_pb2.Event(wall_time=time.time(), step=self.purge_step)
+                restart.session_log.status = event_pb2.SessionLog.START
+                self.file_writer.add_event(restart)
+                self.purge_step = None
+        return self.file_writer
+
+    def get_logdir(self) -> str:
+        """The directory event files are written to."""
+        return self.log_dir
+
+    def _write_summary(self, summary: summary_pb2.Summary, global_step: Any, walltime: float | None, writer: EventFileWriter | None = None) -> None:
+        event = event_pb2.Event(summary=summary, wall_time=time.time() if walltime is None else float(walltime))
+        if global_step is not None:
+            event.step = to_step(global_step, method="SummaryWriter")
+        (writer or self._get_file_writer()).add_event(event)
+
+    # --- scalars -------------------------------------------------------------------------------------------
+    def add_scalar(
+        self,
+        tag: str,
+        scalar_value: Any,
+        global_step: Any = None,
+        walltime: float | None = None,
+        new_style: bool = False,
+        double_precision: bool = False,
+    ) -> None:
+        """Record one number. NaN and ±Inf are written as they are.
+
+        ``simple_value`` is a float32, as in torch; ``new_style=True`` writes a tensor summary instead, and
+        with ``double_precision=True`` keeps all 64 bits.
+        """
+        if type(tag) is not str or not tag:
+            check_tag(tag, method="add_scalar")
+        value = scalar_value if type(scalar_value) is float else to_float(scalar_value, method="add_scalar", argument="scalar_value")
+        if new_style:
+            self._write_summary(summaries.scalar_tensor(tag, value, double_precision), global_step, walltime)
+            return
+        if global_step is None:
+            step = 0
+        elif type(global_step) is int and INT64_MIN <= global_step <= INT64_MAX:
+            step = global_step
+        else:
+            step = to_step(global_step, method="add_scalar")
+        writer = self.file_writer or self._get_file_writer()
+        writer.add_scalar(tag, value, step, time.time() if walltime is None else float(walltime))
+
+    def add_scalars(self, main_tag: str, tag_scalar_dict: Mapping[str, Any], global_step: Any = None, walltime: float | None = None) -> None:
+        """Several numbers on one chart: each key becomes a sub-run ``<log_dir>/<main_tag>_<key>`` with tag main_tag."""
+        check_tag(main_tag, method="add_scalars", argument="main_tag")
+        if not isinstance(tag_scalar_dict, Mapping):
+            raise TypeError(f"add_scalars: tag_scalar_dict must be a dict of tag -> number, got {type(tag_scalar_dict).__name__}")
+        wall_time = time.time() if walltime is None else float(walltime)
+        step = 0 if global_step is None else to_step(global_step, method="add_scalars")
+        base = self._get_file_writer().log_dir
+        for key, scalar_value in tag_scalar_dict.items():
+            check_tag(key, method="add_scalars", argument="tag_scalar_dict key")
+            value = to_float(scalar_value, method="add_scalars", argument=f"tag_scalar_dict[{key!r}]")
+            sub_dir = base + "/" + main_tag.replace("/", "_") + "_" + key
+            writer = self._sub_writers.get(sub_dir)
+            if writer is None:
+                writer = self._sub_writers[sub_dir] = EventFileWriter(sub_dir, self.max_queue, self.flush_secs, self.filename_suffix)
+            writer.add_scalar(main_tag, value, step, wall_time)
+
+    def add_tensor(self, tag: str, tensor: Any, global_step: Any = None, walltime: float | None = None) -> None:
+        """Record a whole tensor (a TensorProto summary)."""
+        check_tag(tag, method="add_tensor")
+        self._write_summary(summaries.tensor(tag, tensor), global_step, walltime)
+
+    # --- distributions -------------------------------------------------------------------------------------
+    def add_histogram(
+        self,
+        tag: str,
+        values: Any,
+        global_step: Any = None,
+        bins: Any = "tensorflow",
+        walltime: float | None = None,
+        max_bins: int | None = None,
+    ) -> None:
+        """A histogram of ``values``; the default bins are TensorBoard's exponential ones."""
+        check_tag(tag, method="add_histogram")
+        self._write_summary(summaries.histogram(tag, values, bins, max_bins=max_bins), global_step, walltime)
+
+    def add_histogram_raw(
+        self,
+        tag: str,
+        min: float,  # noqa: A002 - torch's argument names
+        max: float,  # noqa: A002
+        num: int,
+        sum: float,  # noqa: A002
+        sum_squares: float,
+        bucket_limits: Sequence[float],
+        bucket_counts: Sequence[float],
+        global_step: Any = None,
+        walltime: float | None = None,
+    ) -> None:
+        """A histogram computed elsewhere."""
+        check_tag(tag, method="add_histogram_raw")
+        summary = summaries.histogram_raw(tag, min, max, num, sum, sum_squares, bucket_limits, bucket_counts)
+        self._write_summary(summary, global_step, walltime)
+
+    # --- media ---------------------------------------------------------------------------------------------
+    def add_image(self, tag: str, img_tensor: Any, global_step: Any = None, walltime: float | None = None, dataformats: str = "CHW") -> None:
+        """One image: float in [0, 1] or uint8, shaped as ``dataformats`` says (CHW, HWC, HW, ...)."""
+        check_tag(tag, method="add_image")
+        self._write_summary(summaries.image(tag, img_tensor, dataformats=dataformats), global_step, walltime)
+
+    def add_images(self, tag: str, img_tensor: Any, global_step: Any = None, walltime: float | None = None, dataformats: str = "NCHW") -> None:
+        """A batch of images (NCHW or NHWC), shown as one grid."""
+        check_tag(tag, method="add_images")
+        self._write_summary(summaries.images(tag, img_tensor, dataformats=dataformats), global_step, walltime)
+
+    def add_image_with_boxes(
+        self,
+        tag: str,
+        img_tensor: Any,
+        box_tensor: Any,
+        global_step: Any = None,
+        walltime: float | None = None,
+        rescale: float = 1,
+        dataformats: str = "CHW",
+        labels: Sequence[str] | None = None,
+    ) -> None:
+        """An image with bounding boxes (N×4, xmin ymin xmax ymax) drawn on it."""
+        check_tag(tag, method="add_image_with_boxes")
+        summary = summaries.image_with_boxes(tag, img_tensor, box_tensor, rescale=rescale, dataformats=dataformats, labels=labels)
+        self._write_summary(summary, global_step, walltime)
+
+    def add_figure(self, tag: str, figure: Any, global_step: Any = None, close: bool = True, walltime: float | None = None) -> None:
+        """A matplotlib figure (or a list of them) rendered to an image. Needs matplotlib."""
+        check_tag(tag, method="add_figure")
+        self._write_summary(summaries.figure(tag, figure, close=close), global_step, walltime)
+
+    def add_video(self, tag: str, vid_tensor: Any, global_step: Any = None, fps: float = 4, walltime: float | None = None) -> None:
+        """A video (N, T, C, H, W), stored as an animated GIF. Unlike torch, needs no moviepy."""
+        check_tag(tag, method="add_video")
+        self._write_summary(summaries.video(tag, vid_tensor, fps=fps), global_step, walltime)
+
+    def add_audio(self, tag: str, snd_tensor: Any, global_step: Any = None, sample_rate: int = 44100, walltime: float | None = None) -> None:
+        """A mono clip with values in [-1, 1], stored as 16-bit WAV."""
+        check_tag(tag, method="add_audio")
+        self._write_summary(summaries.audio(tag, snd_tensor, sample_rate=sample_rate), global_step, walltime)
+
+    def add_text(self, tag: str, text_string: str, global_step: Any = None, walltime: float | None = None) -> None:
+        """Markdown text (stored under ``<tag>/text_summary``, as torch does)."""
+        check_tag(tag, method="add_text")
+        self._write_summary(summaries.text(tag, text_string), global_step, walltime)
+
+    def add_mesh(
+        self,
+        tag: str,
+        vertices: Any,
+        colors: Any = None,
+        faces: Any = None,
+        config_dict: Mapping[str, Any] | None = None,
+        global_step: Any = None,
+        walltime: float | None = None,
+    ) -> None:
+        """A 3D mesh or point cloud: vertices (B, N, 3), optional colors (B, N, 3) and faces (B, F, 3)."""
+        check_tag(tag, method="add_mesh")
+        self._write_summary(summaries.mesh(tag, vertices, colors, faces, config_dict), global_step, walltime)
+
+    # --- models --------------------------------------------------------------------------------------------
+    def add_graph(self, model: Any, input_to_model: Any = None, verbose: bool = False, use_strict_trace: bool = True) -> None:
+        """The graph of a torch module, traced with ``input_to_model``. Needs torch."""
+        from ridgeline.writer import graph as graph_export
+
+        graph_def, run_metadata = graph_export.graph(model, input_to_model, verbose, use_strict_trace)
+        writer = self._get_file_writer()
+        writer.add_event(event_pb2.Event(wall_time=time.time(), graph_def=graph_def.SerializeToString()))
+        tagged = event_pb2.TaggedRunMetadata(tag="step1", run_metadata=run_metadata.SerializeToString())
+        writer.add_event(event_pb2.Event(wall_time=time.time(), tagged_run_metadata=tagged))
+
+    def add_embedding(
+        self,
+        mat: Any,
+        metadata: Sequence[Any] | None = None,
+        label_img: Any = None,
+        global_step: Any = None,
+        tag: str = "default",
+        metadata_header: Sequence[str] | None = None,
+    ) -> None:
+        """Vectors for the embedding projector, with optional labels and thumbnail images."""
+        from ridgeline.writer import embedding
+
+        check_tag(tag, method="add_embedding")
+        step = 0 if global_step is None else to_step(global_step, method="add_embedding")
+        embedding.write_embedding(
+            self._get_file_writer().log_dir, mat, metadata, label_img, step, tag, metadata_header, self._projector_embeddings
+        )
+
+    def add_pr_curve(
+        self,
+        tag: str,
+        labels: Any,
+        predictions: Any,
+        global_step: Any = None,
+        num_thresholds: int = 127,
+        weights: Any = None,
+        walltime: float | None = None,
+    ) -> None:
+        """A precision-recall curve from binary labels and predicted probabilities in [0, 1]."""
+        check_tag(tag, method="add_pr_curve")
+        summary = summaries.pr_curve(tag, labels, predictions, num_thresholds=num_thresholds, weights=weights)
+        self._write_summary(summary, global_step, walltime)
+
+    def add_pr_curve_raw(
+        self,
+        tag: str,
+        true_positive_counts: Any,
+        false_positive_counts: Any,
+        true_negative_counts: Any,
+        false_negative_counts: Any,
+        precision: Any,
+        recall: Any,
+        global_step: Any = None,
+        num_thresholds: int = 127,
+        weights: Any = None,
+        walltime: float | None = None,
+    ) -> None:
+        """A precision-recall curve from counts computed elsewhere."""
+        check_tag(tag, method="add_pr_curve_raw")
+        summary = summaries.pr_curve_raw(
+            tag,
+            true_positive_counts,
+            false_positive_counts,
+            true_negative_counts,
+            false_negative_counts,
+            precision,
+            recall,
+            num_thresholds=num_thresholds,
+            weights=weights,
+        )
+        self._write_summary(summary, global_step, walltime)
+
+    # --- layout and experiment metadata ---------------------------------------------------------------------
+    def add_custom_scalars(self, layout: Mapping[str, Any]) -> None:
+        """The custom scalars layout: {category: {chart title: ["Multiline", [tag regexes]] or ["Margin", [v, lo, hi]]}}."""
+        self._write_summary(summaries.custom_scalars(layout), None, None)
+
+    def add_custom_scalars_multilinechart(self, tags: Sequence[str], category: str = "default", title: str = "untitled") -> None:
+        self.add_custom_scalars({category: {title: ["Multiline", list(tags)]}})
+
+    def add_custom_scalars_marginchart(self, tags: Sequence[str], category: str = "default", title: str = "untitled") -> None:
+        if len(tags) != 3:
+            raise ValueError(f"add_custom_scalars_marginchart: tags must hold 3 tags (value, lower, upper), got {len(tags)}")
+        self.add_custom_scalars({category: {title: ["Margin", list(tags)]}})
+
+    def add_hparams(
+        self,
+        hparam_dict: Mapping[str, Any],
+        metric_dict: Mapping[str, Any],
+        hparam_domain_discrete: Mapping[str, Sequence[Any]] | None = None,
+        run_name: str | None = None,
+        global_step: Any = None,
+    ) -> None:
+        """One trial for the hparams dashboard, written as torch does: a sub-run with the metric values."""
+        if not isinstance(hparam_dict, Mapping) or not isinstance(metric_dict, Mapping):
+            raise TypeError("add_hparams: hparam_dict and metric_dict must be dicts")
+        experiment, session_start, session_end = summaries.hparams(dict(hparam_dict), dict(metric_dict), hparam_domain_discrete)
+        log_dir = os.path.join(self._get_file_writer().log_dir, run_name or str(time.time()))
+        with SummaryWriter(log_dir, per_rank=False, record_run_metadata=False) as trial:
+            for summary in (experiment, session_start, session_end):
+                trial._write_summary(summary, global_step, None)
+            for key, value in metric_dict.items():
+                trial.add_scalar(key, value, global_step)
+
+    def add_annotation(self, text: str, step: Any = None, walltime: float | None = None) -> None:
+        """Mark a moment of the run ("lr decayed to 1e-4"); ridgeline draws it on every chart of the run."""
+        if not isinstance(text, str) or not text:
+            raise TypeError(f"add_annotation: text must be a non-empty string, got {text!r}")
+        self._write_summary(text_summary(ANNOTATION_TAG, text), step, walltime)
+
+    # --- lifecycle -----------------------------------------------------------------------------------------
+    def flush(self) -> None:
+        """Return once everything added so far is written to the event files."""
+        for writer in self._writers():
+            writer.flush()
+
+    def close(self) -> None:
+        """Flush and close every file. The writer may be used again: it then starts new files, as torch's does."""
+        if self.file_writer is not None and self._hparams_end is not None:
+            self._write_summary(self._hparams_end, None, None)
+            self._hparams_end = None
+        writers = self._writers()
+        self.file_writer = None
+        self._sub_writers = {}
+        errors = []
+        for writer in writers:
+            try:
+                writer.close()
+            except RuntimeError as error:
+                errors.append(error)
+        if errors:
+            raise errors[0]
+
+    def _writers(self) -> list[EventFileWriter]:
+        main = [self.file_writer] if self.file_writer is not None else []
+        return main + list(self._sub_writers.values())
+
+    def __enter__(self) -> SummaryWriter:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
