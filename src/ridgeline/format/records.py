@@ -17,7 +17,7 @@ import struct
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from google_crc32c import value as _crc32c
+from crc32c import crc32c as _crc32c
 
 HEADER_SIZE = 12  # length + its CRC
 FOOTER_SIZE = 4  # CRC of the data

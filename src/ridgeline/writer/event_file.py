@@ -17,6 +17,7 @@ Guarantees:
 from __future__ import annotations
 
 import atexit
+import contextlib
 import itertools
 import os
 import socket
@@ -144,6 +145,7 @@ class EventFileWriter:
         self._space = threading.Condition()
         self._error: BaseException | None = None
         self._stopping = False
+        self._wake_at = min(self.max_queue, MAX_PENDING_EVENTS)  # never let the backlog pass the capacity unseen
         self._pid = os.getpid()
         self.path = os.path.join(
             self.log_dir,
@@ -155,7 +157,10 @@ class EventFileWriter:
             self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o644)
         except OSError as error:
             raise ValueError(f"SummaryWriter: log_dir {self.log_dir!r} is not writable: {error}") from error
-        os.write(self._fd, records.frame(event_pb2.Event(wall_time=time.time(), file_version=FILE_VERSION).SerializeToString()))
+        os.write(
+            self._fd,
+            records.frame(event_pb2.Event(wall_time=time.time(), file_version=FILE_VERSION).SerializeToString()),
+        )
         self._thread = threading.Thread(target=self._run, name=f"ridgeline-writer:{self.log_dir}", daemon=True)
         self._thread.start()
 
@@ -166,7 +171,7 @@ class EventFileWriter:
             self._raise_error()
         queue = self._queue
         queue.append((tag, value, step, wall_time))
-        if len(queue) >= self.max_queue:
+        if len(queue) >= self._wake_at:
             self._on_backlog()
 
     def add_event(self, event: event_pb2.Event) -> None:
@@ -179,7 +184,7 @@ class EventFileWriter:
         with self._bytes_lock:
             self._bytes_queued += len(data)
         self._queue.append(data)
-        if len(self._queue) >= self.max_queue or self._bytes_queued - self._bytes_written > MAX_PENDING_BYTES:
+        if len(self._queue) >= self._wake_at or self._bytes_queued - self._bytes_written > MAX_PENDING_BYTES:
             self._on_backlog()
 
     def _on_backlog(self) -> None:
@@ -192,7 +197,10 @@ class EventFileWriter:
             while (
                 self._error is None
                 and self._thread.is_alive()
-                and (len(self._queue) >= MAX_PENDING_EVENTS // 2 or self._bytes_queued - self._bytes_written > MAX_PENDING_BYTES)
+                and (
+                    len(self._queue) >= MAX_PENDING_EVENTS // 2
+                    or self._bytes_queued - self._bytes_written > MAX_PENDING_BYTES
+                )
             ):
                 self._wake.set()
                 self._space.wait(0.05)
@@ -316,10 +324,8 @@ class EventFileWriter:
         """The parent's thread does not exist here and its file is not ours: start over lazily."""
         if self._closed:
             return
-        try:
+        with contextlib.suppress(OSError):
             os.close(self._fd)
-        except OSError:
-            pass
         self._queue = _OpenOnFirstUse(self)  # type: ignore[assignment]
         self._wake = threading.Event()
         self._space = threading.Condition()

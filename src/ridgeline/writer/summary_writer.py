@@ -81,13 +81,17 @@ class SummaryWriter:
             raise ValueError(f"SummaryWriter: flush_secs must be a positive number of seconds, got {flush_secs!r}")
         log_dir = os.fspath(log_dir) if log_dir else _default_log_dir(comment)
         if "://" in log_dir:
-            raise ValueError(f"SummaryWriter: log_dir must be a local path; URLs are not supported yet, got {log_dir!r}")
+            raise ValueError(
+                f"SummaryWriter: log_dir must be a local path; URLs are not supported yet, got {log_dir!r}"
+            )
         if rank is None and per_rank:
             rank = _rank_from_environment()
         if rank is not None and per_rank:
             log_dir = os.path.join(log_dir, f"rank{to_step(rank, method='SummaryWriter', argument='rank')}")
         self.log_dir = log_dir
-        self.purge_step = None if purge_step is None else to_step(purge_step, method="SummaryWriter", argument="purge_step")
+        self.purge_step = (
+            None if purge_step is None else to_step(purge_step, method="SummaryWriter", argument="purge_step")
+        )
         self.max_queue = max_queue
         self.flush_secs = flush_secs
         self.filename_suffix = filename_suffix
@@ -123,7 +127,13 @@ class SummaryWriter:
         """The directory event files are written to."""
         return self.log_dir
 
-    def _write_summary(self, summary: summary_pb2.Summary, global_step: Any, walltime: float | None, writer: EventFileWriter | None = None) -> None:
+    def _write_summary(
+        self,
+        summary: summary_pb2.Summary,
+        global_step: Any,
+        walltime: float | None,
+        writer: EventFileWriter | None = None,
+    ) -> None:
         event = event_pb2.Event(summary=summary, wall_time=time.time() if walltime is None else float(walltime))
         if global_step is not None:
             event.step = to_step(global_step, method="SummaryWriter")
@@ -146,7 +156,11 @@ class SummaryWriter:
         """
         if type(tag) is not str or not tag:
             check_tag(tag, method="add_scalar")
-        value = scalar_value if type(scalar_value) is float else to_float(scalar_value, method="add_scalar", argument="scalar_value")
+        value = (
+            scalar_value
+            if type(scalar_value) is float
+            else to_float(scalar_value, method="add_scalar", argument="scalar_value")
+        )
         if new_style:
             self._write_summary(summaries.scalar_tensor(tag, value, double_precision), global_step, walltime)
             return
@@ -159,11 +173,15 @@ class SummaryWriter:
         writer = self.file_writer or self._get_file_writer()
         writer.add_scalar(tag, value, step, time.time() if walltime is None else float(walltime))
 
-    def add_scalars(self, main_tag: str, tag_scalar_dict: Mapping[str, Any], global_step: Any = None, walltime: float | None = None) -> None:
+    def add_scalars(
+        self, main_tag: str, tag_scalar_dict: Mapping[str, Any], global_step: Any = None, walltime: float | None = None
+    ) -> None:
         """Several numbers on one chart: each key becomes a sub-run ``<log_dir>/<main_tag>_<key>`` with tag main_tag."""
         check_tag(main_tag, method="add_scalars", argument="main_tag")
         if not isinstance(tag_scalar_dict, Mapping):
-            raise TypeError(f"add_scalars: tag_scalar_dict must be a dict of tag -> number, got {type(tag_scalar_dict).__name__}")
+            raise TypeError(
+                f"add_scalars: tag_scalar_dict must be a dict of tag -> number, got {type(tag_scalar_dict).__name__}"
+            )
         wall_time = time.time() if walltime is None else float(walltime)
         step = 0 if global_step is None else to_step(global_step, method="add_scalars")
         base = self._get_file_writer().log_dir
@@ -173,7 +191,9 @@ class SummaryWriter:
             sub_dir = base + "/" + main_tag.replace("/", "_") + "_" + key
             writer = self._sub_writers.get(sub_dir)
             if writer is None:
-                writer = self._sub_writers[sub_dir] = EventFileWriter(sub_dir, self.max_queue, self.flush_secs, self.filename_suffix)
+                writer = self._sub_writers[sub_dir] = EventFileWriter(
+                    sub_dir, self.max_queue, self.flush_secs, self.filename_suffix
+                )
             writer.add_scalar(main_tag, value, step, wall_time)
 
     def add_tensor(self, tag: str, tensor: Any, global_step: Any = None, walltime: float | None = None) -> None:
@@ -198,10 +218,10 @@ class SummaryWriter:
     def add_histogram_raw(
         self,
         tag: str,
-        min: float,  # noqa: A002 - torch's argument names
-        max: float,  # noqa: A002
+        min: float,
+        max: float,
         num: int,
-        sum: float,  # noqa: A002
+        sum: float,
         sum_squares: float,
         bucket_limits: Sequence[float],
         bucket_counts: Sequence[float],
@@ -214,12 +234,26 @@ class SummaryWriter:
         self._write_summary(summary, global_step, walltime)
 
     # --- media ---------------------------------------------------------------------------------------------
-    def add_image(self, tag: str, img_tensor: Any, global_step: Any = None, walltime: float | None = None, dataformats: str = "CHW") -> None:
+    def add_image(
+        self,
+        tag: str,
+        img_tensor: Any,
+        global_step: Any = None,
+        walltime: float | None = None,
+        dataformats: str = "CHW",
+    ) -> None:
         """One image: float in [0, 1] or uint8, shaped as ``dataformats`` says (CHW, HWC, HW, ...)."""
         check_tag(tag, method="add_image")
         self._write_summary(summaries.image(tag, img_tensor, dataformats=dataformats), global_step, walltime)
 
-    def add_images(self, tag: str, img_tensor: Any, global_step: Any = None, walltime: float | None = None, dataformats: str = "NCHW") -> None:
+    def add_images(
+        self,
+        tag: str,
+        img_tensor: Any,
+        global_step: Any = None,
+        walltime: float | None = None,
+        dataformats: str = "NCHW",
+    ) -> None:
         """A batch of images (NCHW or NHWC), shown as one grid."""
         check_tag(tag, method="add_images")
         self._write_summary(summaries.images(tag, img_tensor, dataformats=dataformats), global_step, walltime)
@@ -237,20 +271,33 @@ class SummaryWriter:
     ) -> None:
         """An image with bounding boxes (N×4, xmin ymin xmax ymax) drawn on it."""
         check_tag(tag, method="add_image_with_boxes")
-        summary = summaries.image_with_boxes(tag, img_tensor, box_tensor, rescale=rescale, dataformats=dataformats, labels=labels)
+        summary = summaries.image_with_boxes(
+            tag, img_tensor, box_tensor, rescale=rescale, dataformats=dataformats, labels=labels
+        )
         self._write_summary(summary, global_step, walltime)
 
-    def add_figure(self, tag: str, figure: Any, global_step: Any = None, close: bool = True, walltime: float | None = None) -> None:
+    def add_figure(
+        self, tag: str, figure: Any, global_step: Any = None, close: bool = True, walltime: float | None = None
+    ) -> None:
         """A matplotlib figure (or a list of them) rendered to an image. Needs matplotlib."""
         check_tag(tag, method="add_figure")
         self._write_summary(summaries.figure(tag, figure, close=close), global_step, walltime)
 
-    def add_video(self, tag: str, vid_tensor: Any, global_step: Any = None, fps: float = 4, walltime: float | None = None) -> None:
+    def add_video(
+        self, tag: str, vid_tensor: Any, global_step: Any = None, fps: float = 4, walltime: float | None = None
+    ) -> None:
         """A video (N, T, C, H, W), stored as an animated GIF. Unlike torch, needs no moviepy."""
         check_tag(tag, method="add_video")
         self._write_summary(summaries.video(tag, vid_tensor, fps=fps), global_step, walltime)
 
-    def add_audio(self, tag: str, snd_tensor: Any, global_step: Any = None, sample_rate: int = 44100, walltime: float | None = None) -> None:
+    def add_audio(
+        self,
+        tag: str,
+        snd_tensor: Any,
+        global_step: Any = None,
+        sample_rate: int = 44100,
+        walltime: float | None = None,
+    ) -> None:
         """A mono clip with values in [-1, 1], stored as 16-bit WAV."""
         check_tag(tag, method="add_audio")
         self._write_summary(summaries.audio(tag, snd_tensor, sample_rate=sample_rate), global_step, walltime)
@@ -275,7 +322,9 @@ class SummaryWriter:
         self._write_summary(summaries.mesh(tag, vertices, colors, faces, config_dict), global_step, walltime)
 
     # --- models --------------------------------------------------------------------------------------------
-    def add_graph(self, model: Any, input_to_model: Any = None, verbose: bool = False, use_strict_trace: bool = True) -> None:
+    def add_graph(
+        self, model: Any, input_to_model: Any = None, verbose: bool = False, use_strict_trace: bool = True
+    ) -> None:
         """The graph of a torch module, traced with ``input_to_model``. Needs torch."""
         from ridgeline.writer import graph as graph_export
 
@@ -300,7 +349,14 @@ class SummaryWriter:
         check_tag(tag, method="add_embedding")
         step = 0 if global_step is None else to_step(global_step, method="add_embedding")
         embedding.write_embedding(
-            self._get_file_writer().log_dir, mat, metadata, label_img, step, tag, metadata_header, self._projector_embeddings
+            self._get_file_writer().log_dir,
+            mat,
+            metadata,
+            label_img,
+            step,
+            tag,
+            metadata_header,
+            self._projector_embeddings,
         )
 
     def add_pr_curve(
@@ -349,15 +405,24 @@ class SummaryWriter:
 
     # --- layout and experiment metadata ---------------------------------------------------------------------
     def add_custom_scalars(self, layout: Mapping[str, Any]) -> None:
-        """The custom scalars layout: {category: {chart title: ["Multiline", [tag regexes]] or ["Margin", [v, lo, hi]]}}."""
+        """The custom scalars layout.
+
+        ``{category: {chart title: ["Multiline", [tag regexes]] or ["Margin", [value, lower, upper]]}}``
+        """
         self._write_summary(summaries.custom_scalars(layout), None, None)
 
-    def add_custom_scalars_multilinechart(self, tags: Sequence[str], category: str = "default", title: str = "untitled") -> None:
+    def add_custom_scalars_multilinechart(
+        self, tags: Sequence[str], category: str = "default", title: str = "untitled"
+    ) -> None:
         self.add_custom_scalars({category: {title: ["Multiline", list(tags)]}})
 
-    def add_custom_scalars_marginchart(self, tags: Sequence[str], category: str = "default", title: str = "untitled") -> None:
+    def add_custom_scalars_marginchart(
+        self, tags: Sequence[str], category: str = "default", title: str = "untitled"
+    ) -> None:
         if len(tags) != 3:
-            raise ValueError(f"add_custom_scalars_marginchart: tags must hold 3 tags (value, lower, upper), got {len(tags)}")
+            raise ValueError(
+                f"add_custom_scalars_marginchart: tags must hold 3 tags (value, lower, upper), got {len(tags)}"
+            )
         self.add_custom_scalars({category: {title: ["Margin", list(tags)]}})
 
     def add_hparams(
@@ -371,7 +436,9 @@ class SummaryWriter:
         """One trial for the hparams dashboard, written as torch does: a sub-run with the metric values."""
         if not isinstance(hparam_dict, Mapping) or not isinstance(metric_dict, Mapping):
             raise TypeError("add_hparams: hparam_dict and metric_dict must be dicts")
-        experiment, session_start, session_end = summaries.hparams(dict(hparam_dict), dict(metric_dict), hparam_domain_discrete)
+        experiment, session_start, session_end = summaries.hparams(
+            dict(hparam_dict), dict(metric_dict), hparam_domain_discrete
+        )
         log_dir = os.path.join(self._get_file_writer().log_dir, run_name or str(time.time()))
         with SummaryWriter(log_dir, per_rank=False, record_run_metadata=False) as trial:
             for summary in (experiment, session_start, session_end):

@@ -34,7 +34,9 @@ def to_numpy(value: Any, *, method: str, argument: str) -> np.ndarray:
         try:
             array = np.asarray(value)
         except ValueError as error:  # ragged nested lists
-            raise TypeError(f"{method}: {argument} must be a rectangular array, got a ragged {type(value).__name__}") from error
+            raise TypeError(
+                f"{method}: {argument} must be a rectangular array, got a ragged {type(value).__name__}"
+            ) from error
     else:
         raise TypeError(
             f"{method}: {argument} must be a number, numpy array or torch tensor, got {type(value).__name__}"

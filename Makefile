@@ -1,0 +1,48 @@
+# The README's two commands: `make serve` and `make test`. Everything they need is installed here.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+LOGDIR ?=
+DEMO_LOGDIR := demo_runs
+PYTEST_ARGS ?=
+
+.PHONY: serve test lint bench demo clean-venv
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+
+# What serving needs: the package itself (editable).
+$(VENV)/.serve-deps: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e .
+	touch $@
+
+# What the tests need: the dev extra plus the compatibility oracles. torch is pinned to the CPU wheel this
+# machine carries; an unpinned torch would pull a multi-GB CUDA build.
+$(VENV)/.test-deps: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e ".[dev]" "torch==2.13.0"
+	touch $@
+
+serve: $(VENV)/.serve-deps
+ifeq ($(strip $(LOGDIR)),)
+	@[ -d $(DEMO_LOGDIR) ] || $(BIN)/ridgeline demo --logdir $(DEMO_LOGDIR)
+	$(BIN)/ridgeline serve --logdir $(DEMO_LOGDIR)
+else
+	$(BIN)/ridgeline serve --logdir $(LOGDIR)
+endif
+
+demo: $(VENV)/.serve-deps
+	$(BIN)/ridgeline demo --logdir $(DEMO_LOGDIR)
+
+test: $(VENV)/.test-deps
+	$(BIN)/python -m pytest -n 2 $(PYTEST_ARGS)
+
+lint: $(VENV)/.test-deps
+	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff format --check src tests bench
+
+bench: $(VENV)/.test-deps
+	$(BIN)/python bench/writer.py
+
+clean-venv:
+	rm -rf $(VENV)
