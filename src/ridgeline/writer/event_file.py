@@ -29,7 +29,7 @@ from collections import deque
 from typing import Any
 
 from ridgeline.format import records
-from ridgeline.format.proto import event_pb2
+from ridgeline.format.proto import event_pb2, summary_pb2
 
 FILE_VERSION = "brain.Event:2"
 MAX_PENDING_EVENTS = 1 << 16
@@ -174,9 +174,24 @@ class EventFileWriter:
         if len(queue) >= self._wake_at:
             self._on_backlog()
 
-    def add_event(self, event: event_pb2.Event) -> None:
-        """Queue any event (its wall_time and step already set)."""
+    def add_event(self, event: Any, step: Any = None, walltime: float | None = None) -> None:
+        """Queue an Event message (ours, or torch's/TensorBoard's: any message with Event's fields).
+
+        As in torch's FileWriter, the event's wall_time is set to ``walltime`` (default now), and its step to
+        ``step`` when given.
+        """
+        event.wall_time = time.time() if walltime is None else float(walltime)
+        if step is not None:
+            event.step = int(step)
         self.add_serialized(event.SerializeToString())
+
+    def add_summary(self, summary: Any, global_step: Any = None, walltime: float | None = None) -> None:
+        """Queue a Summary message as torch's ``FileWriter.add_summary`` does (Lightning calls it directly)."""
+        event = event_pb2.Event(summary=summary_pb2.Summary.FromString(summary.SerializeToString()))
+        self.add_event(event, global_step, walltime)
+
+    def get_logdir(self) -> str:
+        return self.log_dir
 
     def add_serialized(self, data: bytes) -> None:
         if self._error is not None:

@@ -101,11 +101,11 @@ class SummaryWriter:
         self.file_writer: EventFileWriter | None = None
         self._get_file_writer()
         if record_run_metadata:
-            self._write_summary(run_metadata_summary(), None, None)
+            self._write_summary("SummaryWriter", run_metadata_summary(), None, None)
         if hparams is not None:
             experiment, session_start, session_end = summaries.hparams(dict(hparams), {})
-            self._write_summary(experiment, None, None)
-            self._write_summary(session_start, None, None)
+            self._write_summary("SummaryWriter", experiment, None, None)
+            self._write_summary("SummaryWriter", session_start, None, None)
             self._hparams_end = session_end  # written at close(): the run ended then
 
     # --- files -----------------------------------------------------------------------------------------------
@@ -115,11 +115,9 @@ class SummaryWriter:
             self.file_writer = EventFileWriter(self.log_dir, self.max_queue, self.flush_secs, self.filename_suffix)
             if self.purge_step is not None:
                 # TensorBoard hides events at steps >= purge_step that precede this SessionLog START.
-                start = event_pb2.Event(wall_time=time.time(), step=self.purge_step, file_version="brain.Event:2")
-                self.file_writer.add_event(start)
-                restart = event_pb2.Event(wall_time=time.time(), step=self.purge_step)
-                restart.session_log.status = event_pb2.SessionLog.START
-                self.file_writer.add_event(restart)
+                self.file_writer.add_event(event_pb2.Event(file_version="brain.Event:2"), self.purge_step)
+                restart = event_pb2.Event(session_log=event_pb2.SessionLog(status=event_pb2.SessionLog.START))
+                self.file_writer.add_event(restart, self.purge_step)
                 self.purge_step = None
         return self.file_writer
 
@@ -134,10 +132,8 @@ class SummaryWriter:
         walltime: float | None,
         writer: EventFileWriter | None = None,
     ) -> None:
-        event = event_pb2.Event(summary=summary, wall_time=time.time() if walltime is None else float(walltime))
-        if global_step is not None:
-            event.step = to_step(global_step, method="SummaryWriter")
-        (writer or self._get_file_writer()).add_event(event)
+        step = None if global_step is None else to_step(global_step, method="SummaryWriter")
+        (writer or self._get_file_writer()).add_event(event_pb2.Event(summary=summary), step, walltime)
 
     # --- scalars -------------------------------------------------------------------------------------------
     def add_scalar(
@@ -162,7 +158,9 @@ class SummaryWriter:
             else to_float(scalar_value, method="add_scalar", argument="scalar_value")
         )
         if new_style:
-            self._write_summary(summaries.scalar_tensor(tag, value, double_precision), global_step, walltime)
+            self._write_summary(
+                "add_scalar", summaries.scalar_tensor(tag, value, double_precision), global_step, walltime
+            )
             return
         if global_step is None:
             step = 0
@@ -199,7 +197,7 @@ class SummaryWriter:
     def add_tensor(self, tag: str, tensor: Any, global_step: Any = None, walltime: float | None = None) -> None:
         """Record a whole tensor (a TensorProto summary)."""
         check_tag(tag, method="add_tensor")
-        self._write_summary(summaries.tensor(tag, tensor), global_step, walltime)
+        self._write_summary("add_tensor", summaries.tensor(tag, tensor), global_step, walltime)
 
     # --- distributions -------------------------------------------------------------------------------------
     def add_histogram(
@@ -213,7 +211,9 @@ class SummaryWriter:
     ) -> None:
         """A histogram of ``values``; the default bins are TensorBoard's exponential ones."""
         check_tag(tag, method="add_histogram")
-        self._write_summary(summaries.histogram(tag, values, bins, max_bins=max_bins), global_step, walltime)
+        self._write_summary(
+            "add_histogram", summaries.histogram(tag, values, bins, max_bins=max_bins), global_step, walltime
+        )
 
     def add_histogram_raw(
         self,
@@ -231,7 +231,7 @@ class SummaryWriter:
         """A histogram computed elsewhere."""
         check_tag(tag, method="add_histogram_raw")
         summary = summaries.histogram_raw(tag, min, max, num, sum, sum_squares, bucket_limits, bucket_counts)
-        self._write_summary(summary, global_step, walltime)
+        self._write_summary("add_histogram_raw", summary, global_step, walltime)
 
     # --- media ---------------------------------------------------------------------------------------------
     def add_image(
@@ -244,7 +244,9 @@ class SummaryWriter:
     ) -> None:
         """One image: float in [0, 1] or uint8, shaped as ``dataformats`` says (CHW, HWC, HW, ...)."""
         check_tag(tag, method="add_image")
-        self._write_summary(summaries.image(tag, img_tensor, dataformats=dataformats), global_step, walltime)
+        self._write_summary(
+            "add_image", summaries.image(tag, img_tensor, dataformats=dataformats), global_step, walltime
+        )
 
     def add_images(
         self,
@@ -256,7 +258,9 @@ class SummaryWriter:
     ) -> None:
         """A batch of images (NCHW or NHWC), shown as one grid."""
         check_tag(tag, method="add_images")
-        self._write_summary(summaries.images(tag, img_tensor, dataformats=dataformats), global_step, walltime)
+        self._write_summary(
+            "add_images", summaries.images(tag, img_tensor, dataformats=dataformats), global_step, walltime
+        )
 
     def add_image_with_boxes(
         self,
@@ -274,21 +278,21 @@ class SummaryWriter:
         summary = summaries.image_with_boxes(
             tag, img_tensor, box_tensor, rescale=rescale, dataformats=dataformats, labels=labels
         )
-        self._write_summary(summary, global_step, walltime)
+        self._write_summary("add_image_with_boxes", summary, global_step, walltime)
 
     def add_figure(
         self, tag: str, figure: Any, global_step: Any = None, close: bool = True, walltime: float | None = None
     ) -> None:
         """A matplotlib figure (or a list of them) rendered to an image. Needs matplotlib."""
         check_tag(tag, method="add_figure")
-        self._write_summary(summaries.figure(tag, figure, close=close), global_step, walltime)
+        self._write_summary("add_figure", summaries.figure(tag, figure, close=close), global_step, walltime)
 
     def add_video(
         self, tag: str, vid_tensor: Any, global_step: Any = None, fps: float = 4, walltime: float | None = None
     ) -> None:
         """A video (N, T, C, H, W), stored as an animated GIF. Unlike torch, needs no moviepy."""
         check_tag(tag, method="add_video")
-        self._write_summary(summaries.video(tag, vid_tensor, fps=fps), global_step, walltime)
+        self._write_summary("add_video", summaries.video(tag, vid_tensor, fps=fps), global_step, walltime)
 
     def add_audio(
         self,
@@ -300,12 +304,14 @@ class SummaryWriter:
     ) -> None:
         """A mono clip with values in [-1, 1], stored as 16-bit WAV."""
         check_tag(tag, method="add_audio")
-        self._write_summary(summaries.audio(tag, snd_tensor, sample_rate=sample_rate), global_step, walltime)
+        self._write_summary(
+            "add_audio", summaries.audio(tag, snd_tensor, sample_rate=sample_rate), global_step, walltime
+        )
 
     def add_text(self, tag: str, text_string: str, global_step: Any = None, walltime: float | None = None) -> None:
         """Markdown text (stored under ``<tag>/text_summary``, as torch does)."""
         check_tag(tag, method="add_text")
-        self._write_summary(summaries.text(tag, text_string), global_step, walltime)
+        self._write_summary("add_text", summaries.text(tag, text_string), global_step, walltime)
 
     def add_mesh(
         self,
@@ -319,7 +325,9 @@ class SummaryWriter:
     ) -> None:
         """A 3D mesh or point cloud: vertices (B, N, 3), optional colors (B, N, 3) and faces (B, F, 3)."""
         check_tag(tag, method="add_mesh")
-        self._write_summary(summaries.mesh(tag, vertices, colors, faces, config_dict), global_step, walltime)
+        self._write_summary(
+            "add_mesh", summaries.mesh(tag, vertices, colors, faces, config_dict), global_step, walltime
+        )
 
     # --- models --------------------------------------------------------------------------------------------
     def add_graph(
@@ -330,9 +338,9 @@ class SummaryWriter:
 
         graph_def, run_metadata = graph_export.graph(model, input_to_model, verbose, use_strict_trace)
         writer = self._get_file_writer()
-        writer.add_event(event_pb2.Event(wall_time=time.time(), graph_def=graph_def.SerializeToString()))
+        writer.add_event(event_pb2.Event(graph_def=graph_def.SerializeToString()))
         tagged = event_pb2.TaggedRunMetadata(tag="step1", run_metadata=run_metadata.SerializeToString())
-        writer.add_event(event_pb2.Event(wall_time=time.time(), tagged_run_metadata=tagged))
+        writer.add_event(event_pb2.Event(tagged_run_metadata=tagged))
 
     def add_embedding(
         self,
@@ -372,7 +380,7 @@ class SummaryWriter:
         """A precision-recall curve from binary labels and predicted probabilities in [0, 1]."""
         check_tag(tag, method="add_pr_curve")
         summary = summaries.pr_curve(tag, labels, predictions, num_thresholds=num_thresholds, weights=weights)
-        self._write_summary(summary, global_step, walltime)
+        self._write_summary("add_pr_curve", summary, global_step, walltime)
 
     def add_pr_curve_raw(
         self,
@@ -401,7 +409,7 @@ class SummaryWriter:
             num_thresholds=num_thresholds,
             weights=weights,
         )
-        self._write_summary(summary, global_step, walltime)
+        self._write_summary("add_pr_curve_raw", summary, global_step, walltime)
 
     # --- layout and experiment metadata ---------------------------------------------------------------------
     def add_custom_scalars(self, layout: Mapping[str, Any]) -> None:
@@ -409,7 +417,7 @@ class SummaryWriter:
 
         ``{category: {chart title: ["Multiline", [tag regexes]] or ["Margin", [value, lower, upper]]}}``
         """
-        self._write_summary(summaries.custom_scalars(layout), None, None)
+        self._write_summary("add_custom_scalars", summaries.custom_scalars(layout), None, None)
 
     def add_custom_scalars_multilinechart(
         self, tags: Sequence[str], category: str = "default", title: str = "untitled"
@@ -442,7 +450,7 @@ class SummaryWriter:
         log_dir = os.path.join(self._get_file_writer().log_dir, run_name or str(time.time()))
         with SummaryWriter(log_dir, per_rank=False, record_run_metadata=False) as trial:
             for summary in (experiment, session_start, session_end):
-                trial._write_summary(summary, global_step, None)
+                trial._write_summary("add_hparams", summary, global_step, None)
             for key, value in metric_dict.items():
                 trial.add_scalar(key, value, global_step)
 
@@ -450,7 +458,7 @@ class SummaryWriter:
         """Mark a moment of the run ("lr decayed to 1e-4"); ridgeline draws it on every chart of the run."""
         if not isinstance(text, str) or not text:
             raise TypeError(f"add_annotation: text must be a non-empty string, got {text!r}")
-        self._write_summary(text_summary(ANNOTATION_TAG, text), step, walltime)
+        self._write_summary("add_annotation", text_summary(ANNOTATION_TAG, text), step, walltime)
 
     # --- lifecycle -----------------------------------------------------------------------------------------
     def flush(self) -> None:
@@ -461,7 +469,7 @@ class SummaryWriter:
     def close(self) -> None:
         """Flush and close every file. The writer may be used again: it then starts new files, as torch's does."""
         if self.file_writer is not None and self._hparams_end is not None:
-            self._write_summary(self._hparams_end, None, None)
+            self._write_summary("close", self._hparams_end, None, None)
             self._hparams_end = None
         writers = self._writers()
         self.file_writer = None
