@@ -127,12 +127,14 @@ class SummaryWriter:
 
     def _write_summary(
         self,
+        method: str,
         summary: summary_pb2.Summary,
         global_step: Any,
         walltime: float | None,
         writer: EventFileWriter | None = None,
     ) -> None:
-        step = None if global_step is None else to_step(global_step, method="SummaryWriter")
+        """Queue ``summary`` at ``global_step``; ``method`` names the public call in errors."""
+        step = None if global_step is None else to_step(global_step, method=method)
         (writer or self._get_file_writer()).add_event(event_pb2.Event(summary=summary), step, walltime)
 
     # --- scalars -------------------------------------------------------------------------------------------

@@ -74,11 +74,13 @@ def to_step(value: Any, *, method: str, argument: str = "global_step") -> int:
         if not math.isfinite(value) or value != int(value):
             raise ValueError(f"{method}: {argument} must be an integer, got {value!r}")
         step = int(value)
-    else:
+    elif isinstance(value, np.ndarray) or is_torch_tensor(value):
         array = to_numpy(value, method=method, argument=argument)
         if array.size != 1 or array.dtype.kind not in "iu":
             raise TypeError(f"{method}: {argument} must be an integer, got {type(value).__name__} {array.dtype}")
         step = int(array.reshape(()))
+    else:
+        raise TypeError(f"{method}: {argument} must be an integer, got {type(value).__name__}")
     if not INT64_MIN <= step <= INT64_MAX:
         raise ValueError(f"{method}: {argument} must fit in a signed 64-bit integer, got {step}")
     return step
