@@ -587,6 +587,26 @@ def test_hparams_can_write_bools_as_bools() -> None:
         summaries.hparams({"b": True}, {}, {"b": [1]}, bools_as_numbers=False)
 
 
+def test_session_start_and_end() -> None:
+    hparam_dict = {"lr": 0.01, "optimizer": "adam", "augment": True, "skip": None}
+    start = summaries.session_start(hparam_dict)
+    _, expected, end = summaries.hparams(hparam_dict, {}, bools_as_numbers=False)
+    assert start == expected
+    assert summaries.session_end() == end
+    timed = summaries.session_start(hparam_dict, start_time_secs=123.5)
+    data = hparams_pb2.HParamsPluginData.FromString(timed.value[0].metadata.plugin_data.content)
+    assert data.session_start_info.start_time_secs == 123.5
+    assert data.session_start_info.hparams["augment"].bool_value is True
+    failed = summaries.session_end(hparams_pb2.STATUS_FAILURE, end_time_secs=7)
+    assert failed.value[0].tag == "_hparams_/session_end_info"
+    data = hparams_pb2.HParamsPluginData.FromString(failed.value[0].metadata.plugin_data.content)
+    assert (data.session_end_info.status, data.session_end_info.end_time_secs) == (hparams_pb2.STATUS_FAILURE, 7.0)
+    with pytest.raises(ValueError, match=r"^close: status must be one of STATUS_UNKNOWN=0"):
+        summaries.session_end(9)
+    with pytest.raises(TypeError, match=r"^SummaryWriter: hparam_dict\['a'\] must be a number"):
+        summaries.session_start({"a": [1]})
+
+
 def test_hparams_accept_numpy_scalars_torch_rejects() -> None:
     _, start, _ = summaries.hparams({"n": np.int64(4), "f": np.float32(0.5), "b": np.bool_(True)}, {})
     content = hparams_pb2.HParamsPluginData.FromString(start.value[0].metadata.plugin_data.content)

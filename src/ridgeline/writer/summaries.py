@@ -57,6 +57,8 @@ __all__ = [
     "pr_curve",
     "pr_curve_raw",
     "scalar_tensor",
+    "session_end",
+    "session_start",
     "tensor",
     "text",
     "video",
@@ -954,6 +956,35 @@ def hparams(
         _hparams_value(start_tag, hparams_pb2.HParamsPluginData(session_start_info=start)),
         _hparams_value(end_tag, hparams_pb2.HParamsPluginData(session_end_info=end)),
     )
+
+
+def session_start(
+    hparam_dict: Mapping[str, Any], *, start_time_secs: float | None = None, method: str = "SummaryWriter"
+) -> Summary:
+    """The session-start summary alone, for a run that records its own hyperparameters (``SummaryWriter(hparams=)``).
+
+    Values as in ``hparams``, except that bools stay bools: nothing here needs to match torch, which has no such
+    argument. TensorBoard builds the experiment from the sessions it finds when no experiment summary is written.
+    """
+    start = hparams(hparam_dict, {}, bools_as_numbers=False, method=method)[1]
+    if start_time_secs is not None:
+        data = hparams_pb2.HParamsPluginData.FromString(start.value[0].metadata.plugin_data.content)
+        data.session_start_info.start_time_secs = to_float(start_time_secs, method=method, argument="start_time_secs")
+        start = _hparams_value(_HPARAMS_TAGS[1], data)
+    return start
+
+
+def session_end(
+    status: int = hparams_pb2.STATUS_SUCCESS, *, end_time_secs: float | None = None, method: str = "close"
+) -> Summary:
+    """The session-end summary: how (``hparams_pb2.Status``) and, optionally, when a run ended."""
+    if isinstance(status, bool) or status not in hparams_pb2.Status.values():
+        choices = ", ".join(f"{name}={number}" for name, number in hparams_pb2.Status.items())
+        raise ValueError(f"{method}: status must be one of {choices}, got {status!r}")
+    end = hparams_pb2.SessionEndInfo(status=status)
+    if end_time_secs is not None:
+        end.end_time_secs = to_float(end_time_secs, method=method, argument="end_time_secs")
+    return _hparams_value(_HPARAMS_TAGS[2], hparams_pb2.HParamsPluginData(session_end_info=end))
 
 
 # --- meshes --------------------------------------------------------------------------------------------------
