@@ -191,7 +191,7 @@ BAD_CALLS = [
     (lambda w: w.add_images("i", np.zeros((3, 4, 4))), ValueError, "add_images: img_tensor"),
     (lambda w: w.add_text("t", 5), TypeError, "add_text: text_string"),
     (lambda w: w.add_scalars("m", [1.0]), TypeError, "add_scalars: tag_scalar_dict must be a dict"),
-    (lambda w: w.add_annotation(""), TypeError, "add_annotation: text"),
+    (lambda w: w.add_annotation(""), ValueError, "add_annotation: text must be a non-empty string"),
     (lambda w: w.add_hparams([("lr", 1)], {}), TypeError, "add_hparams: hparam_dict and metric_dict must be dicts"),
 ]
 
@@ -219,3 +219,39 @@ def test_bad_input_names_the_argument(tmp_path: Path, call, error: type[Exceptio
 def test_bad_constructor_arguments(kwargs: dict[str, object], message: str) -> None:
     with pytest.raises((TypeError, ValueError), match=message):
         SummaryWriter(**kwargs)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("ending", "status"), [("pass", "STATUS_SUCCESS"), ("raise RuntimeError('diverged')", "STATUS_FAILURE")]
+)
+def test_a_run_given_hparams_records_how_it_ended_even_without_close(tmp_path: Path, ending: str, status: str) -> None:
+    code = f"""
+        import sys
+        from ridgeline import SummaryWriter
+        writer = SummaryWriter(sys.argv[1], hparams={{"lr": 0.1}})
+        writer.add_scalar("loss", 1.0, 1)
+        {ending}
+    """
+    subprocess.run([sys.executable, "-c", textwrap.dedent(code), str(tmp_path)], capture_output=True, check=False)
+    contents = tensorboard_accumulator(tmp_path).PluginTagToContent("hparams")
+    end = hparams_pb2.HParamsPluginData.FromString(contents["_hparams_/session_end_info"]).session_end_info
+    assert hparams_pb2.Status.Name(end.status) == status
+    assert end.end_time_secs > 0
+
+
+def test_add_scalars_writes_nothing_when_one_value_is_bad(tmp_path: Path) -> None:
+    with SummaryWriter(tmp_path) as writer:
+        with pytest.raises(TypeError, match=r"add_scalars: tag_scalar_dict\['b'\] must be a number"):
+            writer.add_scalars("m", {"a": 1.0, "b": "two"}, 1)
+    assert not (tmp_path / "m_a").exists()
+
+
+def test_negative_rank_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="SummaryWriter: rank must be >= 0, got -1"):
+        SummaryWriter(tmp_path, rank=-1)
+
+
+def test_bad_hparams_argument_writes_nothing(tmp_path: Path) -> None:
+    with pytest.raises(TypeError, match="SummaryWriter: hparam_dict"):
+        SummaryWriter(tmp_path / "run", hparams={"lr": object()})
+    assert not (tmp_path / "run").exists()

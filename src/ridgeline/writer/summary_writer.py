@@ -7,14 +7,17 @@ a bounded queue that blocks instead of dropping, and errors that name the argume
 
 from __future__ import annotations
 
+import atexit
 import os
 import socket
+import sys
 import time
+import weakref
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from ridgeline.format.proto import event_pb2, summary_pb2
+from ridgeline.format.proto import event_pb2, hparams_pb2, summary_pb2
 from ridgeline.writer import summaries
 from ridgeline.writer.event_file import EventFileWriter
 from ridgeline.writer.run_metadata import ANNOTATION_TAG, run_metadata_summary, text_summary
@@ -87,7 +90,10 @@ class SummaryWriter:
         if rank is None and per_rank:
             rank = _rank_from_environment()
         if rank is not None and per_rank:
-            log_dir = os.path.join(log_dir, f"rank{to_step(rank, method='SummaryWriter', argument='rank')}")
+            rank = to_step(rank, method="SummaryWriter", argument="rank")
+            if rank < 0:
+                raise ValueError(f"SummaryWriter: rank must be >= 0, got {rank}")
+            log_dir = os.path.join(log_dir, f"rank{rank}")
         self.log_dir = log_dir
         self.purge_step = (
             None if purge_step is None else to_step(purge_step, method="SummaryWriter", argument="purge_step")
@@ -97,16 +103,16 @@ class SummaryWriter:
         self.filename_suffix = filename_suffix
         self._projector_embeddings: list[Any] = []
         self._sub_writers: dict[str, EventFileWriter] = {}
-        self._hparams_end: summary_pb2.Summary | None = None
+        # Checked before anything is written; the session stays open until close() or exit records its end.
+        session_start = None if hparams is None else summaries.session_start(hparams, start_time_secs=time.time())
+        self._session_open = session_start is not None
         self.file_writer: EventFileWriter | None = None
         self._get_file_writer()
         if record_run_metadata:
             self._write_summary("SummaryWriter", run_metadata_summary(), None, None)
-        if hparams is not None:
-            experiment, session_start, session_end = summaries.hparams(dict(hparams), {})
-            self._write_summary("SummaryWriter", experiment, None, None)
+        if session_start is not None:
             self._write_summary("SummaryWriter", session_start, None, None)
-            self._hparams_end = session_end  # written at close(): the run ended then
+        _open_writers.add(self)
 
     # --- files -----------------------------------------------------------------------------------------------
     def _get_file_writer(self) -> EventFileWriter:
@@ -184,10 +190,14 @@ class SummaryWriter:
             )
         wall_time = time.time() if walltime is None else float(walltime)
         step = 0 if global_step is None else to_step(global_step, method="add_scalars")
+        values = {  # all checked before any is written
+            check_tag(key, method="add_scalars", argument="tag_scalar_dict key"): to_float(
+                value, method="add_scalars", argument=f"tag_scalar_dict[{key!r}]"
+            )
+            for key, value in tag_scalar_dict.items()
+        }
         base = self._get_file_writer().log_dir
-        for key, scalar_value in tag_scalar_dict.items():
-            check_tag(key, method="add_scalars", argument="tag_scalar_dict key")
-            value = to_float(scalar_value, method="add_scalars", argument=f"tag_scalar_dict[{key!r}]")
+        for key, value in values.items():
             sub_dir = base + "/" + main_tag.replace("/", "_") + "_" + key
             writer = self._sub_writers.get(sub_dir)
             if writer is None:
@@ -458,8 +468,7 @@ class SummaryWriter:
 
     def add_annotation(self, text: str, step: Any = None, walltime: float | None = None) -> None:
         """Mark a moment of the run ("lr decayed to 1e-4"); ridgeline draws it on every chart of the run."""
-        if not isinstance(text, str) or not text:
-            raise TypeError(f"add_annotation: text must be a non-empty string, got {text!r}")
+        check_tag(text, method="add_annotation", argument="text")
         self._write_summary("add_annotation", text_summary(ANNOTATION_TAG, text), step, walltime)
 
     # --- lifecycle -----------------------------------------------------------------------------------------
@@ -470,9 +479,8 @@ class SummaryWriter:
 
     def close(self) -> None:
         """Flush and close every file. The writer may be used again: it then starts new files, as torch's does."""
-        if self.file_writer is not None and self._hparams_end is not None:
-            self._write_summary("close", self._hparams_end, None, None)
-            self._hparams_end = None
+        self._end_session(hparams_pb2.STATUS_SUCCESS)
+        _open_writers.discard(self)
         writers = self._writers()
         self.file_writer = None
         self._sub_writers = {}
@@ -485,6 +493,12 @@ class SummaryWriter:
         if errors:
             raise errors[0]
 
+    def _end_session(self, status: int) -> None:
+        """Record when and how a run given ``hparams=`` ended (its session end), once."""
+        if self.file_writer is not None and self._session_open:
+            self._write_summary("close", summaries.session_end(status, end_time_secs=time.time()), None, None)
+            self._session_open = False
+
     def _writers(self) -> list[EventFileWriter]:
         main = [self.file_writer] if self.file_writer is not None else []
         return main + list(self._sub_writers.values())
@@ -494,3 +508,17 @@ class SummaryWriter:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+_open_writers: weakref.WeakSet[SummaryWriter] = weakref.WeakSet()
+
+
+def _end_sessions_at_exit() -> None:
+    """Runs before the event files' own exit handler (atexit is last-in, first-out)."""
+    failed = getattr(sys, "last_value", None) is not None  # set when an uncaught exception ended the program
+    for writer in list(_open_writers):
+        if writer.file_writer is not None and writer.file_writer._pid == os.getpid():
+            writer._end_session(hparams_pb2.STATUS_FAILURE if failed else hparams_pb2.STATUS_SUCCESS)
+
+
+atexit.register(_end_sessions_at_exit)
