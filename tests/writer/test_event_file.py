@@ -147,8 +147,11 @@ def test_background_errors_reach_the_caller(tmp_path: Path) -> None:
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         writer = SummaryWriter(sys.argv[1], record_run_metadata=False)
         resource.setrlimit(resource.RLIMIT_FSIZE, (20_000, 20_000))
-        for step in range(5000):
-            writer.add_scalar("loss", 1.0, step)
+        try:  # the background thread may fail while these are queued: the next call raises
+            for step in range(5000):
+                writer.add_scalar("loss", 1.0, step)
+        except RuntimeError as error:
+            print("add_scalar raised:", error)
         calls = (("flush", writer.flush), ("add_scalar", lambda: writer.add_scalar("x", 1.0)), ("close", writer.close))
         for name, call in calls:
             try:
@@ -160,7 +163,7 @@ def test_background_errors_reach_the_caller(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
-    assert [line.split()[0] for line in lines] == ["flush", "add_scalar", "close"], result.stdout
+    assert [line.split()[0] for line in lines][-3:] == ["flush", "add_scalar", "close"], result.stdout
     assert all("File too large" in line and "events.out.tfevents" in line for line in lines)
 
 

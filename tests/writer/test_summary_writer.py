@@ -240,9 +240,11 @@ def test_a_run_given_hparams_records_how_it_ended_even_without_close(tmp_path: P
 
 
 def test_add_scalars_writes_nothing_when_one_value_is_bad(tmp_path: Path) -> None:
-    with SummaryWriter(tmp_path) as writer:
-        with pytest.raises(TypeError, match=r"add_scalars: tag_scalar_dict\['b'\] must be a number"):
-            writer.add_scalars("m", {"a": 1.0, "b": "two"}, 1)
+    with (
+        SummaryWriter(tmp_path) as writer,
+        pytest.raises(TypeError, match=r"add_scalars: tag_scalar_dict\['b'\] must be a number"),
+    ):
+        writer.add_scalars("m", {"a": 1.0, "b": "two"}, 1)
     assert not (tmp_path / "m_a").exists()
 
 

@@ -316,6 +316,7 @@ class EventFileWriter:
             if len(batch) >= 4096:
                 self._write(batch)
                 batch = []
+                self._release_waiters()  # a caller blocked on a full queue resumes as soon as there is room
         self._write(batch)
         if drained_bytes:
             with self._bytes_lock:
