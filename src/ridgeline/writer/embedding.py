@@ -70,14 +70,12 @@ def write_embedding(
     global_step: Any = None,
     tag: str = "default",
     metadata_header: Sequence[Any] | None = None,
-    embeddings: list[projector_pb2.EmbeddingInfo] | None = None,
 ) -> None:
     """Write one embedding's files under ``log_dir`` and list it in ``projector_config.pbtxt``.
 
     ``mat`` is (N, D): one row per point. ``metadata`` has N labels, or N rows of values when ``metadata_header``
     names the columns. ``label_img`` is (N, C, H, W) with C of 1 or 3, floats in [0, 1] (or uint8). ``global_step``
-    defaults to 0. ``embeddings``, when given (a writer's own record), is set to the config's entries after the
-    write.
+    defaults to 0.
     """
     array = embedding_matrix(mat)
     rows = array.shape[0]
@@ -113,9 +111,7 @@ def write_embedding(
         has_metadata=metadata_bytes is not None,
         sprite_size=None if sprite is None else sprite[1],
     )
-    config = _add_to_config(log_dir, info)
-    if embeddings is not None:
-        embeddings[:] = config
+    _add_to_config(log_dir, info)
 
 
 def encode_tag(tag: str) -> str:
@@ -256,7 +252,7 @@ def _to_uint8(images: np.ndarray) -> np.ndarray:
     return np.clip(scaled, 0, 255).astype(np.uint8)
 
 
-def _add_to_config(log_dir: str, info: projector_pb2.EmbeddingInfo) -> list[projector_pb2.EmbeddingInfo]:
+def _add_to_config(log_dir: str, info: projector_pb2.EmbeddingInfo) -> None:
     """Add ``info`` to the log directory's projector config (replacing an entry for the same files)."""
     from google.protobuf import text_format
 
@@ -281,7 +277,6 @@ def _add_to_config(log_dir: str, info: projector_pb2.EmbeddingInfo) -> list[proj
         else:
             config.embeddings.append(info)
         _write_file(path, text_format.MessageToString(config).encode("utf-8"), atomic=True)
-        return [projector_pb2.EmbeddingInfo.FromString(entry.SerializeToString()) for entry in config.embeddings]
 
 
 def _write_file(path: str, data: bytes, *, atomic: bool = False) -> None:

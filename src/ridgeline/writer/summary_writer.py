@@ -101,7 +101,6 @@ class SummaryWriter:
         self.max_queue = max_queue
         self.flush_secs = flush_secs
         self.filename_suffix = filename_suffix
-        self._projector_embeddings: list[Any] = []
         self._sub_writers: dict[str, EventFileWriter] = {}
         # Checked before anything is written; the session stays open until close() or exit records its end.
         session_start = None if hparams is None else summaries.session_start(hparams, start_time_secs=time.time())
@@ -366,18 +365,8 @@ class SummaryWriter:
         """Vectors for the embedding projector, with optional labels and thumbnail images."""
         from ridgeline.writer import embedding
 
-        check_tag(tag, method="add_embedding")
-        step = 0 if global_step is None else to_step(global_step, method="add_embedding")
-        embedding.write_embedding(
-            self._get_file_writer().log_dir,
-            mat,
-            metadata,
-            label_img,
-            step,
-            tag,
-            metadata_header,
-            self._projector_embeddings,
-        )
+        log_dir = self._get_file_writer().log_dir
+        embedding.write_embedding(log_dir, mat, metadata, label_img, global_step, tag, metadata_header)
 
     def add_pr_curve(
         self,
