@@ -257,14 +257,14 @@ def _io_shape(value: torch._C.Value) -> list[int] | None:
     ``None`` (no ``_output_shapes``) for a tensor of unknown shape, ``[1]`` for a value that is not a tensor.
     """
     try:
-        sizes = value.type().sizes()
+        sizes = value.type().sizes()  # type: ignore[attr-defined]  # only TensorType has sizes(): caught below
     except (RuntimeError, AttributeError):
         return [1]
     return None if sizes is None else list(sizes)
 
 
 def _op_shape(value: torch._C.Value) -> list[int] | None:
-    return list(value.type().sizes()) if value.isCompleteTensor() else None
+    return list(value.type().sizes()) if value.isCompleteTensor() else None  # type: ignore[attr-defined]
 
 
 def _node_def(name: str, op: str, inputs: list[str], shape: list[int] | None, attributes: str) -> graph_pb2.NodeDef:
