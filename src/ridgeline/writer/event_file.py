@@ -34,6 +34,7 @@ from ridgeline.format.proto import event_pb2, summary_pb2
 FILE_VERSION = "brain.Event:2"
 MAX_PENDING_EVENTS = 1 << 16
 MAX_PENDING_BYTES = 64 << 20
+WRITE_BATCH = 4096  # records per os.write while draining a backlog
 
 _uid = itertools.count()
 _live_writers: weakref.WeakSet[EventFileWriter] = weakref.WeakSet()
@@ -208,14 +209,12 @@ class EventFileWriter:
             self._wake.set()
         if len(self._queue) < MAX_PENDING_EVENTS and self._bytes_queued - self._bytes_written <= MAX_PENDING_BYTES:
             return
+        resume_below = max(MAX_PENDING_EVENTS // 2, MAX_PENDING_EVENTS - WRITE_BATCH)  # about one batch written
         with self._space:
             while (
                 self._error is None
                 and self._thread.is_alive()
-                and (
-                    len(self._queue) >= MAX_PENDING_EVENTS // 2
-                    or self._bytes_queued - self._bytes_written > MAX_PENDING_BYTES
-                )
+                and (len(self._queue) >= resume_below or self._bytes_queued - self._bytes_written > MAX_PENDING_BYTES)
             ):
                 self._wake.set()
                 self._space.wait(0.05)
@@ -313,7 +312,7 @@ class EventFileWriter:
                 self._write(batch)
                 batch = []
                 item.done.set()
-            if len(batch) >= 4096:
+            if len(batch) >= WRITE_BATCH:
                 self._write(batch)
                 batch = []
                 self._release_waiters()  # a caller blocked on a full queue resumes as soon as there is room
