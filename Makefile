@@ -40,6 +40,7 @@ test: $(VENV)/.test-deps
 lint: $(VENV)/.test-deps
 	$(BIN)/ruff check src tests bench
 	$(BIN)/ruff format --check src tests bench
+	$(BIN)/mypy
 
 bench: $(VENV)/.test-deps
 	$(BIN)/python bench/writer.py

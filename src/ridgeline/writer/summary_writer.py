@@ -482,7 +482,7 @@ class SummaryWriter:
         if errors:
             raise errors[0]
 
-    def _end_session(self, status: int) -> None:
+    def _end_session(self, status: hparams_pb2.Status) -> None:
         """Record when and how a run given ``hparams=`` ended (its session end), once."""
         if self.file_writer is not None and self._session_open:
             self._write_summary("close", summaries.session_end(status, end_time_secs=time.time()), None, None)

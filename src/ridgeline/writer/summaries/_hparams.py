@@ -49,11 +49,11 @@ def hparams(
         raise TypeError(
             f"{method}: hparam_domain_discrete must be a dict of name -> list of values, got {type(domains).__name__}"
         )
-    for name, domain in domains.items():
+    for name, listed in domains.items():
         if name not in hparam_dict:
             raise ValueError(f"{method}: hparam_domain_discrete has {name!r}, which is not a key of hparam_dict")
-        if isinstance(domain, str) or not isinstance(domain, Sequence):
-            raise TypeError(f"{method}: hparam_domain_discrete[{name!r}] must be a list, got {type(domain).__name__}")
+        if isinstance(listed, str) or not isinstance(listed, Sequence):
+            raise TypeError(f"{method}: hparam_domain_discrete[{name!r}] must be a list, got {type(listed).__name__}")
 
     infos = []
     start = hparams_pb2.SessionStartInfo()
@@ -61,7 +61,7 @@ def hparams(
         _check_str(name, method=method, argument="hparam_dict key")
         if value is None:
             continue
-        domain = domains.get(name)
+        domain: Sequence[Any] | None = domains.get(name)
         info = hparams_pb2.HParamInfo(name=name)
         if isinstance(value, bool | np.bool_) and not bools_as_numbers:
             start.hparams[name].bool_value = bool(value)
@@ -143,7 +143,10 @@ def session_start(
 
 
 def session_end(
-    status: int = hparams_pb2.STATUS_SUCCESS, *, end_time_secs: float | None = None, method: str = "close"
+    status: hparams_pb2.Status = hparams_pb2.STATUS_SUCCESS,
+    *,
+    end_time_secs: float | None = None,
+    method: str = "close",
 ) -> Summary:
     """The session-end summary: how (``hparams_pb2.Status``) and, optionally, when a run ended."""
     if isinstance(status, bool) or status not in hparams_pb2.Status.values():

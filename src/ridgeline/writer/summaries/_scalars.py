@@ -23,7 +23,7 @@ def scalar_tensor(tag: str, value: Any, double_precision: bool = False, *, metho
 
 
 # dtype name → (DataType, TensorProto field). Keyed by numpy names; torch's bfloat16 is added by name.
-_TENSOR_FIELDS: dict[str, tuple[int, str]] = {
+_TENSOR_FIELDS: dict[str, tuple[types_pb2.DataType, str]] = {
     "float16": (types_pb2.DT_HALF, "half_val"),
     "bfloat16": (types_pb2.DT_BFLOAT16, "half_val"),
     "float32": (types_pb2.DT_FLOAT, "float_val"),
