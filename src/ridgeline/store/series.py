@@ -1,0 +1,172 @@
+"""An append-only columnar scalar series: one ingest thread appends, any number of reader threads take snapshots.
+
+Columns ``step`` (int64), ``wall_time`` (float64) and ``value`` (float64), in file order: 24 bytes a point.
+
+How readers go without locks (CPython with the GIL; one writer thread per series):
+
+* the points below the published length are never written again — appending writes past it, and growing or
+  compacting copies them into NEW arrays, so a snapshot's views stay valid and unchanged forever;
+* the writer writes a point's data before it publishes the new length (a plain attribute store);
+* a reader reads the length first and each column afterwards: any column it then finds holds at least that many
+  valid points, whichever generation of arrays it is.
+
+Capacity grows by half (factor 1.5) and one column at a time, so the slack stays under half the points and
+growing needs at most one extra column's worth of memory at once; :meth:`ScalarSeries.compact` trims the slack.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ridgeline.store.restarts import visible
+
+MIN_CAPACITY = 16
+GROWTH = 1.5
+
+Restarts = tuple[tuple[int, int], ...]
+
+
+def grown(column: np.ndarray, length: int, needed: int) -> np.ndarray:
+    """A new array holding ``column[:length]``, with room for at least ``needed`` elements (1.5x growth)."""
+    capacity = max(needed, int(column.shape[0] * GROWTH), MIN_CAPACITY)
+    new = np.empty(capacity, dtype=column.dtype)
+    new[:length] = column[:length]
+    return new
+
+
+def read_only(column: np.ndarray, length: int) -> np.ndarray:
+    view = column[:length]
+    view.flags.writeable = False
+    return view
+
+
+def restarts_within(restarts: Restarts, length: int) -> Restarts:
+    """The restarts seen after at most ``length`` points: those a snapshot of ``length`` points includes."""
+    if not restarts or restarts[-1][0] <= length:
+        return restarts
+    return tuple(mark for mark in restarts if mark[0] <= length)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class ScalarSnapshot:
+    """The first ``len(self)`` points of a series, as read-only views that never change.
+
+    ``restarts`` are the run's START events seen after at most that many points, as ``(count, start_step)``
+    (see :mod:`ridgeline.store.restarts`).
+    """
+
+    step: np.ndarray
+    wall_time: np.ndarray
+    value: np.ndarray
+    restarts: Restarts = ()
+
+    def __len__(self) -> int:
+        return int(self.step.shape[0])
+
+    def visible(self) -> np.ndarray:
+        """Boolean mask of the points a TensorBoard user would see (the last write of each step, after restarts)."""
+        return visible(self.step, self.restarts)
+
+
+class ScalarSeries:
+    """Append-only (step, wall_time, value) columns; see the module docstring for the threading contract."""
+
+    __slots__ = ("_length", "_restarts", "_step", "_value", "_wall_time")
+
+    def __init__(self, capacity: int = MIN_CAPACITY) -> None:
+        capacity = max(int(capacity), 1)
+        self._step = np.empty(capacity, dtype=np.int64)
+        self._wall_time = np.empty(capacity, dtype=np.float64)
+        self._value = np.empty(capacity, dtype=np.float64)
+        self._restarts: Restarts = ()
+        self._length = 0
+
+    def __len__(self) -> int:
+        return self._length
+
+    @property
+    def capacity(self) -> int:
+        return int(self._step.shape[0])
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held by the columns, slack included (not counting arrays kept alive only by old snapshots)."""
+        return self._step.nbytes + self._wall_time.nbytes + self._value.nbytes
+
+    @property
+    def restart_marks(self) -> Restarts:
+        """``(count, start_step)`` of each START event of the run seen so far: ``count`` points preceded it."""
+        return self._restarts
+
+    # --- writer thread ------------------------------------------------------------------------------------------
+    def append(self, step: np.ndarray, wall_time: np.ndarray, value: np.ndarray) -> None:
+        """Append points given as three equally long one-dimensional arrays (or sequences)."""
+        steps = np.asarray(step, dtype=np.int64)
+        wall_times = np.asarray(wall_time, dtype=np.float64)
+        values = np.asarray(value, dtype=np.float64)
+        count = steps.shape[0] if steps.ndim == 1 else -1
+        if count < 0 or wall_times.shape != (count,) or values.shape != (count,):
+            raise ValueError(
+                f"step, wall_time and value must be 1-D and equally long; got shapes "
+                f"{steps.shape}, {wall_times.shape}, {values.shape}"
+            )
+        if count == 0:
+            return
+        start = self._length
+        end = start + count
+        self._reserve(end)
+        self._step[start:end] = steps
+        self._wall_time[start:end] = wall_times
+        self._value[start:end] = values
+        self._length = end  # publish only once the data is in place
+
+    def append_one(self, step: int, wall_time: float, value: float) -> None:
+        """Append a single point (the slow decode path's way in)."""
+        n = self._length
+        if n == self._step.shape[0]:
+            self._reserve(n + 1)
+        self._step[n] = step
+        self._wall_time[n] = wall_time
+        self._value[n] = value
+        self._length = n + 1
+
+    def mark_restart(self, step: int) -> None:
+        """Record a START event of the run at ``step``, after the points appended so far."""
+        self._restarts = (*self._restarts, (self._length, int(step)))
+
+    def compact(self) -> None:
+        """Drop the spare capacity (into new arrays: snapshots already taken keep theirs)."""
+        n = self._length
+        if self._step.shape[0] == max(n, 1):
+            return
+        self._step = _exact(self._step, n)
+        self._wall_time = _exact(self._wall_time, n)
+        self._value = _exact(self._value, n)
+
+    def _reserve(self, needed: int) -> None:
+        if needed <= self._step.shape[0]:
+            return
+        n = self._length
+        # One column at a time: the old one can be freed before the next is copied.
+        self._step = grown(self._step, n, needed)
+        self._wall_time = grown(self._wall_time, n, needed)
+        self._value = grown(self._value, n, needed)
+
+    # --- any thread ---------------------------------------------------------------------------------------------
+    def snapshot(self) -> ScalarSnapshot:
+        """The points published so far, as read-only views (O(1): no copy)."""
+        n = self._length  # read the length before the columns
+        return ScalarSnapshot(
+            read_only(self._step, n),
+            read_only(self._wall_time, n),
+            read_only(self._value, n),
+            restarts_within(self._restarts, n),
+        )
+
+
+def _exact(column: np.ndarray, length: int) -> np.ndarray:
+    new = np.empty(max(length, 1), dtype=column.dtype)
+    new[:length] = column[:length]
+    return new

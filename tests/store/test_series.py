@@ -1,0 +1,203 @@
+"""ScalarSeries: appends, read-only snapshots that outlive growth, memory, and a writer racing readers."""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+import tracemalloc
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+
+from ridgeline.store.series import MIN_CAPACITY, ScalarSeries, ScalarSnapshot, restarts_within
+
+
+def columns(snapshot: ScalarSnapshot) -> tuple[list[int], list[float], list[float]]:
+    return snapshot.step.tolist(), snapshot.wall_time.tolist(), snapshot.value.tolist()
+
+
+def test_append_and_append_one_in_file_order() -> None:
+    series = ScalarSeries()
+    assert len(series) == 0
+    assert len(series.snapshot()) == 0
+    series.append(np.array([0, 1]), np.array([10.0, 11.0]), np.array([0.5, 0.25]))
+    series.append_one(7, 12.0, -1.0)
+    series.append([3], [13.0], [2.0])  # sequences are accepted too
+    series.append(np.array([], dtype=np.int64), np.array([]), np.array([]))
+    assert len(series) == 4
+    snapshot = series.snapshot()
+    assert columns(snapshot) == ([0, 1, 7, 3], [10.0, 11.0, 12.0, 13.0], [0.5, 0.25, -1.0, 2.0])
+    assert (snapshot.step.dtype, snapshot.wall_time.dtype, snapshot.value.dtype) == (np.int64, np.float64, np.float64)
+    assert snapshot.visible().tolist() == [True, True, False, True]
+
+
+def test_snapshots_are_read_only_views() -> None:
+    series = ScalarSeries()
+    series.append(np.arange(5), np.zeros(5), np.ones(5))
+    snapshot = series.snapshot()
+    for column in (snapshot.step, snapshot.wall_time, snapshot.value):
+        assert not column.flags.writeable
+        with pytest.raises(ValueError, match="read-only"):
+            column[0] = 1
+    with pytest.raises(AttributeError):
+        snapshot.step = np.arange(2)  # type: ignore[misc]
+
+
+def test_mismatched_columns_are_refused() -> None:
+    series = ScalarSeries()
+    with pytest.raises(ValueError, match="equally long"):
+        series.append(np.arange(3), np.zeros(2), np.zeros(3))
+    with pytest.raises(ValueError, match="equally long"):
+        series.append(np.zeros((2, 2), dtype=np.int64), np.zeros(4), np.zeros(4))
+    assert len(series) == 0
+
+
+def test_old_snapshots_survive_growth_and_compaction() -> None:
+    series = ScalarSeries(capacity=4)
+    series.append(np.arange(4), np.arange(4) * 0.5, np.arange(4) * 2.0)
+    before = series.snapshot()
+    series.append(np.arange(4, 100), np.arange(4, 100) * 0.5, np.arange(4, 100) * 2.0)  # new arrays
+    series.compact()
+    after_compact = series.snapshot()
+    series.append_one(100, 50.0, 200.0)  # grows again
+    assert columns(before) == ([0, 1, 2, 3], [0.0, 0.5, 1.0, 1.5], [0.0, 2.0, 4.0, 6.0])
+    assert after_compact.step.tolist() == list(range(100))
+    assert series.snapshot().step.tolist() == list(range(101))
+
+
+def test_capacity_grows_by_half_and_compact_trims() -> None:
+    series = ScalarSeries()
+    assert series.capacity == MIN_CAPACITY
+    for chunk in range(100):
+        start = chunk * 1000
+        series.append(np.arange(start, start + 1000), np.zeros(1000), np.zeros(1000))
+        assert len(series) <= series.capacity <= max(int(1.5 * len(series)), MIN_CAPACITY) + 1000
+    series.compact()
+    assert series.capacity == len(series) == 100_000
+    assert series.nbytes == 24 * 100_000
+    series.compact()  # nothing left to trim
+    assert series.capacity == 100_000
+
+
+def test_a_million_points_in_chunks_fit_well_under_64_mb() -> None:
+    n, chunk = 1_000_000, 10_000
+    step = np.arange(n, dtype=np.int64)
+    wall_time = np.linspace(0.0, 1.0, n)
+    value = np.sin(wall_time)
+    tracemalloc.start()
+    try:
+        series = ScalarSeries()
+        started = time.perf_counter()
+        for i in range(0, n, chunk):
+            series.append(step[i : i + chunk], wall_time[i : i + chunk], value[i : i + chunk])
+        elapsed = time.perf_counter() - started
+        held, peak = tracemalloc.get_traced_memory()
+        series.compact()
+        compacted, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(series) == n
+    assert series.nbytes == 24 * n
+    assert held < 40e6  # 24 MB of points and under 50% slack
+    assert peak < 48e6  # growing copies one column at a time
+    assert compacted < 25e6
+    assert elapsed < 2.0  # measured ~20-120 ms; generous for loaded CI machines
+    np.testing.assert_array_equal(series.snapshot().value, value)
+
+
+def test_restart_marks_count_the_points_before_them() -> None:
+    series = ScalarSeries()
+    series.mark_restart(0)
+    series.append(np.array([0, 1, 2, 3]), np.zeros(4), np.zeros(4))
+    before = series.snapshot()
+    series.mark_restart(2)
+    series.append_one(2, 0.0, 0.0)
+    assert series.restart_marks == ((0, 0), (4, 2))
+    assert before.restarts == ((0, 0),)
+    snapshot = series.snapshot()
+    assert snapshot.restarts == ((0, 0), (4, 2))
+    assert snapshot.step[snapshot.visible()].tolist() == [0, 1, 2]
+    # A mark made after the points a snapshot holds belongs to a later state of the run.
+    assert restarts_within(((0, 0), (4, 2), (6, 1)), 5) == ((0, 0), (4, 2))
+    assert restarts_within(((0, 0), (4, 2)), 4) == ((0, 0), (4, 2))
+
+
+@pytest.fixture
+def fast_switching() -> Iterator[None]:
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # many more thread switches, inside appends as well
+    try:
+        yield
+    finally:
+        sys.setswitchinterval(interval)
+
+
+@pytest.mark.usefixtures("fast_switching")
+def test_readers_see_consistent_prefixes_while_the_writer_appends() -> None:
+    """Point i is (i, i / 2, 3i); every snapshot must be a prefix of that, and stay unchanged for ever."""
+    total = 300_000
+    series = ScalarSeries(capacity=1)
+    done = threading.Event()
+    failures: list[str] = []
+    kept: list[ScalarSnapshot] = []
+
+    def writer() -> None:
+        rng = np.random.default_rng(1)
+        n = 0
+        try:
+            while n < total:
+                size = int(rng.integers(1, 3000))
+                if rng.random() < 0.3:
+                    for _ in range(min(size, 50, total - n)):
+                        series.append_one(n, n / 2, 3.0 * n)
+                        n += 1
+                else:
+                    index = np.arange(n, min(n + size, total))
+                    series.append(index, index / 2, 3.0 * index)
+                    n += len(index)
+                if rng.random() < 0.05:
+                    series.mark_restart(n)
+                if rng.random() < 0.02:
+                    series.compact()
+                time.sleep(0)  # let the readers in between batches too
+        finally:
+            done.set()
+
+    def reader() -> None:
+        last = 0
+        checks = 0
+        while not done.is_set() or checks < 5:
+            snapshot = series.snapshot()
+            n = len(snapshot)
+            if not (n >= last and len(snapshot.wall_time) == len(snapshot.value) == n):
+                failures.append(f"length went from {last} to {n}, or columns disagree")
+            index = np.arange(n)
+            if not (
+                np.array_equal(snapshot.step, index)
+                and np.array_equal(snapshot.wall_time, index / 2)
+                and np.array_equal(snapshot.value, 3.0 * index)
+            ):
+                failures.append(f"snapshot of {n} points is not a prefix of the data")
+            if any(count > n for count, _ in snapshot.restarts):
+                failures.append(f"snapshot of {n} points holds a later restart: {snapshot.restarts}")
+            if n != last and len(kept) < 300:
+                kept.append(snapshot)
+            last = n
+            checks += 1
+
+    threads = [threading.Thread(target=writer)] + [threading.Thread(target=reader) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    assert not failures, failures[:5]
+    assert len(series) == total
+    final = series.snapshot()
+    assert all(count <= total and step == count for count, step in final.restarts)
+    assert len({len(snapshot) for snapshot in kept}) > 3  # the readers did see the series grow
+    for snapshot in kept:  # snapshots taken mid-way are still intact prefixes
+        n = len(snapshot)
+        assert np.array_equal(snapshot.step, final.step[:n])
+        assert np.array_equal(snapshot.value, final.value[:n])
