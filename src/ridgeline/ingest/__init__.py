@@ -1,0 +1,1 @@
+"""Log directory -> typed records. Never writes into a log directory."""

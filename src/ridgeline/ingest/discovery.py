@@ -1,0 +1,229 @@
+"""Which directories are runs, in one or several log directories, local or behind an fsspec URL.
+
+A run is a directory that holds event files (a name containing ``tfevents``), at any depth below its log
+directory. Its name is its path relative to the log directory (``.`` for the log directory itself). With
+several log directories, each run name is prefixed by its log directory's name: ``name/relative`` (``name`` for
+the log directory's own root), where the name is the one given (``name:path``) or else the last part of the path.
+
+Local paths use ``os`` only; URLs (``s3://``, ``gs://``, ``memory://``, ...) go through fsspec, imported on first
+use. Nothing here ever writes.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+_WINDOWS_DRIVE = re.compile(r"^[A-Za-z]:[\\/]")
+
+
+class LogDirError(ValueError):
+    """A log directory that does not exist, is not a directory, or cannot be listed."""
+
+
+@dataclass(frozen=True, slots=True)
+class LogDirSource:
+    """One log directory: where it is, and the name its runs are prefixed with (None for a single log dir)."""
+
+    path: str
+    name: str | None = None
+
+
+class FileSystem(Protocol):
+    """The little ridgeline needs from a file system: list, stat, read a byte range."""
+
+    def is_dir(self, path: str) -> bool: ...
+    def walk_files(self, root: str) -> Iterator[tuple[str, list[str]]]: ...
+    def size(self, path: str) -> int: ...
+    def signature(self, path: str) -> tuple[int, float]: ...
+    def read(self, path: str, offset: int, length: int) -> bytes: ...
+    def join(self, *parts: str) -> str: ...
+
+
+class LocalFileSystem:
+    """The local disk, through ``os`` (no extra dependency)."""
+
+    def is_dir(self, path: str) -> bool:
+        return os.path.isdir(path)
+
+    def walk_files(self, root: str) -> Iterator[tuple[str, list[str]]]:
+        for directory, _, files in os.walk(root, followlinks=True):
+            yield directory, files
+
+    def size(self, path: str) -> int:
+        return os.stat(path).st_size
+
+    def signature(self, path: str) -> tuple[int, float]:
+        stat = os.stat(path)
+        return stat.st_size, stat.st_mtime
+
+    def read(self, path: str, offset: int, length: int) -> bytes:
+        with open(path, "rb") as file:
+            file.seek(offset)
+            return file.read(length)
+
+    def join(self, *parts: str) -> str:
+        return os.path.join(*parts)
+
+
+class FsspecFileSystem:
+    """Any fsspec file system (S3, GCS, HDFS, memory, ...), addressed by URL."""
+
+    def __init__(self, url: str) -> None:
+        try:
+            import fsspec
+        except ImportError as error:
+            raise LogDirError(
+                f"log directory {url!r} is a URL: reading it needs fsspec (pip install fsspec)"
+            ) from error
+        try:
+            self.fs: Any = fsspec.core.url_to_fs(url)[0]
+        except (ImportError, ValueError) as error:  # e.g. s3:// without s3fs installed
+            raise LogDirError(f"log directory {url!r}: {error}") from error
+        self.protocol = url.split("://", 1)[0]
+
+    def _url(self, path: str) -> str:
+        return path if _URL.match(path) else f"{self.protocol}://{path}"
+
+    def is_dir(self, path: str) -> bool:
+        return bool(self.fs.isdir(path))
+
+    def walk_files(self, root: str) -> Iterator[tuple[str, list[str]]]:
+        for directory, _, files in self.fs.walk(root):
+            yield self._url(directory), list(files)
+
+    def size(self, path: str) -> int:
+        return int(self.fs.size(path))
+
+    def signature(self, path: str) -> tuple[int, float]:
+        info = self.fs.info(path)
+        modified = info.get("mtime") or info.get("LastModified") or info.get("updated") or info.get("created") or 0
+        if hasattr(modified, "timestamp"):
+            modified = modified.timestamp()
+        return int(info.get("size") or 0), float(modified or 0)
+
+    def read(self, path: str, offset: int, length: int) -> bytes:
+        with self.fs.open(path, "rb") as file:
+            file.seek(offset)
+            data: bytes = file.read(length)
+            return data
+
+    def join(self, *parts: str) -> str:
+        return "/".join(part.rstrip("/") for part in parts[:-1]) + "/" + parts[-1]
+
+
+def filesystem_for(path: str) -> FileSystem:
+    return FsspecFileSystem(path) if _URL.match(path) else LocalFileSystem()
+
+
+def parse_logdir_spec(spec: str) -> list[LogDirSource]:
+    """TensorBoard's ``--logdir_spec``: ``name1:path1,name2:path2``; an entry without a name is a plain path.
+
+    A URL (``s3://bucket/x``) or a Windows drive (``C:\\runs``) is a path, not ``name:path``.
+    """
+    sources = []
+    for entry in (part.strip() for part in spec.split(",")):
+        if not entry:
+            continue
+        if _URL.match(entry) or _WINDOWS_DRIVE.match(entry) or ":" not in entry:
+            sources.append(LogDirSource(entry))
+            continue
+        name, path = entry.split(":", 1)
+        if not name or not path:
+            raise LogDirError(f"--logdir_spec entry {entry!r} must be name:path or a path")
+        sources.append(LogDirSource(path, name))
+    if not sources:
+        raise LogDirError("--logdir_spec names no log directory")
+    return sources
+
+
+def sources_from(logdir: str | os.PathLike[str] | list[Any] | tuple[Any, ...]) -> list[LogDirSource]:
+    """The log directories named by ``logdir``: one path, ``a,b`` (or ``name:path`` entries), or a list."""
+    if isinstance(logdir, list | tuple):
+        entries = [os.fspath(item) if not isinstance(item, LogDirSource) else item for item in logdir]
+        sources = [item if isinstance(item, LogDirSource) else LogDirSource(item) for item in entries]
+    elif isinstance(logdir, str | os.PathLike):
+        text = os.fspath(logdir)
+        sources = parse_logdir_spec(text) if "," in text or _named(text) else [LogDirSource(text)]
+    else:
+        raise TypeError(f"logdir must be a path, a URL or a list of them, got {type(logdir).__name__}")
+    if not sources:
+        raise LogDirError("no log directory given")
+    if len(sources) > 1:
+        sources = _name_sources(sources)
+    return sources
+
+
+def _named(text: str) -> bool:
+    """``name:path`` rather than a path that happens to hold a colon."""
+    if _URL.match(text) or _WINDOWS_DRIVE.match(text) or ":" not in text or os.path.exists(text):
+        return False
+    name = text.split(":", 1)[0]
+    return bool(name) and "/" not in name and "\\" not in name
+
+
+def _name_sources(sources: list[LogDirSource]) -> list[LogDirSource]:
+    """Give every source of several a distinct name (its own, else the last part of its path)."""
+    named: list[LogDirSource] = []
+    taken: set[str] = set()
+    for source in sources:
+        name = source.name or os.path.basename(source.path.rstrip("/\\")) or source.path
+        candidate, suffix = name, 2
+        while candidate in taken:
+            candidate, suffix = f"{name}_{suffix}", suffix + 1
+        taken.add(candidate)
+        named.append(LogDirSource(source.path, candidate))
+    return named
+
+
+def is_event_file(name: str) -> bool:
+    return "tfevents" in name
+
+
+@dataclass(frozen=True, slots=True)
+class RunLocation:
+    """A run: its name, its directory, and the file system it lives on."""
+
+    name: str
+    directory: str
+    fs: FileSystem
+
+
+def check_source(source: LogDirSource, fs: FileSystem) -> None:
+    try:
+        exists = fs.is_dir(source.path)
+    except OSError as error:
+        raise LogDirError(f"log directory {source.path!r} cannot be read: {error}") from error
+    if not exists:
+        if not _URL.match(source.path) and os.path.exists(source.path):
+            raise LogDirError(f"log directory {source.path!r} is not a directory")
+        raise LogDirError(f"log directory {source.path!r} does not exist")
+
+
+def find_runs(source: LogDirSource, fs: FileSystem) -> dict[str, tuple[RunLocation, list[str]]]:
+    """Every run below ``source``: run name -> (location, event file paths sorted by name, as TensorBoard reads)."""
+    runs: dict[str, tuple[RunLocation, list[str]]] = {}
+    root = source.path.rstrip("/") if _URL.match(source.path) else os.path.normpath(source.path)
+    for directory, files in fs.walk_files(root):
+        event_files = sorted(name for name in files if is_event_file(name))
+        if not event_files:
+            continue
+        relative = _relative(directory, root)
+        name = relative if source.name is None else (source.name if relative == "." else f"{source.name}/{relative}")
+        location = RunLocation(name, directory, fs)
+        runs[name] = (location, [fs.join(directory, file) for file in event_files])
+    return runs
+
+
+def _relative(directory: str, root: str) -> str:
+    if _URL.match(root):
+        stripped_root = root.split("://", 1)[1].rstrip("/")
+        stripped = directory.split("://", 1)[1].rstrip("/") if _URL.match(directory) else directory.rstrip("/")
+        stripped = stripped.removeprefix("/") if not stripped_root.startswith("/") else stripped
+        rest = stripped[len(stripped_root) :].strip("/")
+        return rest or "."
+    return os.path.relpath(directory, root).replace(os.sep, "/")

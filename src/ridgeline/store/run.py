@@ -1,0 +1,98 @@
+"""One run's data, and the store of all runs: what ingest appends to and every reader reads.
+
+Series are appended to by one ingest thread; readers take snapshots (see :mod:`ridgeline.store.series`).
+Restart marks (kept by each series, and part of its snapshots) record how many of its points preceded each
+SessionLog START event, which is what :func:`ridgeline.store.restarts.visible` needs.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ridgeline.store.base import BlobRef, Kind, Problem
+from ridgeline.store.blobs import BlobSeries
+from ridgeline.store.series import ScalarSeries
+
+SeriesKey = tuple[Kind, str]
+
+
+@dataclass
+class RunData:
+    """Everything read from one run's event files."""
+
+    name: str
+    scalars: dict[str, ScalarSeries] = field(default_factory=dict)
+    blobs: dict[SeriesKey, BlobSeries] = field(default_factory=dict)
+    last_wall_time: float = 0.0
+
+    def scalar_series(self, tag: str) -> ScalarSeries:
+        series = self.scalars.get(tag)
+        if series is None:
+            series = self.scalars[tag] = ScalarSeries()
+        return series
+
+    def append_scalars(self, tag: str, step: np.ndarray, wall_time: np.ndarray, value: np.ndarray) -> None:
+        if len(step):
+            self.scalar_series(tag).append(step, wall_time, value)
+            self.last_wall_time = max(self.last_wall_time, float(wall_time[-1]))
+
+    def append_blob(self, kind: Kind, tag: str, ref: BlobRef) -> None:
+        series = self.blobs.get((kind, tag))
+        if series is None:
+            series = self.blobs[(kind, tag)] = BlobSeries()
+        series.append(ref)
+        self.last_wall_time = max(self.last_wall_time, ref.wall_time)
+
+    def mark_restart(self, step: int) -> None:
+        """A SessionLog START at ``step``: earlier points at steps >= step are hidden from now on."""
+        for series in self.scalars.values():
+            series.mark_restart(step)
+        for blobs in self.blobs.values():
+            blobs.mark_restart(step)
+
+    def tags(self) -> dict[str, list[str]]:
+        """Tags per kind, sorted; kinds without tags are left out."""
+        by_kind: dict[str, list[str]] = {}
+        if self.scalars:
+            by_kind["scalars"] = sorted(self.scalars)
+        for kind, tag in self.blobs:
+            by_kind.setdefault(kind, []).append(tag)
+        return {kind: sorted(tags) for kind, tags in by_kind.items()}
+
+
+class Store:
+    """All runs of the log directories, and the problems met reading them."""
+
+    def __init__(self) -> None:
+        self.runs: dict[str, RunData] = {}
+        self._problems: list[Problem] = []
+        self._seen: set[Problem] = set()
+        self._lock = threading.Lock()
+
+    def run(self, name: str) -> RunData:
+        data = self.runs.get(name)
+        if data is None:
+            data = self.runs[name] = RunData(name)
+        return data
+
+    def replace_run(self, data: RunData) -> None:
+        self.runs[data.name] = data
+
+    def drop_run(self, name: str) -> None:
+        self.runs.pop(name, None)
+
+    def add_problems(self, problems: list[Problem]) -> None:
+        """Record problems; one met again on a later pass (an unreadable file) is listed once."""
+        if problems:
+            with self._lock:
+                for problem in problems:
+                    if problem not in self._seen:
+                        self._seen.add(problem)
+                        self._problems.append(problem)
+
+    def problems(self) -> list[Problem]:
+        with self._lock:
+            return list(self._problems)
