@@ -63,6 +63,60 @@ def demo(logdir: Path, steps: int, seed: int) -> None:
 
 
 @main.command()
+@click.argument("logdir")
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["csv", "json", "parquet"]),
+    default="csv",
+    show_default=True,
+    help="csv: one row per point; json: one JSON object per series and line; parquet: one table (needs pyarrow).",
+)
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, path_type=Path), help="File to write.")
+@click.option("--run", "run_pattern", default="", help="Only runs whose name matches this regular expression.")
+@click.option("--tag", "tag_pattern", default="", help="Only tags that match this regular expression.")
+@click.option("--all-points", is_flag=True, help="Also the points a restarted run superseded (see docs/restarts.md).")
+@click.option("--no-cache", is_flag=True, help="Do not read or write the persistent cache.")
+def export(
+    logdir: str,
+    output_format: str,
+    output: Path,
+    run_pattern: str,
+    tag_pattern: str,
+    all_points: bool,
+    no_cache: bool,
+) -> None:
+    """Write every scalar of LOGDIR (runs and tags filtered by regular expressions) to a CSV, JSON or Parquet file.
+
+    \b
+    Example:
+        ridgeline export runs --format csv -o scalars.csv --run '^resnet' --tag 'loss'
+    """
+    import ridgeline
+    from ridgeline.export.scalars import write_scalars
+
+    with console.status(f"reading {logdir}"):
+        try:
+            opened = ridgeline.open(logdir, cache=not no_cache)
+        except ValueError as error:
+            raise click.BadParameter(str(error), param_hint="LOGDIR") from error
+    try:
+        series = opened.select_scalars(run_pattern, tag_pattern)
+    except ValueError as error:
+        raise click.UsageError(str(error)) from error
+    with Progress(
+        TextColumn(f"writing {output}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console
+    ) as progress:
+        task = progress.add_task("export", total=len(series))
+        points = write_scalars(
+            opened, series, output, output_format, all_points=all_points, advance=lambda: progress.advance(task)
+        )
+    for problem in opened.problems():
+        console.print(f"[yellow]skipped[/yellow] {problem.path} at byte {problem.offset}: {problem.reason}")
+    console.print(f"wrote {points} points of {len(series)} series to {output}")
+
+
+@main.command()
 @click.option("--logdir", default=None, help="Log directory, or several: a,b or name1:path1,name2:path2.")
 @click.option("--port", default=6006, show_default=True, type=int, help="Port to listen on (0 picks a free one).")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind; 0.0.0.0 exposes the server.")

@@ -1,0 +1,1 @@
+"""Writing what was read out to files other tools read: CSV, JSON lines, Parquet."""

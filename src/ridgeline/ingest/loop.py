@@ -1,0 +1,244 @@
+"""Keeping the store current: discover runs, read what each file gained, in passes.
+
+``Ingestor.reload()`` is one pass; ``Ingestor.start(interval)`` runs passes in a background thread (the server
+starts it in its lifespan). The first pass over a directory with many runs reads them in parallel processes;
+later passes read only new bytes, in this process.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from multiprocessing import get_context
+
+from ridgeline.format.records import masked_crc32c
+from ridgeline.ingest.decode import EventDecoder
+from ridgeline.ingest.discovery import (
+    FileSystem,
+    LocalFileSystem,
+    LogDirSource,
+    check_source,
+    filesystem_for,
+    find_runs,
+)
+from ridgeline.ingest.tail import FileTail, read_new
+from ridgeline.store.base import Problem
+from ridgeline.store.cache import Cache, cache_key
+from ridgeline.store.run import RunData, Store
+
+PARALLEL_MIN_RUNS = 4
+PARALLEL_MIN_BYTES = 32 << 20
+FINGERPRINT_BYTES = 4096
+
+
+@dataclass
+class RunState:
+    """What ingest keeps per run besides its data: its files' positions and its decoder."""
+
+    name: str
+    fs: FileSystem
+    decoder: EventDecoder = field(default_factory=EventDecoder)
+    tails: dict[str, FileTail] = field(default_factory=dict)
+
+
+@dataclass
+class PassStats:
+    runs: int = 0
+    files: int = 0
+    records: int = 0
+    seconds: float = 0.0
+
+
+class Ingestor:
+    """Reads log directories into a :class:`Store`, pass after pass."""
+
+    def __init__(
+        self,
+        sources: list[LogDirSource],
+        *,
+        check_crc: bool = True,
+        parallel: bool = True,
+        cache: Cache | None = None,
+    ) -> None:
+        self.sources = [(source, filesystem_for(source.path)) for source in sources]
+        for source, fs in self.sources:
+            check_source(source, fs)
+        self.check_crc = check_crc
+        self.parallel = parallel
+        self.cache = cache
+        self._cache_key = cache_key([(s.name, s.path) for s in sources], {"check_crc": check_crc})
+        self.store = Store()
+        self.states: dict[str, RunState] = {}
+        self._pass_lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    # --- passes -------------------------------------------------------------------------------------------
+    def reload(self) -> PassStats:
+        """One pass: find new runs and files, read what every file gained since the last pass."""
+        with self._pass_lock:
+            started = time.perf_counter()
+            stats = PassStats()
+            discovered = self._discover()
+            cold = [name for name in discovered if name not in self.states]
+            if self.parallel and self._worth_parallel(cold, discovered):
+                self._load_in_parallel(cold, discovered)
+            for name, (fs, files) in discovered.items():
+                state = self.states.get(name)
+                if state is None:
+                    state = self.states[name] = RunState(name, fs)
+                stats.records += self._read_run(state, files)
+                stats.files += len(files)
+            stats.runs = len(discovered)
+            stats.seconds = time.perf_counter() - started
+            return stats
+
+    def _discover(self) -> dict[str, tuple[FileSystem, list[str]]]:
+        found: dict[str, tuple[FileSystem, list[str]]] = {}
+        for source, fs in self.sources:
+            try:
+                runs = find_runs(source, fs)
+            except OSError as error:
+                self.store.add_problems([Problem(source.path, None, f"cannot be listed: {error}")])
+                continue
+            for name, (location, files) in runs.items():
+                found[name] = (location.fs, files)
+        return found
+
+    def _read_run(self, state: RunState, files: list[str]) -> int:
+        run = self.store.run(state.name)
+        records = 0
+        for path in files:
+            tail = state.tails.get(path)
+            if tail is None:
+                tail = state.tails[path] = FileTail(path)
+            result = read_new(tail, state.fs, run, state.decoder, check_crc=self.check_crc)
+            self.store.add_problems(result.problems)
+            records += result.records
+            if tail.shrank:  # a file was rewritten: what was read from it may no longer be true
+                return records + self._reread_run(state, files)
+        return records
+
+    def _reread_run(self, state: RunState, files: list[str]) -> int:
+        self.store.drop_run(state.name)
+        fresh = self.states[state.name] = RunState(state.name, state.fs)
+        return self._read_run(fresh, files)
+
+    # --- parallel first pass ------------------------------------------------------------------------------
+    def _worth_parallel(self, cold: list[str], discovered: dict[str, tuple[FileSystem, list[str]]]) -> bool:
+        if len(cold) < PARALLEL_MIN_RUNS or (os.cpu_count() or 1) < 2:
+            return False
+        if not all(isinstance(discovered[name][0], LocalFileSystem) for name in cold):
+            return False
+        total = 0
+        for name in cold:
+            for path in discovered[name][1]:
+                try:
+                    total += os.path.getsize(path)
+                except OSError:
+                    continue
+        return total >= PARALLEL_MIN_BYTES
+
+    def _load_in_parallel(self, cold: list[str], discovered: dict[str, tuple[FileSystem, list[str]]]) -> None:
+        workers = min(len(cold), os.cpu_count() or 1)
+        jobs = [(name, discovered[name][1], self.check_crc) for name in cold]
+        # spawn, not fork: the caller may be a server with threads, which fork would copy half-locked.
+        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
+            for state, run, problems in pool.map(_load_run, jobs, chunksize=max(1, len(jobs) // (workers * 4))):
+                state.fs = discovered[state.name][0]
+                self.states[state.name] = state
+                self.store.replace_run(run)
+                self.store.add_problems(problems)
+
+    # --- persistent cache ----------------------------------------------------------------------------------
+    def restore(self) -> int:
+        """Take every run whose files still begin with what was read from them from the cache; returns how many.
+
+        A run with a file that shrank or changed before the cached offset is left out, and read from scratch.
+        """
+        if self.cache is None:
+            return 0
+        payload = self.cache.load(self._cache_key)
+        if not isinstance(payload, dict):
+            return 0
+        discovered = self._discover()
+        restored = 0
+        for name, (tails, decoder, run) in payload.get("runs", {}).items():
+            if name not in discovered:
+                continue
+            fs = discovered[name][0]
+            if all(_unchanged(tail, fs) for tail in tails.values()):
+                self.states[name] = RunState(name, fs, decoder, tails)
+                self.store.replace_run(run)
+                restored += 1
+        self.store.add_problems(payload.get("problems", []))
+        return restored
+
+    def persist(self) -> None:
+        """Save what has been read, with a fingerprint of each file's last bytes read."""
+        if self.cache is None:
+            return
+        with self._pass_lock:
+            runs = {}
+            for name, state in self.states.items():
+                for tail in state.tails.values():
+                    tail.fingerprint = _fingerprint(tail, state.fs)
+                if name in self.store.runs:
+                    runs[name] = (state.tails, state.decoder, self.store.runs[name])
+            self.cache.save(self._cache_key, {"runs": runs, "problems": self.store.problems()})
+
+    # --- background loop ----------------------------------------------------------------------------------
+    def start(self, interval: float) -> None:
+        """Run passes every ``interval`` seconds in a daemon thread until :meth:`stop`."""
+        if self._thread is not None:
+            return
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._loop, args=(interval,), name="ridgeline-ingest", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+
+    def _loop(self, interval: float) -> None:
+        while not self._stop.wait(interval):
+            try:
+                self.reload()
+            except Exception as error:  # a pass that fails is reported; the next one tries again
+                self.store.add_problems([Problem("", None, f"reload failed: {error!r}")])
+
+
+def _load_run(job: tuple[str, list[str], bool]) -> tuple[RunState, RunData, list[Problem]]:
+    """A worker process's job: read one run from scratch."""
+    name, files, check_crc = job
+    fs = LocalFileSystem()
+    state = RunState(name, fs)
+    run = RunData(name)
+    problems: list[Problem] = []
+    for path in files:
+        tail = state.tails[path] = FileTail(path)
+        problems.extend(read_new(tail, fs, run, state.decoder, check_crc=check_crc).problems)
+    return state, run, problems
+
+
+def _fingerprint(tail: FileTail, fs: FileSystem) -> int | None:
+    """The CRC of the (up to) 4 KiB before the tail's offset: what must still be there to resume from it."""
+    start = max(0, tail.offset - FINGERPRINT_BYTES)
+    try:
+        return masked_crc32c(fs.read(tail.path, start, tail.offset - start))
+    except OSError:
+        return None
+
+
+def _unchanged(tail: FileTail, fs: FileSystem) -> bool:
+    try:
+        if fs.size(tail.path) < tail.offset:
+            return False
+    except OSError:
+        return False
+    return tail.fingerprint is not None and _fingerprint(tail, fs) == tail.fingerprint

@@ -1,0 +1,78 @@
+"""ridgeline export: the same points as the reading API, in CSV, JSON lines and Parquet."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ridgeline import SummaryWriter
+
+RIDGELINE = shutil.which("ridgeline", path=str(Path(sys.executable).parent)) or "ridgeline"
+
+
+@pytest.fixture
+def log_dir(tmp_path: Path) -> Path:
+    for run, offset in (("exp_a", 0.0), ("exp_b", 10.0)):
+        with SummaryWriter(tmp_path / "logs" / run) as writer:
+            for step in range(3):
+                writer.add_scalar("loss", offset + step, step)
+                writer.add_scalar("acc", 0.5, step)
+            writer.add_scalar("loss", math.nan, 3)
+    return tmp_path / "logs"
+
+
+def export(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([RIDGELINE, "export", *args, "--no-cache"], capture_output=True, text=True, timeout=120)
+
+
+def test_csv(log_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out.csv"
+    result = export(str(log_dir), "--format", "csv", "-o", str(out), "--tag", "^loss$")
+    assert result.returncode == 0, result.stderr
+    with out.open() as file:
+        rows = list(csv.DictReader(file))
+    assert [(r["run"], r["step"], r["value"]) for r in rows] == [
+        ("exp_a", "0", "0.0"),
+        ("exp_a", "1", "1.0"),
+        ("exp_a", "2", "2.0"),
+        ("exp_a", "3", "nan"),
+        ("exp_b", "0", "10.0"),
+        ("exp_b", "1", "11.0"),
+        ("exp_b", "2", "12.0"),
+        ("exp_b", "3", "nan"),
+    ]
+
+
+def test_json_lines(log_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out.json"
+    result = export(str(log_dir), "--format", "json", "-o", str(out), "--run", "exp_b")
+    assert result.returncode == 0, result.stderr
+    series = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [(s["run"], s["tag"]) for s in series] == [("exp_b", "acc"), ("exp_b", "loss")]
+    assert series[1]["step"] == [0, 1, 2, 3] and series[1]["value"] == [10.0, 11.0, 12.0, "NaN"]
+
+
+def test_parquet(log_dir: Path, tmp_path: Path) -> None:
+    import pyarrow.parquet as pq
+
+    out = tmp_path / "out.parquet"
+    result = export(str(log_dir), "--format", "parquet", "-o", str(out))
+    assert result.returncode == 0, result.stderr
+    table = pq.read_table(out).to_pandas()
+    assert len(table) == 2 * (4 + 3)
+    assert set(table["run"].astype(str)) == {"exp_a", "exp_b"}
+
+
+def test_bad_input_is_named(tmp_path: Path) -> None:
+    missing = export(str(tmp_path / "nope"), "-o", str(tmp_path / "x.csv"))
+    assert missing.returncode == 2 and "does not exist" in missing.stderr
+    (tmp_path / "logs").mkdir()
+    bad_regex = export(str(tmp_path / "logs"), "-o", str(tmp_path / "x.csv"), "--run", "(")
+    assert bad_regex.returncode == 2 and "not a valid regular expression" in bad_regex.stderr
