@@ -1,0 +1,758 @@
+"""Ingest benchmark: ridgeline.open against TensorBoard's EventAccumulator and TensorBoard's Rust data server.
+
+Two log directories of one million scalar events each, generated once and kept (``--data-dir``, default
+``.bench/ingest`` in the repository):
+
+- one run: 1 run x 10 tags x 100,000 steps, one event file;
+- 100 runs: 100 runs x 10 tags x 1,000 steps, one event file per run.
+
+Every load happens in a fresh Python process, so nothing is imported or cached in memory beforehand (the files
+themselves are in the operating system's page cache: they were just written or read).
+
+- ridgeline: ``ridgeline.open(path, cache=False)``, then ``scalars(run, tag)`` for every run and tag, summing
+  each series' step, wall_time and value arrays so that every point is touched. The time runs from just before
+  ``open`` to the last sum. Peak memory: the process's peak RSS (VmHWM, reset after the imports through
+  /proc/self/clear_refs) minus its RSS after ``import ridgeline, numpy``. The data is then checked point by point
+  against what was written; a mismatch is the only thing that makes the benchmark exit non-zero.
+- ridgeline, warm restart: ``ridgeline.open(path, cache_dir=<empty temp dir>)`` in one process (filling the
+  persistent cache; also reported), the same again in a second process, which is timed.
+- EventAccumulator: ``EventAccumulator(run_dir, size_guidance={"scalars": 0}).Reload()`` for every run
+  directory, then ``Scalars(tag)`` for every tag; time and peak RSS as above (the baseline is taken after
+  importing event_accumulator and numpy).
+- TensorBoard + Rust: ``tensorboard --logdir PATH --load_fast=true --samples_per_plugin scalars=N`` on
+  127.0.0.1 and a free port. The time runs from starting the process until its HTTP API has returned every point
+  of every run and tag: ``/data/plugin/scalars/tags`` is polled until it lists every run and tag, then
+  ``/data/plugin/scalars/scalars_multirun`` (what TensorBoard's scalars dashboard asks for) is fetched for each
+  tag, and series still short are fetched again 0.1 s later. Memory: the peak RSS of the data server process (Rust,
+  no interpreter: all of it is the data) and of TensorBoard's Python process, both absolute.
+
+Each competitor also gets "process start -> data": from starting its process to having all the data. Every
+figure
+is the median over the repeats; the competitors take turns within each repeat, and the order rotates.
+
+    python bench/ingest.py [--repeats R] [--quick] [--data-dir DIR] [--json PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+import warnings
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+DATA_VERSION = 1  # bump when the generated data changes, so that an old cache is not reused
+
+TAGS = (
+    "train/loss",
+    "train/accuracy",
+    "train/learning_rate",
+    "train/grad_norm",
+    "train/throughput",
+    "eval/loss",
+    "eval/accuracy",
+    "eval/perplexity",
+    "sys/gpu_util",
+    "sys/memory",
+)
+WALL0 = 1_780_000_000.0
+COMPETITORS = ("ridgeline", "ridgeline warm", "EventAccumulator", "TensorBoard+Rust")
+
+# Targets from the issue, for each 1M-event log directory.
+COLD_LOAD_TARGET_S = 1.5
+MEMORY_TARGET_MB = 64.0
+WARM_TARGET_S = 0.5
+
+MB = 1e6  # figures are in MB of 10^6 bytes
+
+
+@dataclass(frozen=True)
+class Dataset:
+    name: str
+    runs: int
+    tags: int
+    steps: int
+
+    @property
+    def events(self) -> int:
+        return self.runs * self.tags * self.steps
+
+    @property
+    def label(self) -> str:
+        return f"{self.runs} run{'s' if self.runs > 1 else ''} x {self.tags} tags x {self.steps:,} steps"
+
+    def run_names(self) -> list[str]:
+        return ["train"] if self.runs == 1 else [f"run_{i:03d}" for i in range(self.runs)]
+
+    def tag_names(self) -> list[str]:
+        return list(TAGS[: self.tags]) if self.tags <= len(TAGS) else [f"tag_{i:03d}" for i in range(self.tags)]
+
+    def spec(self) -> str:
+        return f"{self.runs}x{self.tags}x{self.steps}"
+
+    @staticmethod
+    def parse(name: str, spec: str) -> Dataset:
+        runs, tags, steps = (int(x) for x in spec.split("x"))
+        return Dataset(name, runs, tags, steps)
+
+
+def datasets(quick: bool) -> list[Dataset]:
+    if quick:
+        return [Dataset("one run", 1, 10, 2_000), Dataset("many runs", 5, 10, 200)]
+    return [Dataset("one run", 1, 10, 100_000), Dataset("100 runs", 100, 10, 1_000)]
+
+
+# --- the data ------------------------------------------------------------------------------------------------
+def series_values(run: int, tag: int, steps: int) -> np.ndarray:
+    """The float32 values of one series: a noisy curve, different for every run and tag, reproducible."""
+    rng = np.random.default_rng([DATA_VERSION, run, tag])
+    x = np.arange(steps, dtype=np.float64) / max(steps, 1)
+    curve = (1.0 + tag) * np.exp(-3.0 * x) + 0.1 * run / 100
+    return (curve + 0.02 * rng.standard_normal(steps)).astype(np.float32)
+
+
+def series_wall_times(run: int, steps: int) -> np.ndarray:
+    return WALL0 + 1000.0 * run + 0.05 * np.arange(steps, dtype=np.float64)
+
+
+def write_run(run_dir: Path, run: int, tags: list[str], steps: int) -> None:
+    """One event file, encoded record by record (as ridgeline's writer thread does, minus the thread)."""
+    from ridgeline.format.proto import event_pb2
+    from ridgeline.format.records import frame
+    from ridgeline.writer.event_file import FILE_VERSION, _scalar_head, encode_scalar_event
+
+    run_dir.mkdir(parents=True, exist_ok=True)
+    heads = [_scalar_head(tag) for tag in tags]
+    values = [series_values(run, j, steps).astype(np.float64).tolist() for j in range(len(tags))]
+    walls = series_wall_times(run, steps).tolist()
+    path = run_dir / f"events.out.tfevents.{int(WALL0)}.bench.{run}.0"
+    with open(path, "wb") as file:
+        file.write(frame(event_pb2.Event(wall_time=WALL0, file_version=FILE_VERSION).SerializeToString()))
+        chunk: list[bytes] = []
+        pairs = list(zip(heads, values, strict=True))
+        for step in range(steps):
+            wall = walls[step]
+            for head, series in pairs:
+                chunk.append(frame(encode_scalar_event(head, series[step], step, wall)))
+            if len(chunk) >= 65_536:
+                file.write(b"".join(chunk))
+                chunk.clear()
+        file.write(b"".join(chunk))
+
+
+def ensure_dataset(root: Path, dataset: Dataset) -> tuple[Path, float]:
+    """The log directory of ``dataset`` under ``root``, generated unless already there; and its size in bytes."""
+    path = root / f"{dataset.spec()}-v{DATA_VERSION}"
+    marker = path / ".complete"
+    if not marker.exists():
+        shutil.rmtree(path, ignore_errors=True)
+        start = time.perf_counter()
+        tags = dataset.tag_names()
+        for i, run in enumerate(dataset.run_names()):
+            write_run(path / run, i, tags, dataset.steps)
+        print(
+            f"generated {dataset.label} in {path} ({time.perf_counter() - start:.1f} s)",
+            file=sys.stderr,
+        )
+        marker.write_text(json.dumps(asdict(dataset)) + "\n")
+    size = sum(p.stat().st_size for p in path.rglob("*tfevents*"))
+    return path, float(size)
+
+
+# --- /proc ---------------------------------------------------------------------------------------------------
+def proc_status(pid: int | str = "self") -> dict[str, int]:
+    """VmRSS and VmHWM of a process, in bytes (empty when the process is gone)."""
+    out: dict[str, int] = {}
+    try:
+        with open(f"/proc/{pid}/status") as file:
+            for line in file:
+                key, _, rest = line.partition(":")
+                if key in ("VmRSS", "VmHWM"):
+                    out[key] = int(rest.split()[0]) * 1024
+    except OSError:
+        pass
+    return out
+
+
+def reset_peak_rss() -> bool:
+    """Reset this process's VmHWM to its current RSS (Linux: writing 5 to clear_refs)."""
+    try:
+        with open("/proc/self/clear_refs", "w") as file:
+            file.write("5")
+        return True
+    except OSError:
+        return False
+
+
+def children_of(pid: int) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as file:
+                stat = file.read()
+        except OSError:
+            continue
+        # The command name (field 2) is in parentheses and may hold spaces; the parent pid follows the state.
+        fields = stat[stat.rfind(")") + 2 :].split()
+        if len(fields) > 1 and int(fields[1]) == pid:
+            found.append(int(entry))
+    return found
+
+
+def cmdline(pid: int) -> list[str]:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as file:
+            return [part.decode(errors="replace") for part in file.read().split(b"\0") if part]
+    except OSError:
+        return []
+
+
+# --- the children: one fresh process per load ----------------------------------------------------------------
+def child_ridgeline(path: str, dataset: Dataset, cache_dir: str | None) -> dict[str, Any]:
+    import ridgeline
+
+    baseline = proc_status()["VmRSS"]
+    reset = reset_peak_rss()
+    start = time.perf_counter()
+    logdir = ridgeline.open(path, cache=False) if cache_dir is None else ridgeline.open(path, cache_dir=cache_dir)
+    loaded: dict[tuple[str, str], Any] = {}
+    points = 0
+    touched = 0.0
+    for run in logdir.runs():
+        for tag in logdir.tags(run).get("scalars", []):
+            series = logdir.scalars(run, tag)
+            points += len(series.step)
+            touched += float(series.step.sum()) + float(series.wall_time.sum()) + float(series.value.sum())
+            loaded[(run, tag)] = series
+    seconds = time.perf_counter() - start
+    done = time.time()
+    peak = proc_status()["VmHWM"]
+    error = verify_ridgeline(loaded, dataset)
+    close = getattr(logdir, "close", None)
+    if callable(close):
+        close()
+    return {
+        "load_s": seconds,
+        "done_wall": done,
+        "baseline_rss": baseline,
+        "peak_rss": peak,
+        "peak_reset": reset,
+        "points": points,
+        "checksum": touched,
+        "error": error,
+    }
+
+
+def verify_ridgeline(loaded: dict[tuple[str, str], Any], dataset: Dataset) -> str | None:
+    """Every run and tag, and every point of every series, exactly as written."""
+    runs, tags = dataset.run_names(), dataset.tag_names()
+    expected = {(run, tag) for run in runs for tag in tags}
+    if set(loaded) != expected:
+        missing = sorted(expected - set(loaded))[:3]
+        extra = sorted(set(loaded) - expected)[:3]
+        return f"{len(loaded)} series, expected {len(expected)}; missing e.g. {missing}, unexpected e.g. {extra}"
+    total = sum(len(series.step) for series in loaded.values())
+    if total != dataset.events:
+        return f"{total:,} points, expected {dataset.events:,}"
+    steps = np.arange(dataset.steps, dtype=np.int64)
+    for i, run in enumerate(runs):
+        walls = series_wall_times(i, dataset.steps)
+        for j, tag in enumerate(tags):
+            series = loaded[(run, tag)]
+            if not np.array_equal(np.asarray(series.step), steps):
+                return f"{run}/{tag}: steps are not 0..{dataset.steps - 1}"
+            if not np.array_equal(np.asarray(series.wall_time, dtype=np.float64), walls):
+                return f"{run}/{tag}: wall times differ from those written"
+            values = series_values(i, j, dataset.steps).astype(np.float64)
+            if not np.array_equal(np.asarray(series.value, dtype=np.float64), values):
+                return f"{run}/{tag}: values differ from those written"
+    return None
+
+
+def child_event_accumulator(path: str, dataset: Dataset) -> dict[str, Any]:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from tensorboard.backend.event_processing import event_accumulator
+
+    baseline = proc_status()["VmRSS"]
+    reset = reset_peak_rss()
+    start = time.perf_counter()
+    run_dirs = sorted({root for root, _, files in os.walk(path) if any("tfevents" in f for f in files)})
+    kept: list[Any] = []
+    points = 0
+    for run_dir in run_dirs:
+        accumulator = event_accumulator.EventAccumulator(run_dir, size_guidance={event_accumulator.SCALARS: 0})
+        accumulator.Reload()
+        for tag in accumulator.Tags()[event_accumulator.SCALARS]:
+            events = accumulator.Scalars(tag)
+            points += len(events)
+        kept.append(accumulator)
+    seconds = time.perf_counter() - start
+    done = time.time()
+    peak = proc_status()["VmHWM"]
+    return {
+        "load_s": seconds,
+        "done_wall": done,
+        "baseline_rss": baseline,
+        "peak_rss": peak,
+        "peak_reset": reset,
+        "points": points,
+        "error": None if points == dataset.events else f"{points:,} points, expected {dataset.events:,}",
+    }
+
+
+def child_main(args: argparse.Namespace) -> int:
+    dataset = Dataset.parse("child", args.dataset)
+    if args.child == "ridgeline":
+        result = child_ridgeline(args.logdir, dataset, args.cache_dir)
+    elif args.child == "event_accumulator":
+        result = child_event_accumulator(args.logdir, dataset)
+    else:
+        raise SystemExit(f"unknown child {args.child!r}")
+    print(json.dumps(result))
+    return 0
+
+
+def run_child(kind: str, path: Path, dataset: Dataset, timeout: float, cache_dir: str | None = None) -> dict[str, Any]:
+    """One load in a fresh interpreter; adds ``start_wall`` and ``e2e_s`` (process start -> all data)."""
+    command = [sys.executable, str(Path(__file__).resolve()), "--child", kind, "--logdir", str(path)]
+    command += ["--dataset", dataset.spec()]
+    if cache_dir is not None:
+        command += ["--cache-dir", cache_dir]
+    start = time.time()
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, check=False)
+    except subprocess.TimeoutExpired:
+        return {"failed": f"timed out after {timeout:.0f} s"}
+    lines = done.stdout.strip().splitlines()
+    if done.returncode != 0 or not lines:
+        tail = (done.stderr or done.stdout).strip().splitlines()[-5:]
+        return {"failed": f"exit {done.returncode}: " + " | ".join(tail)}
+    result: dict[str, Any] = json.loads(lines[-1])
+    result["start_wall"] = start
+    result["e2e_s"] = result["done_wall"] - start
+    return result
+
+
+# --- TensorBoard with its Rust data server -------------------------------------------------------------------
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def http_json(url: str, data: bytes | None = None, timeout: float = 60.0) -> Any:
+    request = urllib.request.Request(url, data=data)
+    if data is not None:
+        request.add_header("Content-Type", "application/x-www-form-urlencoded")
+    with urllib.request.urlopen(request, timeout=timeout) as response:
+        return json.loads(response.read())
+
+
+def find_data_server(tb_pid: int) -> int | None:
+    for pid in children_of(tb_pid):
+        argv = cmdline(pid)
+        if argv and ("tensorboard_data_server" in argv[0] or any(a.startswith("--port-file") for a in argv)):
+            return pid
+    return None
+
+
+def stop(process: subprocess.Popen[bytes], server_pid: int | None, server_argv: list[str]) -> None:
+    """Stop TensorBoard, and its data server if it outlives it (it should exit when its stdin closes)."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+    if server_pid is None:
+        return
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            if cmdline(server_pid) != server_argv:  # gone (or the pid reused by something else: leave it)
+                return
+            time.sleep(0.05)
+        if cmdline(server_pid) == server_argv:
+            os.kill(server_pid, sig)
+
+
+def run_tensorboard(path: Path, dataset: Dataset, timeout: float) -> dict[str, Any]:
+    """TensorBoard from process start until its HTTP API has served every point; stopped in every case."""
+    samples = max(1_000_000, dataset.steps)  # keep every point (0 would make the scalars plugin return nothing)
+    port = free_port()
+    command = [sys.executable, "-m", "tensorboard.main", "--logdir", str(path), "--load_fast=true"]
+    command += ["--samples_per_plugin", f"scalars={samples}", "--host", "127.0.0.1", "--port", str(port)]
+    with tempfile.TemporaryFile() as log:
+        start = time.time()
+        process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+        server: list[Any] = [None, []]  # the data server's pid and command line, once found
+        try:
+            result = poll_tensorboard(process, server, f"http://127.0.0.1:{port}", dataset, start, timeout)
+        except (urllib.error.URLError, ConnectionError, TimeoutError, json.JSONDecodeError) as error:
+            result = {"failed": f"HTTP error: {error}"}
+        finally:
+            stop(process, server[0], server[1])
+        if "failed" in result and process.returncode not in (None, 0, -signal.SIGTERM):
+            log.seek(0)
+            tail = log.read().decode(errors="replace").strip().splitlines()[-5:]
+            result["failed"] += f" (tensorboard exited with {process.returncode}: " + " | ".join(tail) + ")"
+    result["port"] = port
+    return result
+
+
+def poll_tensorboard(
+    process: subprocess.Popen[bytes], server: list[Any], base: str, dataset: Dataset, start: float, timeout: float
+) -> dict[str, Any]:
+    runs, tags = dataset.run_names(), dataset.tag_names()
+    result: dict[str, Any] = {"start_wall": start}
+    deadline = time.monotonic() + timeout
+    # 1. The run/tag index: until every run lists every tag.
+    while True:
+        if process.poll() is not None:
+            return {"failed": f"tensorboard exited with {process.returncode} before listing every run and tag"}
+        if server[0] is None and (pid := find_data_server(process.pid)) is not None:
+            server[:] = [pid, cmdline(pid)]
+        if time.monotonic() > deadline:
+            return {"failed": f"no complete run/tag index after {timeout:.0f} s"}
+        try:
+            index = http_json(f"{base}/data/plugin/scalars/tags", timeout=10)
+            result.setdefault("http_up_s", time.time() - start)
+        except (urllib.error.URLError, ConnectionError, TimeoutError, json.JSONDecodeError):
+            index = {}
+        if all(set(tags) <= set(index.get(run, {})) for run in runs):
+            break
+        time.sleep(0.05)
+    result["index_s"] = time.time() - start
+    # 2. Every point of every series, through the route the scalars dashboard uses.
+    pending = {tag: list(runs) for tag in tags}
+    counts: dict[str, int] = {}
+    fetches = 0
+    while pending:
+        if time.monotonic() > deadline:
+            short = sum(len(v) for v in pending.values())
+            return {"failed": f"{short} series still incomplete after {timeout:.0f} s"}
+        for tag in list(pending):
+            form = urllib.parse.urlencode([("tag", tag)] + [("runs", run) for run in pending[tag]]).encode()
+            body = http_json(f"{base}/data/plugin/scalars/scalars_multirun", data=form, timeout=120)
+            fetches += 1
+            result.setdefault("first_fetch_s", time.time() - start)
+            for run, points in body.items():
+                counts[f"{run}/{tag}"] = len(points)
+            pending[tag] = [run for run in pending[tag] if len(body.get(run, ())) < dataset.steps]
+            if not pending[tag]:
+                del pending[tag]
+        if pending:
+            time.sleep(0.1)
+    result["e2e_s"] = time.time() - start
+    result["fetches"] = fetches
+    result["points"] = sum(counts.values())
+    result["error"] = (
+        None if result["points"] == dataset.events else f"{result['points']:,} points, {dataset.events:,} written"
+    )
+    if server[0] is None and (pid := find_data_server(process.pid)) is not None:
+        server[:] = [pid, cmdline(pid)]
+    result["server_peak_rss"] = proc_status(server[0]).get("VmHWM") if server[0] else None
+    result["tensorboard_peak_rss"] = proc_status(process.pid).get("VmHWM")
+    if server[0] is None:
+        result["note"] = "data server process not found: is --load_fast really in effect?"
+    return result
+
+
+# --- the runs ------------------------------------------------------------------------------------------------
+@dataclass
+class Figures:
+    """Medians over the repeats of one competitor on one dataset; None where it could not be measured."""
+
+    load_s: float | None = None
+    e2e_s: float | None = None
+    memory_mb: float | None = None
+    points: int | None = None
+    extra: dict[str, float | None] = field(default_factory=dict)
+    runs: list[dict[str, Any]] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+
+
+def median_of(results: list[dict[str, Any]], key: str) -> float | None:
+    values = [r[key] for r in results if r.get(key) is not None]
+    return statistics.median(values) if values else None
+
+
+def summarize(results: list[dict[str, Any]]) -> Figures:
+    ok = [r for r in results if "failed" not in r]
+    figures = Figures(runs=results, failed=[r["failed"] for r in results if "failed" in r])
+    figures.load_s = median_of(ok, "load_s")
+    figures.e2e_s = median_of(ok, "e2e_s")
+    for r in ok:
+        if "peak_rss" in r:
+            r["memory_mb"] = (r["peak_rss"] - r["baseline_rss"]) / MB
+        for key in ("server_peak_rss", "tensorboard_peak_rss"):
+            if r.get(key) is not None:
+                r[key.replace("_rss", "_mb")] = r[key] / MB
+    figures.memory_mb = median_of(ok, "memory_mb")
+    points = [r["points"] for r in ok if "points" in r]
+    figures.points = points[0] if points and len(set(points)) == 1 else (max(points) if points else None)
+    extras = ("http_up_s", "index_s", "first_fetch_s", "fetches", "server_peak_mb", "tensorboard_peak_mb")
+    for key in (*extras, "fill_load_s", "fill_memory_mb"):
+        figures.extra[key] = median_of(ok, key)
+    return figures
+
+
+def bench_dataset(path: Path, dataset: Dataset, repeats: int, timeout: float) -> dict[str, Figures]:
+    results: dict[str, list[dict[str, Any]]] = {name: [] for name in COMPETITORS}
+    for repeat in range(repeats):
+        order = COMPETITORS[repeat % len(COMPETITORS) :] + COMPETITORS[: repeat % len(COMPETITORS)]
+        for name in order:
+            print(f"  {dataset.name}, repeat {repeat + 1}/{repeats}: {name}", file=sys.stderr)
+            if name == "ridgeline":
+                result = run_child("ridgeline", path, dataset, timeout)
+            elif name == "ridgeline warm":
+                with tempfile.TemporaryDirectory(prefix="ridgeline-bench-cache-") as cache_dir:
+                    fill = run_child("ridgeline", path, dataset, timeout, cache_dir)
+                    result = run_child("ridgeline", path, dataset, timeout, cache_dir)
+                if "failed" in fill:
+                    result = {"failed": f"filling the cache: {fill['failed']}"}
+                elif "failed" not in result:
+                    result["fill_load_s"] = fill["load_s"]
+                    result["fill_memory_mb"] = (fill["peak_rss"] - fill["baseline_rss"]) / MB
+                    result["fill_error"] = fill["error"]
+            elif name == "EventAccumulator":
+                result = run_child("event_accumulator", path, dataset, timeout)
+            else:
+                result = run_tensorboard(path, dataset, timeout)
+            if "failed" in result:
+                print(f"    {name} failed: {result['failed']}", file=sys.stderr)
+            results[name].append(result)
+    return {name: summarize(r) for name, r in results.items()}
+
+
+def ridgeline_errors(dataset: Dataset, figures: dict[str, Figures]) -> list[str]:
+    errors = []
+    for name in ("ridgeline", "ridgeline warm"):
+        for failure in figures[name].failed:
+            errors.append(f"{dataset.name}, {name}: {failure}")
+        for r in figures[name].runs:
+            for key in ("error", "fill_error"):
+                if r.get(key):
+                    errors.append(f"{dataset.name}, {name}{' (cache fill)' if key == 'fill_error' else ''}: {r[key]}")
+    return errors
+
+
+# --- the machine ---------------------------------------------------------------------------------------------
+def machine() -> dict[str, Any]:
+    versions: dict[str, str | None] = {}
+    for package in ("ridgeline", "tensorboard", "tensorboard-data-server", "numpy", "protobuf"):
+        try:
+            versions[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            versions[package] = None
+    try:
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True, timeout=10, check=False
+        ).stdout.strip()
+    except (OSError, subprocess.TimeoutExpired):
+        commit = ""
+    return {
+        "cpus": os.cpu_count(),
+        "cpus_usable": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None,
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "commit": commit or None,
+        "versions": versions,
+    }
+
+
+# --- report --------------------------------------------------------------------------------------------------
+def fmt(value: float | None, spec: str, suffix: str = "") -> str:
+    return "-" if value is None else f"{value:{spec}}{suffix}"
+
+
+def ratio(slower: float | None, faster: float | None) -> str:
+    return "-" if slower is None or faster is None or faster <= 0 else f"{slower / faster:.1f}x"
+
+
+def report(
+    args: argparse.Namespace,
+    info: dict[str, Any],
+    measured: list[tuple[Dataset, float, dict[str, Figures]]],
+) -> list[tuple[str, bool, str]]:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(width=max(120, shutil.get_terminal_size((120, 24)).columns), highlight=False)
+
+    def say(text: str = "") -> None:
+        console.print(text, markup=False, soft_wrap=True)
+
+    versions = " ".join(f"{k} {v}" for k, v in info["versions"].items())
+    say(f"{info['cpus']} CPUs, Python {info['python']}; {versions}; commit {info['commit']}")
+    say(f"every figure: the median of {args.repeats} runs, each load in a fresh process, competitors alternated")
+    targets: list[tuple[str, bool, str]] = []
+    for dataset, size, figures in measured:
+        say(f"\n{dataset.name}: {dataset.label} = {dataset.events:,} scalar events, {size / MB:.1f} MB")
+        table = Table()
+        columns = ("reader", "load s", "EA time / this", "start -> data s", "peak MB over imports", "points")
+        for column in columns:
+            table.add_column(column, justify="left" if column == "reader" else "right")
+        ea = figures["EventAccumulator"]
+        rows = [
+            ("ridgeline", figures["ridgeline"]),
+            ("ridgeline (warm restart)", figures["ridgeline warm"]),
+            ("EventAccumulator", ea),
+            ("TensorBoard + Rust server", figures["TensorBoard+Rust"]),
+        ]
+        for label, f in rows:
+            table.add_row(
+                label,
+                fmt(f.load_s, ".3f"),
+                ratio(ea.load_s, f.load_s),
+                fmt(f.e2e_s, ".2f"),
+                fmt(f.memory_mb, ".1f"),
+                fmt(f.points, ","),
+            )
+        console.print(table)
+        warm = figures["ridgeline warm"]
+        if warm.extra.get("fill_load_s") is not None:
+            say(
+                f"ridgeline filling its cache (the process before the warm restart): "
+                f"{warm.extra['fill_load_s']:.3f} s, {fmt(warm.extra.get('fill_memory_mb'), '.1f')} MB above imports"
+            )
+        tb = figures["TensorBoard+Rust"]
+        if tb.e2e_s is not None:
+            say(
+                f"TensorBoard + Rust: HTTP up after {fmt(tb.extra.get('http_up_s'), '.2f')} s, every run/tag listed "
+                f"after {fmt(tb.extra.get('index_s'), '.2f')} s, the first tag's series after "
+                f"{fmt(tb.extra.get('first_fetch_s'), '.2f')} s, every point after {tb.e2e_s:.2f} s "
+                f"({fmt(tb.extra.get('fetches'), '.0f')} fetches of scalars_multirun); "
+                f"peak RSS: data server {fmt(tb.extra.get('server_peak_mb'), '.1f')} MB, "
+                f"TensorBoard's Python process {fmt(tb.extra.get('tensorboard_peak_mb'), '.1f')} MB (absolute)"
+            )
+        for name, f in figures.items():
+            for failure in sorted(set(f.failed)):
+                say(f"{name} could not be measured: {failure}")
+        ours = figures["ridgeline"]
+        say(
+            f"ridgeline vs EventAccumulator: {ratio(ea.load_s, ours.load_s)} faster, peak memory "
+            f"{fmt(ours.memory_mb, '.1f')} MB vs {fmt(ea.memory_mb, '.1f')} MB; vs TensorBoard + Rust, "
+            f"process start -> data: {ratio(tb.e2e_s, ours.e2e_s)} faster"
+        )
+        prefix = f"{dataset.name}: "
+        if ours.load_s is not None:
+            targets.append(
+                (
+                    prefix + f"cold load < {COLD_LOAD_TARGET_S} s",
+                    ours.load_s < COLD_LOAD_TARGET_S,
+                    f"{ours.load_s:.3f} s",
+                )
+            )
+        if ours.e2e_s is not None and tb.e2e_s is not None:
+            targets.append(
+                (
+                    prefix + "faster than TensorBoard + Rust, process start -> data",
+                    ours.e2e_s < tb.e2e_s,
+                    f"{ours.e2e_s:.2f} s vs {tb.e2e_s:.2f} s",
+                )
+            )
+        if ours.memory_mb is not None:
+            targets.append(
+                (
+                    prefix + f"peak memory < {MEMORY_TARGET_MB:.0f} MB above the interpreter",
+                    ours.memory_mb < MEMORY_TARGET_MB,
+                    f"{ours.memory_mb:.1f} MB",
+                )
+            )
+        if warm.load_s is not None:
+            targets.append(
+                (prefix + f"warm restart < {WARM_TARGET_S} s", warm.load_s < WARM_TARGET_S, f"{warm.load_s:.3f} s")
+            )
+    say()
+    for name, passed, figure in targets:
+        say(f"{'PASS' if passed else 'FAIL'}  {name}: {figure}")
+    if args.quick:
+        say("(--quick: sizes too small for the figures to mean anything)")
+    return targets
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--repeats", type=int, default=5, help="loads per competitor; figures are medians (default 5)")
+    parser.add_argument("--quick", action="store_true", help="tiny log directories: a smoke run, not a measurement")
+    parser.add_argument(
+        "--data-dir", type=Path, default=REPO / ".bench" / "ingest", help="where the generated log dirs are kept"
+    )
+    parser.add_argument("--timeout", type=float, default=600.0, help="seconds allowed for one load (default 600)")
+    parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--logdir", help=argparse.SUPPRESS)
+    parser.add_argument("--dataset", help=argparse.SUPPRESS)
+    parser.add_argument("--cache-dir", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        return child_main(args)
+    if args.quick:
+        args.repeats = 1
+        args.timeout = min(args.timeout, 60.0)
+    if args.repeats < 1:
+        parser.error("--repeats must be positive")
+
+    info = machine()
+    measured: list[tuple[Dataset, float, dict[str, Figures]]] = []
+    errors: list[str] = []
+    for dataset in datasets(args.quick):
+        path, size = ensure_dataset(args.data_dir, dataset)
+        figures = bench_dataset(path, dataset, args.repeats, args.timeout)
+        errors += ridgeline_errors(dataset, figures)
+        measured.append((dataset, size, figures))
+
+    targets = report(args, info, measured)
+    if args.json:
+        result = {
+            "date": datetime.now(UTC).isoformat(timespec="seconds"),
+            "command": " ".join([os.path.basename(sys.executable), *sys.argv]),
+            "machine": info,
+            "parameters": {"repeats": args.repeats, "quick": args.quick, "statistic": "median over repeats"},
+            "datasets": [
+                {
+                    "dataset": asdict(dataset),
+                    "events": dataset.events,
+                    "bytes": size,
+                    "figures": {name: asdict(f) for name, f in figures.items()},
+                }
+                for dataset, size, figures in measured
+            ],
+            "targets": [{"target": name, "passed": passed, "figure": figure} for name, passed, figure in targets],
+            "errors": errors,
+        }
+        with open(args.json, "w") as file:
+            json.dump(result, file, indent=2)
+            file.write("\n")
+    for error in errors:
+        print(f"ERROR  ridgeline's data is wrong: {error}", file=sys.stderr)
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
