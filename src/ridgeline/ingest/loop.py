@@ -1,8 +1,8 @@
 """Keeping the store current: discover runs, read what each file gained, in passes.
 
 ``Ingestor.reload()`` is one pass; ``Ingestor.start(interval)`` runs passes in a background thread (the server
-starts it in its lifespan). The first pass over a directory with many runs reads them in parallel processes;
-later passes read only new bytes, in this process.
+starts it in its lifespan). The first pass over a directory with many runs reads them in parallel forked processes
+(when this process has no other thread); later passes read only new bytes, in this process.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from multiprocessing import get_context
+from multiprocessing import get_all_start_methods, get_context
 
 from ridgeline.format.records import masked_crc32c
 from ridgeline.ingest.decode import EventDecoder
@@ -131,6 +131,10 @@ class Ingestor:
     def _worth_parallel(self, cold: list[str], discovered: dict[str, tuple[FileSystem, list[str]]]) -> bool:
         if len(cold) < PARALLEL_MIN_RUNS or (os.cpu_count() or 1) < 2:
             return False
+        # Workers are forked: spawn would re-run the caller's script (a script without a __main__ guard would
+        # recurse), and forking a process whose other threads may hold locks can deadlock the child.
+        if threading.active_count() > 1 or "fork" not in get_all_start_methods():
+            return False
         if not all(isinstance(discovered[name][0], LocalFileSystem) for name in cold):
             return False
         total = 0
@@ -145,8 +149,7 @@ class Ingestor:
     def _load_in_parallel(self, cold: list[str], discovered: dict[str, tuple[FileSystem, list[str]]]) -> None:
         workers = min(len(cold), os.cpu_count() or 1)
         jobs = [(name, discovered[name][1], self.check_crc) for name in cold]
-        # spawn, not fork: the caller may be a server with threads, which fork would copy half-locked.
-        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("fork")) as pool:
             for state, run, problems in pool.map(_load_run, jobs, chunksize=max(1, len(jobs) // (workers * 4))):
                 state.fs = discovered[state.name][0]
                 self.states[state.name] = state
