@@ -397,25 +397,21 @@ def _bad_data_crcs(arr: U8, hoff: I64, dlen: I64, corrupt: list[tuple[int, str]]
     view = memoryview(chained)  # type: ignore[arg-type]
     record_end = hoff + dlen + _FRAMING
 
-    def intact(first: int, last: int) -> bool:  # records first..last-1
-        return _crc32c(view[int(hoff[first]) : int(record_end[last - 1])], _U32) == _U32
-
+    # A chain of records checks out as a whole, or is halved until the bad records are found. Iterative on
+    # purpose: a recursive closure is a reference cycle that would keep this chunk's buffers alive until the
+    # garbage collector runs (tens of MB on a large file).
     bad: list[int] = []
-
-    def bisect(first: int, last: int) -> None:
-        if intact(first, last):
-            return
+    bounds = [*np.searchsorted(hoff, np.arange(0, end, _CHECK_RUN_BYTES)).tolist(), len(hoff)]
+    pending = [(first, last) for first, last in itertools.pairwise(bounds) if first < last]
+    while pending:
+        first, last = pending.pop()
+        if _crc32c(view[int(hoff[first]) : int(record_end[last - 1])], _U32) == _U32:
+            continue
         if last - first == 1:
             bad.append(first)
-            return
+            continue
         middle = (first + last) // 2
-        bisect(first, middle)
-        bisect(middle, last)
-
-    bounds = [*np.searchsorted(hoff, np.arange(0, end, _CHECK_RUN_BYTES)).tolist(), len(hoff)]
-    for first, last in itertools.pairwise(bounds):
-        if first < last:
-            bisect(first, last)
+        pending += [(middle, last), (first, middle)]  # first half popped first: bad records stay in order
     return np.array(bad, dtype=np.int64)
 
 

@@ -21,7 +21,7 @@ from ridgeline.ingest.fastpath import ParsedRecords, parse_records
 from ridgeline.store.base import BlobRef, Problem
 from ridgeline.store.run import RunData
 
-CHUNK_BYTES = 8 << 20
+CHUNK_BYTES = 1 << 20  # small chunks keep the transient buffers (several times a chunk) well under the data
 _LENGTH = struct.Struct("<Q")
 
 
