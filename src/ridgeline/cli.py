@@ -77,6 +77,9 @@ def demo(logdir: Path, steps: int, seed: int) -> None:
 @click.option("--tag", "tag_pattern", default="", help="Only tags that match this regular expression.")
 @click.option("--all-points", is_flag=True, help="Also the points a restarted run superseded (see docs/restarts.md).")
 @click.option("--no-cache", is_flag=True, help="Do not read or write the persistent cache.")
+@click.option(
+    "--no-checksum", is_flag=True, help="Skip the records' data checksums (faster; a flipped bit may go unnoticed)."
+)
 def export(
     logdir: str,
     output_format: str,
@@ -85,6 +88,7 @@ def export(
     tag_pattern: str,
     all_points: bool,
     no_cache: bool,
+    no_checksum: bool,
 ) -> None:
     """Write every scalar of LOGDIR (runs and tags filtered by regular expressions) to a CSV, JSON or Parquet file.
 
@@ -97,7 +101,7 @@ def export(
 
     with console.status(f"reading {logdir}"):
         try:
-            opened = ridgeline.open(logdir, cache=not no_cache)
+            opened = ridgeline.open(logdir, cache=not no_cache, check_crc=not no_checksum)
         except ValueError as error:
             raise click.BadParameter(str(error), param_hint="LOGDIR") from error
     try:
