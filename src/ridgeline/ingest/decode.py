@@ -1,0 +1,484 @@
+"""Event -> typed records: which kind each summary value is, and its payload decoded on demand.
+
+Classification (:class:`EventDecoder`, one per run) follows TensorBoard's read path (``data_compat``, then
+``dataclass_compat`` and the plugin event accumulator):
+
+- ``simple_value`` -> scalars; legacy ``histo`` -> histograms; ``image`` -> images; ``audio`` -> audio.
+  These define the kind by themselves (TensorBoard converts them to tensors of those plugins).
+- ``tensor`` values -> by the ``plugin_name`` of the tag's *first* SummaryMetadata in the run (TF2/Keras write
+  it with the first value of a tag only): scalars, histograms, images, audio, text, pr_curves, hparams,
+  custom_scalars, mesh -> meshes, graphs / graph_run_metadata / graph_run_metadata_graph / graph_keras_model /
+  graph_tagged_run_metadata -> graphs; any other plugin, or none -> tensors.
+- a value with no payload at all counts only for the hparams plugin (whose data is its metadata);
+  ``obsolete_old_style_histogram`` is ignored, as TensorBoard does.
+- ``graph_def`` -> graphs under GRAPH_TAG; ``meta_graph_def`` -> graphs under META_GRAPH_TAG;
+  ``tagged_run_metadata`` -> graphs under RUN_METADATA_PREFIX + its tag (TensorBoard keys those by the bare
+  tag; the prefix keeps them apart from summary tags). Their value_index is -1.
+- a value's tag is ``tag``, or ``node_name`` when the tag is empty (summaries of TF1's plugin-asset era).
+
+Scalars are decoded at once (``DecodedValue.scalar``); everything else stays in the file until
+:func:`decode_value`. Nothing here raises on bad input: ``decode`` reports problems, ``decode_value`` raises
+:class:`DecodeError` only.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, overload
+
+import numpy as np
+
+from ridgeline.format.proto import custom_scalars_pb2, event_pb2, plugins_pb2, summary_pb2, tensor_pb2, types_pb2
+from ridgeline.ingest.values import (
+    OCTET_STREAM,
+    REAL_DTYPES,
+    Audio,
+    CustomScalarsLayout,
+    DecodedPayload,
+    DecodeError,
+    Graph,
+    GraphFormat,
+    Histogram,
+    HParams,
+    Images,
+    Mesh,
+    MeshContent,
+    PrCurve,
+    Tensor,
+    Text,
+    audio_content_type,
+    dtype_name,
+    hparams_from_content,
+    image_content_type,
+    make_ndarray,
+    parse_message,
+    tensor_shape,
+    wav_sample_rate,
+)
+from ridgeline.store.base import Kind
+
+__all__ = [
+    "GRAPH_TAG",
+    "META_GRAPH_TAG",
+    "RUN_METADATA_PREFIX",
+    "DecodeError",
+    "DecodedEvent",
+    "DecodedValue",
+    "EventDecoder",
+    "decode_value",
+    "kind_of_plugin",
+]
+
+GRAPH_TAG = "__graph__"
+META_GRAPH_TAG = "__meta_graph__"
+RUN_METADATA_PREFIX = "__run_metadata__/"
+
+SummaryMetadata = summary_pb2.SummaryMetadata
+_Meta = summary_pb2.SummaryMetadata | None
+_PLUGIN_KINDS: dict[str, Kind] = {
+    "scalars": "scalars",
+    "histograms": "histograms",
+    "images": "images",
+    "audio": "audio",
+    "text": "text",
+    "pr_curves": "pr_curves",
+    "hparams": "hparams",
+    "custom_scalars": "custom_scalars",
+    "mesh": "meshes",
+    "graphs": "graphs",
+    "graph_run_metadata": "graphs",
+    "graph_run_metadata_graph": "graphs",
+    "graph_keras_model": "graphs",
+    "graph_tagged_run_metadata": "graphs",
+}
+_GRAPH_FORMATS: dict[str, GraphFormat] = {
+    "graphs": "graph_def",
+    "graph_run_metadata": "run_metadata",
+    "graph_run_metadata_graph": "run_metadata_graph",
+    "graph_keras_model": "keras_model",
+    "graph_tagged_run_metadata": "run_metadata",
+}
+# What data_compat gives legacy values: (plugin name, plugin content).
+_LEGACY: dict[str, tuple[Kind, str, bytes]] = {
+    "simple_value": ("scalars", "scalars", b""),
+    "histo": ("histograms", "histograms", b""),
+    "image": ("images", "images", plugins_pb2.ImagePluginData(converted_to_tensor=True).SerializeToString()),
+    "audio": (
+        "audio",
+        "audio",
+        plugins_pb2.AudioPluginData(
+            encoding=plugins_pb2.AudioPluginData.WAV, converted_to_tensor=True
+        ).SerializeToString(),
+    ),
+}
+_MESH_CONTENT = plugins_pb2.MeshPluginData.ContentType
+_MESH_CONTENT_NAMES: dict[int, MeshContent] = {0: "UNDEFINED", 1: "VERTEX", 2: "FACE", 3: "COLOR"}
+_ALL_MESH_PARTS = (1 << _MESH_CONTENT.VERTEX) | (1 << _MESH_CONTENT.FACE) | (1 << _MESH_CONTENT.COLOR)
+
+
+def kind_of_plugin(plugin_name: str) -> Kind:
+    """The kind of tensor values of ``plugin_name`` (tensors for unknown plugins and for none)."""
+    return _PLUGIN_KINDS.get(plugin_name, "tensors")
+
+
+@dataclass(frozen=True, slots=True)
+class DecodedValue:
+    """One summary value: its kind, tag, index in ``summary.value`` (-1: graph_def, meta_graph_def,
+    tagged_run_metadata) and, for scalars, the value (float32 values widened exactly)."""
+
+    kind: Kind
+    tag: str
+    value_index: int
+    scalar: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DecodedEvent:
+    """One Event. A record that is no Event at all gives wall_time 0, step 0, no values and one problem."""
+
+    wall_time: float
+    step: int
+    file_version: str | None = None
+    session_start: bool = False  # SessionLog START: TensorBoard purges later steps seen before it
+    values: list[DecodedValue] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+class EventDecoder:
+    """Classifies the events of one run, in file order, remembering each tag's first SummaryMetadata."""
+
+    def __init__(self, metadata: Mapping[str, summary_pb2.SummaryMetadata] | None = None) -> None:
+        """``metadata``: tag -> first metadata of an earlier pass (see :meth:`all_metadata`), to resume."""
+        self._metadata: dict[str, summary_pb2.SummaryMetadata] = dict(metadata or {})
+
+    def metadata(self, tag: str) -> summary_pb2.SummaryMetadata | None:
+        """The first SummaryMetadata seen for ``tag`` (synthesized as TensorBoard does for legacy values).
+
+        Shared, not copied: do not modify it."""
+        return self._metadata.get(tag)
+
+    def all_metadata(self) -> dict[str, summary_pb2.SummaryMetadata]:
+        return dict(self._metadata)
+
+    def __getstate__(self) -> dict[str, bytes]:
+        # Pickled (ingest's cache, worker processes) as serialized metadata: compact and version-proof.
+        return {tag: metadata.SerializeToString() for tag, metadata in self._metadata.items()}
+
+    def __setstate__(self, state: dict[str, bytes]) -> None:
+        self._metadata = {tag: SummaryMetadata.FromString(data) for tag, data in state.items()}
+
+    def decode(self, data: bytes) -> DecodedEvent:
+        """The kinds and scalars of one serialized Event. Never raises."""
+        try:
+            event = event_pb2.Event.FromString(data)
+        except Exception as error:  # upb raises DecodeError, RuntimeError or ValueError (bad UTF-8 in a tag)
+            return DecodedEvent(0.0, 0, problems=[f"malformed Event ({len(data)} bytes): {error}"])
+        what = event.WhichOneof("what")
+        decoded = DecodedEvent(
+            wall_time=event.wall_time,
+            step=event.step,
+            file_version=event.file_version if what == "file_version" else None,
+            session_start=what == "session_log" and event.session_log.status == event_pb2.SessionLog.START,
+        )
+        if what == "summary":
+            for index, value in enumerate(event.summary.value):
+                try:
+                    self._classify(index, value, decoded)
+                except Exception as error:  # DecodeError, and anything a hostile value might still provoke
+                    tag = value.tag or value.node_name
+                    decoded.problems.append(f"value {index} (tag {tag!r}): {error}")
+        elif what == "graph_def":
+            decoded.values.append(DecodedValue("graphs", GRAPH_TAG, -1))
+        elif what == "meta_graph_def":
+            decoded.values.append(DecodedValue("graphs", META_GRAPH_TAG, -1))
+        elif what == "tagged_run_metadata":
+            decoded.values.append(DecodedValue("graphs", RUN_METADATA_PREFIX + event.tagged_run_metadata.tag, -1))
+        return decoded
+
+    def _classify(self, index: int, value: summary_pb2.Summary.Value, decoded: DecodedEvent) -> None:
+        tag = value.tag or value.node_name
+        which = value.WhichOneof("value")
+        legacy = _LEGACY.get(which or "")
+        if legacy is not None:
+            kind, plugin_name, content = legacy
+            if tag not in self._metadata:
+                self._metadata[tag] = SummaryMetadata(
+                    plugin_data=SummaryMetadata.PluginData(plugin_name=plugin_name, content=content),
+                    display_name=value.metadata.display_name or tag,
+                    summary_description=value.metadata.summary_description,
+                )
+            if which == "simple_value":
+                decoded.values.append(DecodedValue(kind, tag, index, float(value.simple_value)))
+                return
+            if which == "histo":
+                _legacy_histogram(value.histo)  # checks it; small next to the event just parsed
+            decoded.values.append(DecodedValue(kind, tag, index))
+            return
+        if which not in ("tensor", None):
+            return  # obsolete_old_style_histogram: TensorBoard ignores it too
+        metadata = self._metadata.get(tag)
+        if metadata is None and value.HasField("metadata"):
+            metadata = self._metadata[tag] = SummaryMetadata()
+            metadata.CopyFrom(value.metadata)  # a copy: a reference would keep the whole event alive
+        kind = kind_of_plugin(metadata.plugin_data.plugin_name if metadata is not None else "")
+        if kind == "hparams":  # the data is the metadata; a tensor, if any, is a placeholder
+            own = value.metadata if value.HasField("metadata") else metadata
+            hparams_from_content(own.plugin_data.content if own is not None else b"")
+            decoded.values.append(DecodedValue(kind, tag, index))
+            return
+        if which is None:
+            return  # no data
+        if kind == "scalars":
+            decoded.values.append(DecodedValue(kind, tag, index, _tensor_scalar(value.tensor)))
+            return
+        _check_tensor(kind, value.tensor)
+        decoded.values.append(DecodedValue(kind, tag, index))
+
+
+# --- decoding on demand --------------------------------------------------------------------------------------
+
+
+@overload
+def decode_value(kind: Literal["scalars"], data: bytes, value_index: int, metadata: _Meta = None) -> float: ...
+@overload
+def decode_value(kind: Literal["histograms"], data: bytes, value_index: int, metadata: _Meta = None) -> Histogram: ...
+@overload
+def decode_value(kind: Literal["images"], data: bytes, value_index: int, metadata: _Meta = None) -> Images: ...
+@overload
+def decode_value(kind: Literal["audio"], data: bytes, value_index: int, metadata: _Meta = None) -> Audio: ...
+@overload
+def decode_value(kind: Literal["text"], data: bytes, value_index: int, metadata: _Meta = None) -> Text: ...
+@overload
+def decode_value(kind: Literal["tensors"], data: bytes, value_index: int, metadata: _Meta = None) -> Tensor: ...
+@overload
+def decode_value(kind: Literal["pr_curves"], data: bytes, value_index: int, metadata: _Meta = None) -> PrCurve: ...
+@overload
+def decode_value(kind: Literal["hparams"], data: bytes, value_index: int, metadata: _Meta = None) -> HParams: ...
+@overload
+def decode_value(
+    kind: Literal["custom_scalars"], data: bytes, value_index: int, metadata: _Meta = None
+) -> CustomScalarsLayout: ...
+@overload
+def decode_value(kind: Literal["meshes"], data: bytes, value_index: int, metadata: _Meta = None) -> Mesh: ...
+@overload
+def decode_value(kind: Literal["graphs"], data: bytes, value_index: int, metadata: _Meta = None) -> Graph: ...
+@overload
+def decode_value(kind: Kind, data: bytes, value_index: int, metadata: _Meta = None) -> DecodedPayload: ...
+def decode_value(
+    kind: Kind, data: bytes, value_index: int, metadata: summary_pb2.SummaryMetadata | None = None
+) -> DecodedPayload:
+    """The payload of value ``value_index`` of the serialized Event ``data``, decoded as ``kind``.
+
+    ``metadata``: the tag's first metadata (:meth:`EventDecoder.metadata`), used when the value carries none
+    (hparams, meshes, graphs and audio read their plugin content from it). Raises DecodeError only.
+    """
+    try:
+        return _decode_value(kind, bytes(data), value_index, metadata)
+    except DecodeError:
+        raise
+    except Exception as error:  # a last guard: nothing but DecodeError leaves this function
+        raise DecodeError(f"cannot decode value {value_index} as {kind}: {type(error).__name__}: {error}") from None
+
+
+def _decode_value(
+    kind: Kind, data: bytes, value_index: int, metadata: summary_pb2.SummaryMetadata | None
+) -> DecodedPayload:
+    event = parse_message(event_pb2.Event, data, "Event")
+    if value_index == -1:
+        return _event_graph(kind, event)
+    values = event.summary.value
+    if not 0 <= value_index < len(values):
+        raise DecodeError(f"the event has no value {value_index} (it has {len(values)})")
+    value = values[value_index]
+    which = value.WhichOneof("value")
+    metadata = _own_or(value, metadata)
+    if kind == "hparams":
+        if metadata is None:
+            raise DecodeError("an hparams value needs its SummaryMetadata, and has none")
+        return hparams_from_content(metadata.plugin_data.content)
+    if which == "simple_value" and kind == "scalars":
+        return float(value.simple_value)
+    if which == "histo" and kind == "histograms":
+        return _legacy_histogram(value.histo)
+    if which == "image" and kind == "images":
+        image = value.image
+        encoded = image.encoded_image_string
+        return Images(image.width, image.height, (encoded,), (image_content_type(encoded),))
+    if which == "audio" and kind == "audio":
+        audio = value.audio
+        clip = audio.encoded_audio_string
+        rate = float(audio.sample_rate) if audio.sample_rate else wav_sample_rate(clip)
+        return Audio((clip,), ("",), rate, audio.content_type or audio_content_type(clip))
+    if which != "tensor":
+        raise DecodeError(f"value {value_index} (tag {value.tag!r}) holds {which or 'nothing'}, not {kind}")
+    tensor = value.tensor
+    _check_tensor(kind, tensor)
+    if kind == "scalars":
+        return _tensor_scalar(tensor)
+    if kind == "tensors":
+        return Tensor(make_ndarray(tensor))
+    if kind == "histograms":
+        buckets = make_ndarray(tensor).astype(np.float64)
+        return Histogram(buckets[:, 0].copy(), buckets[:, 1].copy(), buckets[:, 2].copy())
+    if kind == "images":
+        return _tensor_images(make_ndarray(tensor).reshape(-1))
+    if kind == "audio":
+        return _tensor_audio(make_ndarray(tensor), metadata)
+    if kind == "text":
+        strings = make_ndarray(tensor)
+        text = np.empty(strings.shape, dtype=object)
+        text.reshape(-1)[:] = [item.decode("utf-8", "replace") for item in strings.reshape(-1)]
+        return Text(text)
+    if kind == "pr_curves":
+        rows = make_ndarray(tensor).astype(np.float64)
+        tp, fp, tn, fn, precision, recall = (row.copy() for row in rows)
+        return PrCurve(np.linspace(0.0, 1.0, rows.shape[1]), tp, fp, tn, fn, precision, recall)
+    if kind == "custom_scalars":
+        encoded = make_ndarray(tensor).reshape(-1)[0]
+        return CustomScalarsLayout(parse_message(custom_scalars_pb2.Layout, encoded, "custom scalars Layout"))
+    if kind == "meshes":
+        return _tensor_mesh(make_ndarray(tensor), metadata)
+    if kind == "graphs":
+        plugin = metadata.plugin_data.plugin_name if metadata is not None else ""
+        graph_format = _GRAPH_FORMATS.get(plugin)
+        if graph_format is None:
+            raise DecodeError(f"a graphs tensor needs the metadata of a graph plugin, got plugin {plugin!r}")
+        return Graph(graph_format, bytes(make_ndarray(tensor).reshape(-1)[0]))
+    raise DecodeError(f"unknown kind {kind!r}")
+
+
+def _own_or(
+    value: summary_pb2.Summary.Value, metadata: summary_pb2.SummaryMetadata | None
+) -> summary_pb2.SummaryMetadata | None:
+    return value.metadata if value.HasField("metadata") else metadata
+
+
+def _event_graph(kind: Kind, event: event_pb2.Event) -> Graph:
+    what = event.WhichOneof("what")
+    if kind != "graphs":
+        raise DecodeError(f"value_index -1 names an event's graph, not {kind}")
+    if what == "graph_def":
+        return Graph("graph_def", event.graph_def)
+    if what == "meta_graph_def":
+        return Graph("meta_graph_def", event.meta_graph_def)
+    if what == "tagged_run_metadata":
+        return Graph("run_metadata", event.tagged_run_metadata.run_metadata)
+    raise DecodeError(f"the event holds {what or 'nothing'}, not a graph")
+
+
+# --- per kind ------------------------------------------------------------------------------------------------
+
+
+def _count(shape: tuple[int, ...]) -> int:
+    count = 1
+    for size in shape:
+        count *= size
+    return count
+
+
+def _check_tensor(kind: Kind, tensor: tensor_pb2.TensorProto) -> tuple[int, ...]:
+    """The shape of a ``kind`` tensor after checking its dtype and shape (no element is read)."""
+    shape = tensor_shape(tensor)
+    dtype = tensor.dtype
+    string = dtype == types_pb2.DT_STRING
+    if kind in ("images", "audio", "text", "custom_scalars", "graphs"):
+        if not string:
+            raise DecodeError(f"a {kind} tensor must hold strings (DT_STRING), got {dtype_name(dtype)}")
+        if kind == "images" and _count(shape) < 2:
+            raise DecodeError(f"an images tensor holds width, height, images...; got shape {list(shape)}")
+        if kind == "custom_scalars" and _count(shape) != 1:
+            raise DecodeError(f"a custom_scalars tensor holds one Layout, got shape {list(shape)}")
+        if kind == "graphs" and _count(shape) < 1:
+            raise DecodeError(f"a graphs tensor holds a serialized graph, got shape {list(shape)}")
+        return shape
+    if kind == "tensors":
+        return shape
+    if dtype not in REAL_DTYPES:
+        raise DecodeError(f"a {kind} tensor must hold real numbers, got {dtype_name(dtype)}")
+    if kind == "scalars" and _count(shape) != 1:
+        raise DecodeError(f"a scalars tensor must hold one number, got shape {list(shape)}")
+    if kind == "histograms" and (len(shape) != 2 or shape[1] != 3):
+        raise DecodeError(f"a histograms tensor must have shape [k, 3] (left, right, count), got {list(shape)}")
+    if kind == "pr_curves" and (len(shape) != 2 or shape[0] != 6):
+        raise DecodeError(f"a pr_curves tensor must have shape [6, n] (TP, FP, TN, FN, P, R), got {list(shape)}")
+    if kind == "meshes" and (len(shape) != 3 or shape[2] != 3):
+        raise DecodeError(f"a mesh tensor must have shape [batch, n, 3], got {list(shape)}")
+    return shape
+
+
+def _tensor_scalar(tensor: tensor_pb2.TensorProto) -> float:
+    _check_tensor("scalars", tensor)
+    return float(make_ndarray(tensor).reshape(-1)[0])
+
+
+def _legacy_histogram(histo: summary_pb2.HistogramProto) -> Histogram:
+    """A HistogramProto as TensorBoard's data_compat converts it: empty buckets at both ends dropped, ``min`` as
+    the first left edge and ``max`` as the last right edge (clamped so that no bucket runs backwards)."""
+    counts = np.asarray(histo.bucket, dtype=np.float64)
+    limits = np.asarray(histo.bucket_limit, dtype=np.float64)
+    stats = {"min": histo.min, "max": histo.max, "num": histo.num, "sum": histo.sum, "sum_squares": histo.sum_squares}
+    occupied = np.flatnonzero(counts > 0)
+    if occupied.size == 0:
+        empty = np.zeros(0, dtype=np.float64)
+        return Histogram(empty, empty.copy(), empty.copy(), **stats)
+    start, end = int(occupied[0]), int(occupied[-1])
+    if limits.size < end:
+        raise DecodeError(f"histogram has {counts.size} buckets but only {limits.size} bucket limits")
+    inner = limits[start:end]
+    lower = np.concatenate([[histo.min], inner])
+    upper = np.concatenate([inner, [histo.max]])
+    if not lower[0] <= upper[0]:
+        lower[0] = upper[0]
+    if not upper[-1] >= lower[-1]:
+        upper[-1] = lower[-1]
+    return Histogram(lower, upper, counts[start : end + 1].copy(), **stats)
+
+
+def _tensor_images(flat: np.ndarray) -> Images:
+    try:
+        width, height = int(flat[0].decode("ascii")), int(flat[1].decode("ascii"))
+    except (UnicodeDecodeError, ValueError):
+        raise DecodeError(f"an images tensor starts with width and height, got {flat[0]!r} and {flat[1]!r}") from None
+    encoded = tuple(bytes(item) for item in flat[2:])
+    return Images(width, height, encoded, tuple(image_content_type(item) for item in encoded))
+
+
+def _tensor_audio(array: np.ndarray, metadata: summary_pb2.SummaryMetadata | None) -> Audio:
+    # As dataclass_compat: the clips are the first column (of any rank); labels the second when there is one.
+    rows = array.reshape(array.shape[0], _count(array.shape[1:])) if array.ndim else array.reshape(1, 1)
+    clips = tuple(bytes(item) for item in rows[:, 0]) if rows.shape[1] else ()
+    labels = ("",) * len(clips)
+    if rows.shape[1] > 1:
+        labels = tuple(item.decode("utf-8", "replace") for item in rows[:, 1])
+    encoding = plugins_pb2.AudioPluginData.UNKNOWN
+    if metadata is not None and metadata.plugin_data.content:
+        encoding = parse_message(plugins_pb2.AudioPluginData, metadata.plugin_data.content, "AudioPluginData").encoding
+    if encoding == plugins_pb2.AudioPluginData.WAV:
+        content_type = "audio/wav"
+    else:
+        content_type = audio_content_type(clips[0]) if clips else OCTET_STREAM
+    rate = wav_sample_rate(clips[0]) if clips else None
+    return Audio(clips, labels, rate, content_type)
+
+
+def _tensor_mesh(array: np.ndarray, metadata: summary_pb2.SummaryMetadata | None) -> Mesh:
+    content = metadata.plugin_data.content if metadata is not None else b""
+    data = parse_message(plugins_pb2.MeshPluginData, content, "MeshPluginData")
+    config: Any = {}
+    if data.json_config:
+        try:
+            config = json.loads(data.json_config)
+        except ValueError as error:
+            raise DecodeError(f"the mesh's json_config is not valid JSON: {error}") from None
+        if not isinstance(config, dict):
+            raise DecodeError(f"the mesh's json_config is a JSON {type(config).__name__}, not an object")
+    return Mesh(
+        data=array,
+        content_type=_MESH_CONTENT_NAMES.get(data.content_type, "UNDEFINED"),
+        name=data.name,
+        components=data.components or _ALL_MESH_PARTS,
+        shape=tuple(data.shape),
+        config=config,
+    )
