@@ -238,3 +238,19 @@ def test_random_and_mutated_bytes_never_raise(tmp_path_factory: pytest.TempPathF
             series = logdir.scalars(run, tag, all_points=True)
             for step, value in zip(series.step.tolist(), series.value.tolist(), strict=True):
                 assert value == float(step)  # every value that is reported is one that was written
+
+
+def test_damage_longer_than_a_read_chunk_and_records_larger_than_one(tmp_path: Path) -> None:
+    from ridgeline.ingest import tail
+
+    path = tmp_path / "events.out.tfevents.1.h.1.0"
+    garbage = bytes(range(256)) * ((3 * tail.CHUNK_BYTES) // 256)  # no valid header anywhere in it
+    big = event_pb2.Event(step=2)
+    big.summary.value.add(tag="big", obsolete_old_style_histogram=bytes(2 * tail.CHUNK_BYTES))
+    path.write_bytes(
+        scalar_record("x", 1, 1.0) + garbage + scalar_record("x", 3, 3.0) + records.frame(big.SerializeToString())
+    )
+    logdir = ridgeline.open(tmp_path, cache=False)
+    assert logdir.scalars(".", "x").step.tolist() == [1, 3]
+    (problem,) = logdir.problems()
+    assert problem.offset == len(scalar_record("x", 1, 1.0))

@@ -65,14 +65,15 @@ def read_new(
             result.problems.append(Problem(tail.path, tail.offset, f"cannot be read: {error}"))
             return result
         parsed = parse_records(buffer, check_crc=check_crc)
-        if parsed.end == 0 and not parsed.corrupt:
-            bigger = _whole_record_length(buffer)
-            if bigger is None or bigger <= len(buffer) or tail.offset + bigger > size:
-                break  # a record still being written: the next pass gets it
-            buffer = fs.read(tail.path, tail.offset, bigger)  # one record larger than a chunk (a big image)
+        while parsed.end == 0 and not parsed.corrupt and tail.offset + len(buffer) < size:
+            # Nothing complete in the buffer: one record larger than a chunk (a big image), or a damaged span
+            # longer than a chunk before the next intact record. Read more of the file and try again.
+            whole = _whole_record_length(buffer)
+            want = whole if whole is not None and whole > len(buffer) else 2 * len(buffer)
+            buffer = fs.read(tail.path, tail.offset, min(want, size - tail.offset))
             parsed = parse_records(buffer, check_crc=check_crc)
-            if parsed.end == 0 and not parsed.corrupt:
-                break
+        if parsed.end == 0 and not parsed.corrupt:
+            break  # a record still being written: the next pass gets it
         result.records += apply_records(parsed, buffer, tail.path, tail.offset, run, decoder, result.problems)
         tail.offset += parsed.end
         if parsed.end == 0:
