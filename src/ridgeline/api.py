@@ -18,6 +18,7 @@ import numpy as np
 from ridgeline.ingest.decode import decode_value
 from ridgeline.ingest.discovery import sources_from
 from ridgeline.ingest.loop import Ingestor, RunState
+from ridgeline.ingest.projector import EmbeddingRef, read_projector
 from ridgeline.store.base import BlobRef, Kind, Problem
 from ridgeline.store.blobs import ValueCache
 from ridgeline.store.cache import Cache
@@ -148,6 +149,12 @@ class LogDir:
         """The run's graph (a GraphDef), or None when none was written."""
         entries = self._entries(run, "graphs", "__graph__", missing_ok=True)
         return entries[-1].value if entries else None
+
+    def embeddings(self, run: str) -> list[EmbeddingRef]:
+        """The run's embeddings for the projector (what add_embedding wrote), read lazily."""
+        self._run(run)
+        state = self._ingestor.states[run]
+        return read_projector(self._ingestor.directories[run], state.fs.open_binary)
 
     def hparams(self, run: str) -> Any:
         """The run's hyperparameters and session status, or None (see ``ridgeline.ingest.values.HParams``)."""

@@ -254,3 +254,12 @@ def test_damage_longer_than_a_read_chunk_and_records_larger_than_one(tmp_path: P
     assert logdir.scalars(".", "x").step.tolist() == [1, 3]
     (problem,) = logdir.problems()
     assert problem.offset == len(scalar_record("x", 1, 1.0))
+
+
+def test_embeddings_written_by_add_embedding(tmp_path: Path) -> None:
+    matrix = np.arange(12, dtype=np.float32).reshape(4, 3)
+    with SummaryWriter(tmp_path / "run") as writer:
+        writer.add_embedding(matrix, metadata=["a", "b", "c", "d"], global_step=7, tag="points")
+    (embedding,) = ridgeline.open(tmp_path, cache=False).embeddings("run")
+    assert np.array_equal(embedding.tensors(), matrix)
+    assert [list(row) for row in embedding.metadata().rows] == [["a"], ["b"], ["c"], ["d"]]

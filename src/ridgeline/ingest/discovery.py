@@ -15,7 +15,7 @@ import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, BinaryIO, Protocol
 
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 _WINDOWS_DRIVE = re.compile(r"^[A-Za-z]:[\\/]")
@@ -41,6 +41,7 @@ class FileSystem(Protocol):
     def size(self, path: str) -> int: ...
     def signature(self, path: str) -> tuple[int, float]: ...
     def read(self, path: str, offset: int, length: int) -> bytes: ...
+    def open_binary(self, path: str) -> BinaryIO: ...
     def join(self, *parts: str) -> str: ...
 
 
@@ -65,6 +66,9 @@ class LocalFileSystem:
         with open(path, "rb") as file:
             file.seek(offset)
             return file.read(length)
+
+    def open_binary(self, path: str) -> BinaryIO:
+        return open(path, "rb")
 
     def join(self, *parts: str) -> str:
         return os.path.join(*parts)
@@ -111,6 +115,10 @@ class FsspecFileSystem:
             file.seek(offset)
             data: bytes = file.read(length)
             return data
+
+    def open_binary(self, path: str) -> BinaryIO:
+        file: BinaryIO = self.fs.open(path, "rb")
+        return file
 
     def join(self, *parts: str) -> str:
         return "/".join(part.rstrip("/") for part in parts[:-1]) + "/" + parts[-1]

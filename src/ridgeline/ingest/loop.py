@@ -72,6 +72,7 @@ class Ingestor:
         self._cache_key = cache_key([(s.name, s.path) for s in sources], {"check_crc": check_crc})
         self.store = Store()
         self.states: dict[str, RunState] = {}
+        self.directories: dict[str, str] = {}  # run name -> its directory
         self._pass_lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -106,6 +107,7 @@ class Ingestor:
                 continue
             for name, (location, files) in runs.items():
                 found[name] = (location.fs, files)
+                self.directories[name] = location.directory
         return found
 
     def _read_run(self, state: RunState, files: list[str]) -> int:
