@@ -100,6 +100,8 @@ class LogDir:
         if all_points:
             return Scalars(snapshot.step, snapshot.wall_time, snapshot.value)
         keep = snapshot.visible()
+        if keep.all():  # the usual case: the snapshot's own read-only views, no copy
+            return Scalars(snapshot.step, snapshot.wall_time, snapshot.value)
         return Scalars(snapshot.step[keep], snapshot.wall_time[keep], snapshot.value[keep])
 
     def scalars_frame(self, run: str = "", tag: str = "", *, all_points: bool = False) -> pandas.DataFrame:
