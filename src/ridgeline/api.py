@@ -190,7 +190,7 @@ class LogDir:
         if series is None:
             if missing_ok:
                 return []
-            known = sorted(t for k, t in data.blobs if k == kind)
+            known = sorted(t for k, t in list(data.blobs) if k == kind)
             raise KeyError(f"run {run!r} has no {kind} tag {tag!r}; it has: {known}")
         refs = series.snapshot()
         keep = refs.visible()

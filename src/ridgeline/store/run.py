@@ -58,7 +58,7 @@ class RunData:
         by_kind: dict[str, list[str]] = {}
         if self.scalars:
             by_kind["scalars"] = sorted(self.scalars)
-        for kind, tag in self.blobs:
+        for kind, tag in list(self.blobs):  # list() copies in one step: the ingest thread may add a series meanwhile
             by_kind.setdefault(kind, []).append(tag)
         return {kind: sorted(tags) for kind, tags in by_kind.items()}
 
