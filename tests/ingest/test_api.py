@@ -263,3 +263,15 @@ def test_embeddings_written_by_add_embedding(tmp_path: Path) -> None:
     (embedding,) = ridgeline.open(tmp_path, cache=False).embeddings("run")
     assert np.array_equal(embedding.tensors(), matrix)
     assert [list(row) for row in embedding.metadata().rows] == [["a"], ["b"], ["c"], ["d"]]
+
+
+def test_a_tag_read_by_the_fast_path_keeps_routing_later_tensor_values_to_scalars(tmp_path: Path) -> None:
+    from ridgeline.format.proto import tensor_pb2, types_pb2
+
+    later = event_pb2.Event(wall_time=2.0, step=2)  # a TF2-style scalar tensor, without metadata (not the first)
+    later.summary.value.add(tag="loss", tensor=tensor_pb2.TensorProto(dtype=types_pb2.DT_FLOAT, float_val=[0.5]))
+    path = tmp_path / "events.out.tfevents.1.h.1.0"
+    path.write_bytes(scalar_record("loss", 1, 1.0) + records.frame(later.SerializeToString()))
+    logdir = ridgeline.open(tmp_path, cache=False)
+    assert logdir.tags(".") == {"scalars": ["loss"]}
+    assert logdir.scalars(".", "loss").value.tolist() == [1.0, 0.5]

@@ -169,6 +169,20 @@ class EventDecoder:
     def __setstate__(self, state: dict[str, bytes]) -> None:
         self._metadata = {tag: SummaryMetadata.FromString(data) for tag, data in state.items()}
 
+    def note_simple_value_tags(self, tags: list[str]) -> None:
+        """Tags the fast path read as ``simple_value`` scalars without this decoder seeing them: remember them
+        as a legacy scalar would be remembered, so that a later value of the tag without metadata (a TF2 tensor
+        from another writer) is still routed to scalars."""
+        kind_plugin_content = _LEGACY["simple_value"]
+        for tag in tags:
+            if tag not in self._metadata:
+                self._metadata[tag] = SummaryMetadata(
+                    plugin_data=SummaryMetadata.PluginData(
+                        plugin_name=kind_plugin_content[1], content=kind_plugin_content[2]
+                    ),
+                    display_name=tag,
+                )
+
     def decode(self, data: bytes) -> DecodedEvent:
         """The kinds and scalars of one serialized Event. Never raises."""
         try:

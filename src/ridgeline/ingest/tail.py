@@ -102,6 +102,8 @@ def apply_records(
 ) -> int:
     """Append the records of one parsed buffer to ``run``, in record order; returns how many were read."""
     problems.extend(Problem(path, file_offset + offset, reason) for offset, reason in parsed.corrupt)
+    if parsed.tags:
+        decoder.note_simple_value_tags(parsed.tags)
     slow: list[tuple[int, DecodedEvent, int, int]] = []
     view = memoryview(buffer)
     for offset, length, order in zip(
