@@ -14,7 +14,7 @@ restart is decided by :mod:`ridgeline.store.restarts`; every point stays reachab
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, get_args
 
 Kind = Literal[
     "scalars",
@@ -29,19 +29,7 @@ Kind = Literal[
     "meshes",
     "graphs",
 ]
-KINDS: tuple[Kind, ...] = (
-    "scalars",
-    "histograms",
-    "images",
-    "audio",
-    "text",
-    "tensors",
-    "pr_curves",
-    "hparams",
-    "custom_scalars",
-    "meshes",
-    "graphs",
-)
+KINDS: tuple[Kind, ...] = get_args(Kind)
 
 
 @dataclass(frozen=True, slots=True)
