@@ -68,6 +68,11 @@ class LogDir:
         self._ingestor = ingestor
         self._values = ValueCache(max_bytes=cache_bytes)
 
+    @property
+    def ingestor(self) -> Ingestor:
+        """The ingestor behind this LogDir (the server starts and stops its background reload loop)."""
+        return self._ingestor
+
     # --- listing --------------------------------------------------------------------------------------------
     def runs(self) -> list[str]:
         return sorted(self._ingestor.store.runs)

@@ -1,0 +1,32 @@
+"""JSON responses through orjson, numpy-aware (arrays serialise without a Python list in between).
+
+FastAPI's own ``ORJSONResponse`` is deprecated; this one is ours and also passes ``OPT_SERIALIZE_NUMPY``.
+orjson writes NaN and ±Inf as ``null``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from starlette.responses import JSONResponse
+
+
+class OrjsonResponse(JSONResponse):
+    media_type = "application/json"
+
+    def render(self, content: Any) -> bytes:
+        return orjson.dumps(content, option=orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS)
+
+
+def error(status_code: int, message: str) -> OrjsonResponse:
+    return OrjsonResponse({"error": message}, status_code=status_code)
+
+
+class ApiError(Exception):
+    """An error answered as ``{"error": message}`` with ``status_code`` (raised by routes, handled by the app)."""
+
+    def __init__(self, status_code: int, message: str) -> None:
+        super().__init__(message)
+        self.status_code = status_code
+        self.message = message
