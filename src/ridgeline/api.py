@@ -259,8 +259,7 @@ def open(
     """
     store_cache = Cache(cache_dir) if cache else None
     ingestor = Ingestor(sources_from(logdir), check_crc=check_crc, parallel=parallel, cache=store_cache)
-    restored = ingestor.restore()
-    stats = ingestor.reload()
+    restored, stats = ingestor.load()
     if store_cache is not None and (stats.records or not restored):
         ingestor.persist()
     return LogDir(ingestor)

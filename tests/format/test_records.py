@@ -62,3 +62,13 @@ def test_data_crc_can_be_skipped_but_never_the_length_crc() -> None:
 
 def test_empty_buffer_has_no_records() -> None:
     assert list(records.iter_records(b"")) == []
+
+
+def test_record_size_reads_an_intact_header_only() -> None:
+    framed = records.frame(b"payload")
+    assert records.record_size(framed) == len(framed)
+    assert records.record_size(framed[:11]) is None  # header incomplete
+    assert records.record_size(b"x" + framed, offset=1) == len(framed)
+    damaged = bytearray(framed)
+    damaged[0] ^= 1
+    assert records.record_size(bytes(damaged)) is None

@@ -59,6 +59,17 @@ class Record:
         return self.offset + HEADER_SIZE + len(self.data) + FOOTER_SIZE
 
 
+def record_size(buffer: bytes | memoryview, offset: int = 0) -> int | None:
+    """The full on-disk size of the record starting at ``offset``, if its header is complete and intact."""
+    view = memoryview(buffer)
+    if len(view) - offset < HEADER_SIZE:
+        return None
+    length, length_crc = _HEADER.unpack_from(view, offset)
+    if masked_crc32c(view[offset : offset + 8]) != length_crc:
+        return None
+    return int(HEADER_SIZE + length + FOOTER_SIZE)
+
+
 def read_record(buffer: bytes | memoryview, offset: int = 0, *, check_crc: bool = True) -> Record | None:
     """The record starting at ``offset``, or None when the buffer ends before the record does.
 

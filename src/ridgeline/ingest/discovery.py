@@ -39,7 +39,6 @@ class FileSystem(Protocol):
     def is_dir(self, path: str) -> bool: ...
     def walk_files(self, root: str) -> Iterator[tuple[str, list[str]]]: ...
     def size(self, path: str) -> int: ...
-    def signature(self, path: str) -> tuple[int, float]: ...
     def read(self, path: str, offset: int, length: int) -> bytes: ...
     def open_binary(self, path: str) -> BinaryIO: ...
     def join(self, *parts: str) -> str: ...
@@ -57,10 +56,6 @@ class LocalFileSystem:
 
     def size(self, path: str) -> int:
         return os.stat(path).st_size
-
-    def signature(self, path: str) -> tuple[int, float]:
-        stat = os.stat(path)
-        return stat.st_size, stat.st_mtime
 
     def read(self, path: str, offset: int, length: int) -> bytes:
         with open(path, "rb") as file:
@@ -102,13 +97,6 @@ class FsspecFileSystem:
 
     def size(self, path: str) -> int:
         return int(self.fs.size(path))
-
-    def signature(self, path: str) -> tuple[int, float]:
-        info = self.fs.info(path)
-        modified = info.get("mtime") or info.get("LastModified") or info.get("updated") or info.get("created") or 0
-        if hasattr(modified, "timestamp"):
-            modified = modified.timestamp()
-        return int(info.get("size") or 0), float(modified or 0)
 
     def read(self, path: str, offset: int, length: int) -> bytes:
         with self.fs.open(path, "rb") as file:

@@ -81,21 +81,31 @@ class Ingestor:
     def reload(self) -> PassStats:
         """One pass: find new runs and files, read what every file gained since the last pass."""
         with self._pass_lock:
-            started = time.perf_counter()
-            stats = PassStats()
+            return self._pass(self._discover())
+
+    def load(self) -> tuple[int, PassStats]:
+        """The first pass: take unchanged runs from the cache, then read everything else, from one listing of
+        the log directories. Returns how many runs came from the cache, and the pass's statistics."""
+        with self._pass_lock:
             discovered = self._discover()
-            cold = [name for name in discovered if name not in self.states]
-            if self.parallel and self._worth_parallel(cold, discovered):
-                self._load_in_parallel(cold, discovered)
-            for name, (fs, files) in discovered.items():
-                state = self.states.get(name)
-                if state is None:
-                    state = self.states[name] = RunState(name, fs)
-                stats.records += self._read_run(state, files)
-                stats.files += len(files)
-            stats.runs = len(discovered)
-            stats.seconds = time.perf_counter() - started
-            return stats
+            restored = self._restore(discovered)
+            return restored, self._pass(discovered)
+
+    def _pass(self, discovered: dict[str, tuple[FileSystem, list[str]]]) -> PassStats:
+        started = time.perf_counter()
+        stats = PassStats()
+        cold = [name for name in discovered if name not in self.states]
+        if self.parallel and self._worth_parallel(cold, discovered):
+            self._load_in_parallel(cold, discovered)
+        for name, (fs, files) in discovered.items():
+            state = self.states.get(name)
+            if state is None:
+                state = self.states[name] = RunState(name, fs)
+            stats.records += self._read_run(state, files)
+            stats.files += len(files)
+        stats.runs = len(discovered)
+        stats.seconds = time.perf_counter() - started
+        return stats
 
     def _discover(self) -> dict[str, tuple[FileSystem, list[str]]]:
         found: dict[str, tuple[FileSystem, list[str]]] = {}
@@ -159,7 +169,7 @@ class Ingestor:
                 self.store.add_problems(problems)
 
     # --- persistent cache ----------------------------------------------------------------------------------
-    def restore(self) -> int:
+    def _restore(self, discovered: dict[str, tuple[FileSystem, list[str]]]) -> int:
         """Take every run whose files still begin with what was read from them from the cache; returns how many.
 
         A run with a file that shrank or changed before the cached offset is left out, and read from scratch.
@@ -169,7 +179,6 @@ class Ingestor:
         payload = self.cache.load(self._cache_key)
         if not isinstance(payload, dict):
             return 0
-        discovered = self._discover()
         restored = 0
         for name, (tails, decoder, run) in payload.get("runs", {}).items():
             if name not in discovered:

@@ -9,7 +9,6 @@ the caller re-reads its run from scratch.
 
 from __future__ import annotations
 
-import struct
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -22,7 +21,6 @@ from ridgeline.store.base import BlobRef, Problem
 from ridgeline.store.run import RunData
 
 CHUNK_BYTES = 1 << 20  # small chunks keep the transient buffers (several times a chunk) well under the data
-_LENGTH = struct.Struct("<Q")
 
 
 @dataclass
@@ -31,7 +29,6 @@ class FileTail:
 
     path: str
     offset: int = 0  # the next byte to read: always a record boundary (or a resync point)
-    signature: tuple[int, float] = (0, 0.0)  # (size, mtime) when last read
     shrank: bool = False
     fingerprint: int | None = None  # CRC of the bytes before offset, taken when cached
 
@@ -49,7 +46,6 @@ def read_new(
     result = PassResult()
     try:
         size = fs.size(tail.path)
-        tail.signature = fs.signature(tail.path)
     except OSError as error:
         result.problems.append(Problem(tail.path, None, f"cannot be read: {error}"))
         return result
@@ -68,7 +64,7 @@ def read_new(
         while parsed.end == 0 and not parsed.corrupt and tail.offset + len(buffer) < size:
             # Nothing complete in the buffer: one record larger than a chunk (a big image), or a damaged span
             # longer than a chunk before the next intact record. Read more of the file and try again.
-            whole = _whole_record_length(buffer)
+            whole = records.record_size(buffer)
             want = whole if whole is not None and whole > len(buffer) else 2 * len(buffer)
             buffer = fs.read(tail.path, tail.offset, min(want, size - tail.offset))
             parsed = parse_records(buffer, check_crc=check_crc)
@@ -79,16 +75,6 @@ def read_new(
         if parsed.end == 0:
             break
     return result
-
-
-def _whole_record_length(buffer: bytes) -> int | None:
-    """The full size of the record starting the buffer, if its header is complete and intact."""
-    if len(buffer) < records.HEADER_SIZE:
-        return None
-    length = _LENGTH.unpack_from(buffer, 0)[0]
-    if records.masked_crc32c(buffer[:8]) != struct.unpack_from("<I", buffer, 8)[0]:
-        return None
-    return int(records.HEADER_SIZE + length + records.FOOTER_SIZE)
 
 
 def apply_records(
