@@ -227,7 +227,7 @@ class EventFileWriter:
             return
         if self._error is not None:
             self._raise_error()
-        if len(self._queue) == 0 and isinstance(self._queue, _OpenOnFirstUse):
+        if isinstance(self._queue, _OpenOnFirstUse):  # a fork child that has not logged: nothing to flush
             return
         marker = _Flush()
         self._queue.append(marker)
