@@ -23,6 +23,12 @@ $(VENV)/.test-deps: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -q -e ".[dev]" "torch==2.13.0"
 	touch $@
 
+# What the browser tests need from the system: Debian's chromium and CJK fonts (apt-get, once; fails loudly
+# when it cannot install them rather than letting the browser tests be skipped).
+$(VENV)/.browser-deps: scripts/install-browser.sh | $(BIN)/python
+	scripts/install-browser.sh
+	touch $@
+
 serve: $(VENV)/.serve-deps
 ifeq ($(strip $(LOGDIR)),)
 	@[ -d $(DEMO_LOGDIR) ] || $(BIN)/ridgeline demo --logdir $(DEMO_LOGDIR)
@@ -34,7 +40,7 @@ endif
 demo: $(VENV)/.serve-deps
 	$(BIN)/ridgeline demo --logdir $(DEMO_LOGDIR)
 
-test: $(VENV)/.test-deps
+test: $(VENV)/.test-deps $(VENV)/.browser-deps
 	$(BIN)/python -m pytest -n 2 $(PYTEST_ARGS)
 
 lint: $(VENV)/.test-deps
