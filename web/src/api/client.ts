@@ -1,0 +1,91 @@
+/**
+ * The only way the UI talks to the server: JSON in, JSON out, errors as {@link ApiError}.
+ *
+ * Paths are resolved against the page's base URL, not the host root, so the UI keeps working behind a
+ * reverse proxy that serves it under a prefix (`/proxy/6006/` -> `/proxy/6006/api/runs`).
+ */
+
+/** A failed request: `status` is the HTTP status, or 0 when the server could not be reached at all. */
+export class ApiError extends Error {
+  readonly status: number;
+
+  constructor(status: number, message: string) {
+    super(message);
+    this.name = "ApiError";
+    this.status = status;
+  }
+
+  /** True when the server did not answer (network down, server stopped), as opposed to answering an error. */
+  get unreachable(): boolean {
+    return this.status === 0;
+  }
+}
+
+export type QueryValue = string | number | boolean | null | undefined;
+
+export interface RequestOptions {
+  signal?: AbortSignal;
+}
+
+function baseUrl(): string {
+  return typeof document !== "undefined" ? document.baseURI : "http://localhost/";
+}
+
+/** The absolute URL for an API path ("/api/runs" or "api/runs") with the given query (null/undefined skipped). */
+export function apiUrl(path: string, params?: Record<string, QueryValue>): string {
+  const url = new URL(path.replace(/^\/+/, ""), baseUrl());
+  for (const [key, value] of Object.entries(params ?? {})) {
+    if (value !== null && value !== undefined) url.searchParams.set(key, String(value));
+  }
+  return url.toString();
+}
+
+async function request<T>(url: string, init: RequestInit): Promise<T> {
+  let response: Response;
+  try {
+    response = await fetch(url, init);
+  } catch (err) {
+    if (err instanceof DOMException && err.name === "AbortError") throw err;
+    throw new ApiError(0, `cannot reach the ridgeline server (${err instanceof Error ? err.message : String(err)})`);
+  }
+  const text = await response.text();
+  let body: unknown = undefined;
+  if (text) {
+    try {
+      body = JSON.parse(text);
+    } catch {
+      if (response.ok) throw new ApiError(response.status, `the server answered with invalid JSON for ${url}`);
+    }
+  }
+  if (!response.ok) {
+    const message =
+      body && typeof body === "object" && "error" in body && typeof body.error === "string"
+        ? body.error
+        : `${response.status} ${response.statusText || "error"}`.trim();
+    throw new ApiError(response.status, message);
+  }
+  return body as T;
+}
+
+/** GET `path?params` as JSON. Throws {@link ApiError} built from the server's `{"error": ...}` body. */
+export function getJson<T>(path: string, params?: Record<string, QueryValue>, options: RequestOptions = {}): Promise<T> {
+  return request<T>(apiUrl(path, params), { headers: { Accept: "application/json" }, signal: options.signal });
+}
+
+/** POST `body` as JSON to `path`. Throws {@link ApiError} built from the server's `{"error": ...}` body. */
+export function postJson<T>(path: string, body: unknown, options: RequestOptions = {}): Promise<T> {
+  return request<T>(apiUrl(path), {
+    method: "POST",
+    headers: { Accept: "application/json", "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+    signal: options.signal,
+  });
+}
+
+/** The `/api/runs` answer (see the HTTP contract). */
+export interface RunsResponse {
+  runs: { run: string; tags: Record<string, string[]>; last_step: number | null; last_wall_time: number | null }[];
+  generation: number;
+  reload_interval: number | null;
+  logdir: string;
+}
