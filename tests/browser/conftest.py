@@ -1,0 +1,97 @@
+"""Browser fixtures: Debian's chromium driven by Playwright, against a real ridgeline server on 127.0.0.1.
+
+- ``browser``: one headless chromium per test process (pytest-xdist workers each start their own).
+- ``serve``: serves a log directory with a real server on a free port and returns its base URL.
+- ``page``: a fresh context (its own localStorage) at 1280x800 that records console errors and uncaught page
+  errors; any of them fails the test at teardown.
+
+Nothing is skipped silently: a missing chromium or an unbuilt UI fails with what to run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, ConsoleMessage, Error, Page, Playwright, sync_playwright
+
+from tests.browser.helpers import CHROMIUM, CHROMIUM_ARGS, STATIC, ServedLogdir, serve_logdir
+
+ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
+VIEWPORT = {"width": 1280, "height": 800}
+
+
+def check_prerequisites() -> None:
+    if not CHROMIUM.exists():
+        message = f"{CHROMIUM} is missing: run `make test` (or scripts/install-browser.sh) to install it"
+        pytest.fail(message, pytrace=False)
+    if not (STATIC / "index.html").exists():
+        message = f"the web UI is not built ({STATIC / 'index.html'} is missing): run `make build-web`"
+        pytest.fail(message, pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def playwright_instance() -> Iterator[Playwright]:
+    check_prerequisites()
+    with sync_playwright() as playwright:
+        yield playwright
+
+
+@pytest.fixture(scope="session")
+def browser(playwright_instance: Playwright) -> Iterator[Browser]:
+    browser = playwright_instance.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+    yield browser
+    browser.close()
+
+
+@pytest.fixture
+def serve(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[Path], ServedLogdir]]:
+    """``serve(logdir)`` starts a server for ``logdir`` (stopped after the test) and returns it."""
+    check_prerequisites()
+    started: list[ServedLogdir] = []
+
+    def start(logdir: Path) -> ServedLogdir:
+        served = serve_logdir(logdir, tmp_path_factory.mktemp("server"))
+        started.append(served)
+        return served
+
+    yield start
+    for served in started:
+        served.stop()
+
+
+class PageErrors:
+    """Console errors and uncaught exceptions of one page, as text."""
+
+    def __init__(self) -> None:
+        self.errors: list[str] = []
+
+    def on_console(self, message: ConsoleMessage) -> None:
+        if message.type == "error":
+            location = message.location
+            self.errors.append(f"console.error: {message.text} ({location.get('url')}:{location.get('lineNumber')})")
+
+    def on_page_error(self, error: Error) -> None:
+        self.errors.append(f"uncaught: {error.message}\n{error.stack or ''}")
+
+
+@pytest.fixture
+def page(browser: Browser) -> Iterator[Page]:
+    context = browser.new_context(viewport=VIEWPORT, device_scale_factor=1)
+    context.set_default_timeout(10_000)
+    page = context.new_page()
+    errors = PageErrors()
+    page.on("console", errors.on_console)
+    page.on("pageerror", errors.on_page_error)
+    yield page
+    context.close()
+    if errors.errors:
+        pytest.fail("the page logged errors:\n" + "\n".join(errors.errors), pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def artifacts() -> Path:
+    """tests/artifacts/ (git-ignored): screenshots for a person to review."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    return ARTIFACTS

@@ -1,0 +1,149 @@
+"""What the browser tests share: the chromium they drive, a real server over a log directory, log directories
+written with ridgeline's SummaryWriter, and readers of the scalars dashboard's DOM hooks (see the web contract:
+``data-testid`` attributes, ``data-ready``/``data-points`` on cards, ``body[data-charts-ready]`` and
+``window.__ridgeline.charts``)."""
+
+from __future__ import annotations
+
+import math
+import socket
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import uvicorn
+from playwright.sync_api import Locator, Page
+
+import ridgeline
+from ridgeline import SummaryWriter
+from ridgeline.server.app import create_app
+
+CHROMIUM = Path("/usr/bin/chromium")
+# Playwright cannot download its own browsers here: it drives Debian's chromium, sandboxless (tests run as root
+# in containers), without a GPU, with /tmp instead of a small /dev/shm, and never phoning home.
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking"]
+STATIC = Path(ridgeline.__file__).resolve().parent / "_static"
+RELOAD_INTERVAL = 0.3  # seconds: the server re-reads the log directory this often
+
+
+@dataclass
+class ServedLogdir:
+    """A server for one log directory, listening on 127.0.0.1."""
+
+    url: str  # base URL with a trailing slash
+    server: uvicorn.Server
+    thread: threading.Thread
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=10)
+        assert not self.thread.is_alive(), "the server did not stop within 10 s"
+
+
+def serve_logdir(logdir: Path, workdir: Path) -> ServedLogdir:
+    """A real uvicorn server (in a thread of this process) on a free port of 127.0.0.1, re-reading ``logdir``
+    every RELOAD_INTERVAL seconds."""
+    app = create_app(ridgeline.open(logdir, cache=False), reload_interval=RELOAD_INTERVAL)
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True, name=f"uvicorn-{port}")
+    thread.start()
+    for _ in range(1000):
+        if server.started or not thread.is_alive():
+            break
+        threading.Event().wait(0.01)
+    assert server.started, "uvicorn did not start within 10 s"
+    return ServedLogdir(f"http://127.0.0.1:{port}/", server, thread)
+
+
+# --- log directories --------------------------------------------------------------------------------------------
+Series = Sequence[float] | Sequence[tuple[int, float]]
+
+
+def write_runs(logdir: Path, runs: Mapping[str, Mapping[str, Series]]) -> Path:
+    """``{run: {tag: values}}`` written with SummaryWriter into ``logdir/run``; values are either plain values
+    (steps 0, 1, ...) or (step, value) pairs."""
+    for run, tags in runs.items():
+        with SummaryWriter(logdir / run) as writer:
+            for tag, series in tags.items():
+                for i, point in enumerate(series):
+                    step, value = point if isinstance(point, tuple) else (i, point)
+                    writer.add_scalar(tag, value, step, walltime=1_700_000_000.0 + step)
+    return logdir
+
+
+def noisy_curve(steps: int, scale: float = 1.0, seed: int = 0) -> list[float]:
+    """A positive decaying curve with deterministic high-frequency noise, so smoothing visibly changes it and a
+    log scale can draw it."""
+    return [scale * math.exp(-3 * i / steps) * (1 + 0.3 * math.sin(i * 2.7 + seed)) for i in range(steps)]
+
+
+# --- the page -----------------------------------------------------------------------------------------------------
+def card(page: Page, tag: str) -> Locator:
+    return page.locator(f'[data-testid=scalar-card][data-tag="{css_string(tag)}"]')
+
+
+def css_string(text: str) -> str:
+    return text.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def open_dashboard(page: Page, url: str) -> None:
+    """Navigate to ``url`` and wait until every visible chart has drawn its data."""
+    page.goto(url)
+    wait_charts_ready(page)
+
+
+def wait_charts_ready(page: Page, timeout: float = 10_000) -> None:
+    page.wait_for_function("document.body.dataset.chartsReady === 'true'", timeout=timeout)
+
+
+def points(page: Page, tag: str) -> int:
+    """The card's ``data-points``: how many points its chart draws."""
+    value = card(page, tag).get_attribute("data-points")
+    assert value is not None, f"the card of {tag!r} has no data-points"
+    return int(value)
+
+
+def wait_points(page: Page, tag: str, predicate: str, timeout: float = 10_000) -> int:
+    """Wait until the ready card's point count ``n`` satisfies the JS expression ``predicate`` (e.g. ``n < 10``)."""
+    page.wait_for_function(
+        """([tag, predicate]) => {
+            const card = [...document.querySelectorAll('[data-testid=scalar-card]')].find(c => c.dataset.tag === tag);
+            if (!card || card.dataset.ready !== 'true') return false;
+            const n = Number(card.dataset.points);
+            return new Function('n', 'return ' + predicate)(n);
+        }""",
+        arg=[tag, predicate],
+        timeout=timeout,
+    )
+    return points(page, tag)
+
+
+def has_chart_handles(page: Page) -> bool:
+    return bool(page.evaluate("() => !!(window.__ridgeline && window.__ridgeline.charts)"))
+
+
+def chart_state(page: Page, tag: str) -> dict[str, Any]:
+    """What the uPlot chart of ``tag`` holds (through ``window.__ridgeline.charts``): its data arrays (non-finite
+    values as None), its series labels and visibility, the y scale's distribution (1 linear, 3 log), the
+    cursor's position."""
+    state: dict[str, Any] | None = page.evaluate(
+        """tag => {
+            const chart = window.__ridgeline.charts.get(tag);
+            if (!chart) return null;
+            const clean = a => Array.from(a, v => (v == null || !Number.isFinite(v)) ? null : v);
+            return {
+                data: chart.data.map(clean),
+                series: chart.series.map(s => ({label: String(s.label ?? ''), show: s.show !== false})),
+                distr: chart.scales.y ? chart.scales.y.distr : null,
+                cursor: {left: chart.cursor.left ?? null, idx: chart.cursor.idx ?? null},
+            };
+        }""",
+        tag,
+    )
+    assert state is not None, f"window.__ridgeline.charts has no chart for {tag!r}"
+    return state

@@ -1,0 +1,125 @@
+"""The shell in a real browser: loading, the run selector, the run and tag filters, themes, the empty state."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser.helpers import (
+    ServedLogdir,
+    card,
+    noisy_curve,
+    open_dashboard,
+    points,
+    serve_logdir,
+    wait_points,
+    write_runs,
+)
+
+RUNS = ("alpha/lr_0.1", "alpha/lr_0.01", "beta/lr_0.1")
+TAGS = ("train/loss", "train/acc", "val/loss")
+
+
+@pytest.fixture(scope="module")
+def sweep(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Three runs x three tags, served for the whole module (every test gets a fresh browser context)."""
+    logdir = tmp_path_factory.mktemp("sweep")
+    write_runs(
+        logdir,
+        {
+            run: {
+                "train/loss": noisy_curve(100, 2.0, seed=i),
+                "train/acc": [1 - v / 3 for v in noisy_curve(100, 2.0, seed=i)],
+                "val/loss": [(step, v) for step, v in enumerate(noisy_curve(100, 2.5, seed=i)) if step % 5 == 0],
+            }
+            for i, run in enumerate(RUNS)
+        },
+    )
+    served = serve_logdir(logdir, tmp_path_factory.mktemp("server"))
+    yield served.url
+    served.stop()
+
+
+def test_page_loads_with_every_run_and_tag_and_no_console_errors(page: Page, sweep: str, artifacts: Path) -> None:
+    open_dashboard(page, sweep)
+    expect(page.locator('nav[aria-label="Dashboards"]').get_by_role("button", name="Scalars")).to_be_visible()
+    for run in RUNS:
+        expect(page.locator(f'[data-testid=run-selector] input[type=checkbox][data-run="{run}"]')).to_be_checked()
+    for tag in TAGS:
+        expect(card(page, tag)).to_have_count(1)
+    for tag in ("train/loss", "train/acc"):
+        expect(card(page, tag)).to_have_attribute("data-ready", "true")
+        assert points(page, tag) >= 3 * 100, f"{tag}: every point of the three runs is drawn"
+    page.screenshot(path=artifacts / "scalars-light.png")
+    page.locator("[data-testid=theme]").click()
+    expect(page.locator("html")).to_have_attribute("data-theme", "dark")
+    page.wait_for_timeout(200)  # let the charts redraw in the dark palette
+    page.screenshot(path=artifacts / "scalars-dark.png")
+    # The choice survives a reload (settings live in the URL and local storage).
+    page.reload()
+    expect(page.locator("html")).to_have_attribute("data-theme", "dark")
+
+
+def test_runs_can_be_toggled(page: Page, sweep: str) -> None:
+    open_dashboard(page, sweep)
+    everything = points(page, "train/loss")
+    beta = page.locator('[data-testid=run-selector] input[type=checkbox][data-run="beta/lr_0.1"]')
+    beta.uncheck()
+    fewer = wait_points(page, "train/loss", f"n < {everything}")
+    assert fewer == everything * 2 // 3, "one run of three is no longer drawn"
+    beta.check()
+    wait_points(page, "train/loss", f"n === {everything}")
+    page.get_by_role("button", name="Select none").click()
+    for run in RUNS:
+        expect(page.locator(f'input[type=checkbox][data-run="{run}"]')).not_to_be_checked()
+    page.get_by_role("button", name="Select all").click()
+    wait_points(page, "train/loss", f"n === {everything}")
+
+
+def test_run_regex_filter_and_its_inline_error(page: Page, sweep: str) -> None:
+    open_dashboard(page, sweep)
+    everything = points(page, "train/loss")
+    run_filter = page.locator("[data-testid=run-filter]")
+    run_filter.fill("^alpha/")
+    expect(page.locator('input[type=checkbox][data-run="beta/lr_0.1"]')).to_be_hidden()
+    expect(page.locator('input[type=checkbox][data-run="alpha/lr_0.01"]')).to_be_visible()
+    wait_points(page, "train/loss", f"n === {everything * 2 // 3}")
+    run_filter.fill("alpha/(lr")
+    expect(page.locator("[role=alert]:visible")).to_have_count(1)
+    expect(page.locator("[role=alert]:visible")).not_to_be_empty()
+    run_filter.fill("")
+    expect(page.locator("[role=alert]:visible")).to_have_count(0)
+    wait_points(page, "train/loss", f"n === {everything}")
+
+
+def test_tag_regex_filter_and_its_inline_error(page: Page, sweep: str) -> None:
+    open_dashboard(page, sweep)
+    tag_filter = page.locator("[data-testid=tag-filter]")
+    tag_filter.fill("^train/")
+    expect(card(page, "val/loss")).to_be_hidden()
+    expect(card(page, "train/loss")).to_be_visible()
+    expect(card(page, "train/acc")).to_be_visible()
+    tag_filter.fill("loss$")
+    expect(card(page, "train/acc")).to_be_hidden()
+    expect(card(page, "val/loss")).to_be_visible()
+    tag_filter.fill("[val")
+    expect(page.locator("[role=alert]:visible")).to_have_count(1)
+    tag_filter.fill("")
+    expect(page.locator("[role=alert]:visible")).to_have_count(0)
+    for tag in TAGS:
+        expect(card(page, tag)).to_have_count(1)
+
+
+def test_an_empty_logdir_shows_how_to_write_logs(
+    page: Page, tmp_path: Path, serve: Callable[[Path], ServedLogdir], artifacts: Path
+) -> None:
+    served = serve(tmp_path)
+    page.goto(served.url)
+    empty = page.locator("[data-testid=empty-state]")
+    expect(empty).to_be_visible()
+    expect(empty).to_contain_text("SummaryWriter")
+    expect(page.locator("[data-testid=scalar-card]")).to_have_count(0)
+    page.screenshot(path=artifacts / "empty-state.png")
