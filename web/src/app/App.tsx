@@ -1,0 +1,196 @@
+/**
+ * The shell: fetches the runs, owns the run selection and the filters (all kept in the URL and localStorage),
+ * and renders the active dashboard with {@link DashboardProps}.
+ */
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { DASHBOARDS } from "./dashboards";
+import { EmptyState } from "./EmptyState";
+import { ErrorBoundary } from "./ErrorBoundary";
+import { FilterInput } from "./FilterInput";
+import { compileFilter, filterByName } from "./filters";
+import { assignColours, colourFor } from "./palette";
+import { RunSelector } from "./RunSelector";
+import { ALL, isSelected, selectionLookup, setRuns, validSelection, type Selection } from "./selection";
+import { useUrlState } from "./state";
+import { applyTheme, resolveTheme, THEME_KEY, useSystemTheme, type ThemeSetting } from "./theme";
+import { TopBar } from "./TopBar";
+import type { Dashboard, RunInfo } from "./types";
+import { useRuns } from "./useRuns";
+
+/** How long the tag filter waits after the last keystroke before dashboards re-filter (ms). */
+const TAG_FILTER_DELAY_MS = 150;
+
+function useDebounced<T>(value: T, delay: number): T {
+  const [current, setCurrent] = useState(value);
+  useEffect(() => {
+    const timer = setTimeout(() => setCurrent(value), delay);
+    return () => clearTimeout(timer);
+  }, [value, delay]);
+  return current;
+}
+
+export function App(props: { dashboards?: readonly Dashboard[] }) {
+  const dashboards = props.dashboards ?? DASHBOARDS;
+  const [autoReload, setAutoReload] = useUrlState("autoReload", true);
+  const [runFilter, setRunFilter] = useUrlState("runFilter", "");
+  const [tagFilter, setTagFilter] = useUrlState("tagFilter", "");
+  const [rawSelection, setSelection] = useUrlState<Selection>("runs", ALL);
+  const [tab, setTab] = useUrlState("tab", "");
+  const [themeSetting, setThemeSetting] = useUrlState<string>(THEME_KEY, "auto");
+  const system = useSystemTheme();
+  const theme = resolveTheme(
+    themeSetting === "light" || themeSetting === "dark" ? (themeSetting as ThemeSetting) : "auto",
+    system,
+  );
+  useEffect(() => applyTheme(theme), [theme]);
+
+  const { data, error, tick, interval, reloading, reload } = useRuns(autoReload);
+  const selection = validSelection(rawSelection);
+
+  const allRuns: RunInfo[] = useMemo(() => {
+    const runs = [...(data?.runs ?? [])].sort((a, b) => a.run.localeCompare(b.run, undefined, { numeric: true }));
+    assignColours(runs.map((r) => r.run));
+    return runs.map((r) => ({
+      run: r.run,
+      colour: colourFor(r.run),
+      tags: r.tags ?? {},
+      last_step: r.last_step ?? null,
+      last_wall_time: r.last_wall_time ?? null,
+    }));
+  }, [data]);
+  const names = useMemo(() => allRuns.map((r) => r.run), [allRuns]);
+
+  // Never an empty view on first load: if the remembered selection matches none of the runs, show them all.
+  const firstData = useRef(true);
+  useEffect(() => {
+    if (!data || allRuns.length === 0 || !firstData.current) return;
+    firstData.current = false;
+    const lookup = selectionLookup(selection);
+    if (!allRuns.some((r) => isSelected(selection, r.run, lookup))) setSelection(ALL);
+  }, [data, allRuns]);
+
+  const runRegex = useMemo(() => compileFilter(runFilter), [runFilter]);
+  const debouncedTagFilter = useDebounced(tagFilter, TAG_FILTER_DELAY_MS);
+  const tagRegex = useMemo(() => compileFilter(debouncedTagFilter), [debouncedTagFilter]);
+  const tagError = useMemo(() => compileFilter(tagFilter).error, [tagFilter]);
+
+  const shownRuns = useMemo(() => filterByName(allRuns, runRegex.regex, (r) => r.run), [allRuns, runRegex]);
+  const lookup = useMemo(() => selectionLookup(selection), [rawSelection]);
+  const selectedCount = useMemo(() => allRuns.filter((r) => isSelected(selection, r.run, lookup)).length, [allRuns, lookup]);
+  const selectedRuns = useMemo(
+    () => shownRuns.filter((r) => isSelected(selection, r.run, lookup)),
+    [shownRuns, lookup],
+  );
+
+  const visible = useMemo(() => dashboards.filter((d) => safeHasData(d, selectedRuns)), [dashboards, selectedRuns]);
+  const active = visible.find((d) => d.name === tab) ?? visible[0] ?? null;
+
+  useEffect(() => {
+    document.title = active ? `${active.title} · ridgeline` : "ridgeline";
+  }, [active]);
+
+  const toggleTheme = () => {
+    const next = theme === "dark" ? "light" : "dark";
+    setThemeSetting(next === system ? "auto" : next);
+  };
+
+  let content;
+  if (!data) {
+    content = error ? null : (
+      <p class="loading muted" aria-busy="true">
+        Loading runs…
+      </p>
+    );
+  } else if (allRuns.length === 0) {
+    content = <EmptyState logdir={data.logdir} />;
+  } else if (dashboards.length === 0) {
+    content = (
+      <p class="notice muted">This build of the UI has no dashboards: rebuild it with <code>make build-web</code>.</p>
+    );
+  } else if (selectedRuns.length === 0) {
+    content = (
+      <p class="notice muted">
+        No run selected{runRegex.regex ? " among the runs the filter shows" : ""}: tick some in the run list, or press
+        “Select all”.
+      </p>
+    );
+  } else if (!active) {
+    const kinds = [...new Set(selectedRuns.flatMap((r) => Object.keys(r.tags).filter((k) => r.tags[k]!.length > 0)))];
+    content = (
+      <p class="notice muted">
+        No dashboard has data for the selected runs{kinds.length ? ` (they hold: ${kinds.join(", ")})` : ""}.
+      </p>
+    );
+  } else {
+    const Component = active.component;
+    content = (
+      <ErrorBoundary name={active.title} key={active.name}>
+        <Component runs={selectedRuns} allRuns={allRuns} tagFilter={tagRegex.regex} tick={tick} theme={theme} />
+      </ErrorBoundary>
+    );
+  }
+
+  const hasRuns = !!data && allRuns.length > 0;
+  return (
+    <div class={hasRuns ? "layout" : "layout layout-nosidebar"}>
+      <TopBar
+        dashboards={visible}
+        active={active?.name ?? null}
+        onSelect={setTab}
+        logdir={data?.logdir}
+        reloading={reloading}
+        onReload={reload}
+        autoReload={autoReload}
+        interval={interval}
+        onAutoReload={setAutoReload}
+        theme={theme}
+        onToggleTheme={toggleTheme}
+      />
+      {error && (
+        <div class="banner banner-error" role="alert" data-testid="server-error">
+          {error.unreachable
+            ? "Cannot reach the ridgeline server. Is `ridgeline serve` still running? Retrying…"
+            : `The server answered with an error: ${error.message}`}
+        </div>
+      )}
+      {hasRuns && (
+        <RunSelector
+          allRuns={allRuns}
+          shownRuns={shownRuns}
+          isSelected={(run) => isSelected(selection, run, lookup)}
+          selectedCount={selectedCount}
+          filter={runFilter}
+          filterError={runRegex.error}
+          onFilter={setRunFilter}
+          onToggle={(run, on) => setSelection(setRuns(selection, names, [run], on))}
+          onSetShown={(on) => setSelection(setRuns(selection, names, shownRuns.map((r) => r.run), on))}
+        />
+      )}
+      <main id="main" class="main" tabIndex={-1}>
+        {hasRuns && (
+          <div class="toolbar">
+            <FilterInput
+              label="Filter tags (regex)"
+              testId="tag-filter"
+              value={tagFilter}
+              error={tagError}
+              placeholder="e.g. ^train_.*"
+              onInput={setTagFilter}
+            />
+          </div>
+        )}
+        {content}
+      </main>
+    </div>
+  );
+}
+
+/** A dashboard's hasData, with a throwing one counted as "no data" rather than breaking the shell. */
+function safeHasData(dashboard: Dashboard, runs: RunInfo[]): boolean {
+  try {
+    return runs.length > 0 && dashboard.hasData(runs);
+  } catch (err) {
+    console.warn(`dashboard ${dashboard.name}: hasData failed`, err);
+    return false;
+  }
+}

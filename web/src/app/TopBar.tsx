@@ -1,0 +1,97 @@
+/** The top bar: the dashboards with data as tabs, then the reload controls and the theme toggle. */
+import type { Dashboard } from "./types";
+import type { Theme } from "./theme";
+
+export interface TopBarProps {
+  dashboards: readonly Dashboard[];
+  active: string | null;
+  onSelect(name: string): void;
+  logdir: string | undefined;
+  reloading: boolean;
+  onReload(): void;
+  autoReload: boolean;
+  interval: number;
+  onAutoReload(on: boolean): void;
+  theme: Theme;
+  onToggleTheme(): void;
+}
+
+export function TopBar(props: TopBarProps) {
+  const next = props.theme === "dark" ? "light" : "dark";
+  return (
+    <header class="topbar">
+      <a class="skip-link" href="#main">
+        Skip to content
+      </a>
+      <span class="brand" aria-label="ridgeline">
+        <svg viewBox="0 0 16 16" width="18" height="18" aria-hidden="true">
+          <path d="M1 13 L5 6 L8 10 L11 3 L15 13" fill="none" stroke="currentColor" stroke-width="2" />
+        </svg>
+        ridgeline
+      </span>
+      <nav aria-label="Dashboards" class="tabs">
+        {props.dashboards.map((d) => (
+          <button
+            type="button"
+            key={d.name}
+            class="tab"
+            data-dashboard={d.name}
+            aria-current={props.active === d.name ? "page" : undefined}
+            onClick={() => props.onSelect(d.name)}
+          >
+            {d.title}
+          </button>
+        ))}
+      </nav>
+      <div class="topbar-tools">
+        {props.logdir && (
+          <span class="logdir muted" title={`Log directory: ${props.logdir}`}>
+            <bdi>{props.logdir}</bdi>
+          </span>
+        )}
+        <button
+          type="button"
+          class="icon-button"
+          data-testid="reload"
+          onClick={props.onReload}
+          aria-label="Reload now"
+          title="Reload now"
+          aria-busy={props.reloading ? "true" : "false"}
+        >
+          <svg viewBox="0 0 16 16" width="16" height="16" aria-hidden="true" class={props.reloading ? "spin" : undefined}>
+            <path d="M13.5 8a5.5 5.5 0 1 1-1.6-3.9M13.5 2.5v3h-3" fill="none" stroke="currentColor" stroke-width="1.6" />
+          </svg>
+        </button>
+        <label class="toggle" title={`Fetch new data every ${props.interval} s`}>
+          <input
+            type="checkbox"
+            role="switch"
+            data-testid="auto-reload"
+            checked={props.autoReload}
+            onChange={(e) => props.onAutoReload((e.currentTarget as HTMLInputElement).checked)}
+          />
+          Auto-reload
+        </label>
+        <button
+          type="button"
+          class="icon-button"
+          data-testid="theme"
+          onClick={props.onToggleTheme}
+          aria-label={`Switch to ${next} theme`}
+          title={`Switch to ${next} theme`}
+        >
+          {props.theme === "dark" ? (
+            <svg viewBox="0 0 16 16" width="16" height="16" aria-hidden="true">
+              <circle cx="8" cy="8" r="3" fill="currentColor" />
+              <path d="M8 1v2M8 13v2M1 8h2M13 8h2M3 3l1.4 1.4M11.6 11.6L13 13M3 13l1.4-1.4M11.6 4.4L13 3" stroke="currentColor" stroke-width="1.4" />
+            </svg>
+          ) : (
+            <svg viewBox="0 0 16 16" width="16" height="16" aria-hidden="true">
+              <path d="M13 10.5A5.5 5.5 0 0 1 5.5 3a5.5 5.5 0 1 0 7.5 7.5z" fill="currentColor" />
+            </svg>
+          )}
+        </button>
+      </div>
+    </header>
+  );
+}

@@ -1,0 +1,115 @@
+/**
+ * The run list, kept fresh: GET /api/runs on load, then every `reload_interval` seconds (the server's) while
+ * auto-reload is on, and on the reload button. `tick` increments whenever the server's `generation` changed
+ * (new data was ingested) or the user pressed reload; dashboards fetch what is new when it does. While the
+ * server is unreachable the hook keeps retrying, so the error banner goes away by itself when it comes back.
+ */
+import { useCallback, useEffect, useRef, useState } from "preact/hooks";
+import { ApiError, getJson, type RunsResponse } from "@api/client";
+
+/** Polling period when the server does not say (seconds). */
+export const DEFAULT_INTERVAL_S = 5;
+/** Never poll faster than this, whatever the server says (seconds). */
+export const MIN_INTERVAL_S = 0.5;
+
+export interface RunsState {
+  data: RunsResponse | null;
+  error: ApiError | null;
+  tick: number;
+  /** The polling period in seconds. */
+  interval: number;
+  /** True while a request started by {@link reload} is in flight. */
+  reloading: boolean;
+  reload(): void;
+}
+
+export function pollInterval(response: Pick<RunsResponse, "reload_interval"> | null): number {
+  const seconds = response?.reload_interval;
+  return typeof seconds === "number" && seconds > 0 ? Math.max(seconds, MIN_INTERVAL_S) : DEFAULT_INTERVAL_S;
+}
+
+/** Whether a poll brought new data: a different generation, or (servers without one) every poll. */
+export function generationChanged(previous: number | null | undefined, next: number | null | undefined): boolean {
+  if (next === undefined || next === null) return true;
+  return previous !== next;
+}
+
+export function useRuns(autoReload: boolean): RunsState {
+  const [data, setData] = useState<RunsResponse | null>(null);
+  const [error, setError] = useState<ApiError | null>(null);
+  const [tick, setTick] = useState(0);
+  const [reloading, setReloading] = useState(false);
+
+  const loaded = useRef(false);
+  const generation = useRef<number | null | undefined>(undefined);
+  const interval = useRef(DEFAULT_INTERVAL_S);
+  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const inFlight = useRef(false);
+  const auto = useRef(autoReload);
+  const failing = useRef(false);
+  auto.current = autoReload;
+
+  const poll = useCallback(async (manual: boolean): Promise<void> => {
+    clearTimeout(timer.current);
+    const hidden = typeof document !== "undefined" && document.hidden;
+    if ((inFlight.current || (hidden && loaded.current)) && !manual) {
+      schedule();
+      return;
+    }
+    inFlight.current = true;
+    if (manual) setReloading(true);
+    try {
+      const response = await getJson<RunsResponse>("/api/runs");
+      const changed = loaded.current && generationChanged(generation.current, response.generation);
+      const sameGeneration = loaded.current && !changed;
+      loaded.current = true;
+      generation.current = response.generation;
+      interval.current = pollInterval(response);
+      failing.current = false;
+      // Same generation: nothing new, and the same data object keeps every memo (and dashboard) still.
+      if (changed || manual || !sameGeneration) setData(response);
+      setError(null);
+      if (manual || changed) setTick((t) => t + 1);
+    } catch (err) {
+      failing.current = true;
+      setError(err instanceof ApiError ? err : new ApiError(0, err instanceof Error ? err.message : String(err)));
+    } finally {
+      inFlight.current = false;
+      if (manual) setReloading(false);
+      schedule();
+    }
+  }, []);
+
+  function schedule(): void {
+    clearTimeout(timer.current);
+    if (auto.current || failing.current || !loaded.current) {
+      timer.current = setTimeout(() => void poll(false), interval.current * 1000);
+    }
+  }
+
+  useEffect(() => {
+    void poll(false);
+    const onVisible = () => {
+      if (!document.hidden && auto.current) void poll(false);
+    };
+    document.addEventListener("visibilitychange", onVisible);
+    return () => {
+      clearTimeout(timer.current);
+      document.removeEventListener("visibilitychange", onVisible);
+    };
+  }, [poll]);
+
+  // Turning auto-reload on polls at once; turning it off stops the timer (unless retrying after an error).
+  const first = useRef(true);
+  useEffect(() => {
+    if (first.current) {
+      first.current = false;
+      return;
+    }
+    if (autoReload) void poll(false);
+    else if (!failing.current) clearTimeout(timer.current);
+  }, [autoReload, poll]);
+
+  const reload = useCallback(() => void poll(true), [poll]);
+  return { data, error, tick, interval: interval.current, reloading, reload };
+}
