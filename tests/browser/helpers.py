@@ -6,19 +6,19 @@ written with ridgeline's SummaryWriter, and readers of the scalars dashboard's D
 from __future__ import annotations
 
 import math
-import socket
-import threading
+import re
+import subprocess
+import sys
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import uvicorn
 from playwright.sync_api import Locator, Page
 
 import ridgeline
 from ridgeline import SummaryWriter
-from ridgeline.server.app import create_app
 
 CHROMIUM = Path("/usr/bin/chromium")
 # Playwright cannot download its own browsers here: it drives Debian's chromium, sandboxless (tests run as root
@@ -30,34 +30,41 @@ RELOAD_INTERVAL = 0.3  # seconds: the server re-reads the log directory this oft
 
 @dataclass
 class ServedLogdir:
-    """A server for one log directory, listening on 127.0.0.1."""
+    """``ridgeline serve`` for one log directory, listening on 127.0.0.1."""
 
     url: str  # base URL with a trailing slash
-    server: uvicorn.Server
-    thread: threading.Thread
+    process: subprocess.Popen[bytes]
+    log: Path  # the server's stdout and stderr
 
     def stop(self) -> None:
-        self.server.should_exit = True
-        self.thread.join(timeout=10)
-        assert not self.thread.is_alive(), "the server did not stop within 10 s"
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=10)
 
 
 def serve_logdir(logdir: Path, workdir: Path) -> ServedLogdir:
-    """A real uvicorn server (in a thread of this process) on a free port of 127.0.0.1, re-reading ``logdir``
-    every RELOAD_INTERVAL seconds."""
-    app = create_app(ridgeline.open(logdir, cache=False), reload_interval=RELOAD_INTERVAL)
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True, name=f"uvicorn-{port}")
-    thread.start()
-    for _ in range(1000):
-        if server.started or not thread.is_alive():
+    """``ridgeline serve --port 0`` in a subprocess (a free port of 127.0.0.1, no persistent cache), re-reading
+    ``logdir`` every RELOAD_INTERVAL seconds; returns once it printed its URL."""
+    log = workdir / "serve.log"
+    command = [sys.executable, "-m", "ridgeline.cli", "serve", "--logdir", str(logdir), "--port", "0"]
+    command += ["--host", "127.0.0.1", "--reload-interval", str(RELOAD_INTERVAL), "--no-cache"]
+    with log.open("wb") as out:
+        process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT)
+    served = ServedLogdir("", process, log)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if match := re.search(r"serving .* at (http://127\.0\.0\.1:\d+/?)", log.read_text(errors="replace")):
+            served.url = match.group(1).rstrip("/") + "/"
+            return served
+        if process.poll() is not None:
             break
-        threading.Event().wait(0.01)
-    assert server.started, "uvicorn did not start within 10 s"
-    return ServedLogdir(f"http://127.0.0.1:{port}/", server, thread)
+        time.sleep(0.02)
+    served.stop()
+    raise AssertionError(f"ridgeline serve printed no URL (exit code {process.returncode}):\n{log.read_text()}")
 
 
 # --- log directories --------------------------------------------------------------------------------------------
