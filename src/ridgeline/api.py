@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -179,8 +179,12 @@ class LogDir:
 
     def annotations(self, run: str) -> list[tuple[int, str]]:
         """(step, text) of every annotation of the run, in step order."""
+        return [(step, text) for step, _, text in self.annotations_with_time(run)]
+
+    def annotations_with_time(self, run: str) -> list[tuple[int, float, str]]:
+        """(step, wall_time, text) of every annotation of the run, in step order."""
         entries = self._entries(run, "text", ANNOTATION_TAG, missing_ok=True)
-        return sorted((entry.step, _first_text(entry.value)) for entry in entries)
+        return sorted((entry.step, entry.wall_time, _first_text(entry.value)) for entry in entries)
 
     # --- internals --------------------------------------------------------------------------------------------
     def _run(self, run: str) -> RunData:
@@ -248,18 +252,20 @@ def open(
     cache_dir: str | os.PathLike[str] | None = None,
     check_crc: bool = True,
     parallel: bool = True,
+    progress: Callable[[int, int], None] | None = None,
 ) -> LogDir:
     """Read a log directory (or several: a list, ``a,b``, or ``name:path`` entries; local paths or fsspec URLs).
 
     Everything is read before this returns; ``LogDir.reload()`` reads what was appended since. With ``cache``
     (the default) what was read is kept in a cache outside the log directory (``cache_dir``, default
     ``~/.cache/ridgeline``), so the next open reads only what changed. ``check_crc=False`` skips the data
-    checksums (lengths are still checked). Raises ``LogDirError`` (a ValueError) naming the path when a log
-    directory does not exist or is not a directory.
+    checksums (lengths are still checked). ``progress(done, total)`` is called as event files are read (the
+    CLI's progress bars). Raises ``LogDirError`` (a ValueError) naming the path when a log directory does not
+    exist or is not a directory.
     """
     store_cache = Cache(cache_dir) if cache else None
     ingestor = Ingestor(sources_from(logdir), check_crc=check_crc, parallel=parallel, cache=store_cache)
-    restored, stats = ingestor.load()
+    restored, stats = ingestor.load(progress)
     if store_cache is not None and (stats.records or not restored):
         ingestor.persist()
     return LogDir(ingestor)

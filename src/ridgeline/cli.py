@@ -121,17 +121,155 @@ def export(
 
 
 @main.command()
-@click.option("--logdir", default=None, help="Log directory, or several: a,b or name1:path1,name2:path2.")
-@click.option("--port", default=6006, show_default=True, type=int, help="Port to listen on (0 picks a free one).")
-@click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind; 0.0.0.0 exposes the server.")
-def serve(logdir: str | None, port: int, host: str) -> None:
-    """Serve the dashboards for a log directory (the web server arrives in the next release)."""
-    console.print(
-        "[yellow]The ridgeline web server is not part of this release yet.[/yellow] "
-        "Event files written by ridgeline.SummaryWriter load in TensorBoard today:\n"
-        f"    tensorboard --logdir {logdir or 'runs'} --port {port} --host {host}"
-    )
-    sys.exit(0)
+@click.option(
+    "--logdir",
+    "--logdir_spec",
+    "logdir",
+    required=True,
+    metavar="LOGDIR",
+    help="Log directory, or several: a,b or name1:path1,name2:path2 (as TensorBoard's --logdir/--logdir_spec); "
+    "local paths or fsspec URLs such as s3://bucket/runs.",
+)
+@click.option(
+    "--port", default=6006, show_default=True, type=click.IntRange(0, 65535), help="Port; 0 picks a free one."
+)
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="Address to listen on. 127.0.0.1 keeps the server to this machine (use SSH port forwarding to reach it, "
+    "see docs/remote.md); 0.0.0.0 exposes it to the network.",
+)
+@click.option(
+    "--reload-interval",
+    default=2.0,
+    show_default=True,
+    type=click.FloatRange(min=0),
+    help="Seconds between reads of what the event files gained; 0 reads once at startup only.",
+)
+@click.option("--no-cache", is_flag=True, help="Do not read or write the persistent cache.")
+@click.option(
+    "--no-checksum", is_flag=True, help="Skip the records' data checksums (faster; a flipped bit may go unnoticed)."
+)
+@click.option(
+    "--token",
+    envvar="RIDGELINE_TOKEN",
+    default=None,
+    help="Require this token from every client (env RIDGELINE_TOKEN): open the printed URL once, or send "
+    "'Authorization: Bearer TOKEN'. Use it with --host 0.0.0.0.",
+)
+@click.option(
+    "--get",
+    "get_path",
+    default=None,
+    metavar="PATH",
+    help="Answer one request in-process, print its body and exit (no server): e.g. --get /api/runs.",
+)
+def serve(
+    logdir: str,
+    port: int,
+    host: str,
+    reload_interval: float,
+    no_cache: bool,
+    no_checksum: bool,
+    token: str | None,
+    get_path: str | None,
+) -> None:
+    """Serve the dashboards for a log directory at http://HOST:PORT/.
+
+    \b
+    The log directory is read first (with a progress bar), then served while what training jobs append is read
+    every --reload-interval seconds.
+    \b
+    Examples:
+        ridgeline serve --logdir runs
+        ridgeline serve --logdir lr1e-3:runs/a,lr1e-4:runs/b --port 0
+        ridgeline serve --logdir runs --host 0.0.0.0 --token "$(openssl rand -hex 16)"
+        ridgeline serve --logdir runs --get '/api/scalars?run=exp1&tag=loss'
+    """
+    import ridgeline
+    from ridgeline.server import create_app
+    from ridgeline.server.run import PortInUse, bind, is_loopback, request_in_process, url_for
+    from ridgeline.server.run import serve as serve_app
+
+    sock = None
+    if get_path is None:
+        try:
+            sock = bind(host, port)
+        except PortInUse:
+            console.print(
+                f"[red]error:[/red] port {port} is already in use on {host} (another server, or an earlier "
+                "ridgeline or tensorboard still running). Choose another with --port, or --port 0 for a free one."
+            )
+            sys.exit(1)
+        except OSError as error:
+            console.print(f"[red]error:[/red] {error.strerror or error}")
+            sys.exit(1)
+    try:
+        with Progress(
+            TextColumn("reading event files"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=console,
+            auto_refresh=False,  # no refresh thread: the first read forks workers only from a single thread
+            transient=True,
+            disable=not console.is_terminal,
+        ) as progress:
+            task = progress.add_task("read", total=None)
+
+            def advance(done: int, total: int) -> None:
+                progress.update(task, completed=done, total=total)
+                progress.refresh()
+
+            opened = ridgeline.open(logdir, cache=not no_cache, check_crc=not no_checksum, progress=advance)
+    except ValueError as error:
+        if sock is not None:
+            sock.close()
+        raise click.BadParameter(str(error), param_hint="--logdir") from error
+    except KeyboardInterrupt:
+        sys.exit(130)
+    runs = opened.runs()
+    problems = opened.problems()
+    console.print(f"read {len(runs)} run{'s' if len(runs) != 1 else ''} from {logdir}")
+    if problems:
+        console.print(
+            f"[yellow]{len(problems)} damaged or unreadable spans were skipped[/yellow] (first: "
+            f"{problems[0].path} at byte {problems[0].offset}: {problems[0].reason})"
+        )
+    interval = reload_interval if reload_interval > 0 else None
+    app = create_app(opened, reload_interval=interval, token=token or None, logdir_label=logdir)
+    if get_path is not None:
+        headers = {"authorization": f"Bearer {token}"} if token else {}
+        status, body = request_in_process(app, get_path, headers)
+        sys.stdout.buffer.write(body + b"\n")
+        sys.stdout.flush()
+        sys.exit(0 if status < 400 else 1)
+    assert sock is not None
+    actual_port = sock.getsockname()[1]
+    url = url_for(host, actual_port)
+    if not is_loopback(host):
+        console.print(
+            f"[yellow]warning:[/yellow] listening on {host}: anyone who can reach this machine on port "
+            f"{actual_port} can read these logs"
+            + (
+                ""
+                if token
+                else "; set --token (or RIDGELINE_TOKEN) to require a token, or keep the default "
+                "--host 127.0.0.1 and use SSH port forwarding (docs/remote.md)"
+            )
+            + ". Traffic is plain HTTP, not encrypted."
+        )
+    shown = f"{url}?token={token}" if token else url
+    click.echo(f"ridgeline is serving {logdir} at {shown}  (Ctrl-C to stop)")
+    sys.stdout.flush()
+    try:
+        serve_app(app, sock)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        sock.close()
+    console.print("stopped")
 
 
 if __name__ == "__main__":

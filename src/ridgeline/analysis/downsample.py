@@ -8,7 +8,38 @@ would lose. NaN and infinite values are kept too (one of each kind per bucket), 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
+
+
+@dataclass(frozen=True, slots=True)
+class Reduction:
+    """What :func:`reduce_series` kept: ``indices`` (ascending) and, per kept point, the lowest and highest finite
+    value of the bucket it stands for (NaN where the bucket holds no finite value): a chart draws the band."""
+
+    indices: np.ndarray
+    band_low: np.ndarray
+    band_high: np.ndarray
+
+
+def reduce_series(step: np.ndarray, value: np.ndarray, max_points: int) -> Reduction | None:
+    """:func:`minmax_indices` plus each kept point's bucket extent; None when the series fits in ``max_points``."""
+    if max_points < 2:
+        raise ValueError(f"max_points must be at least 2, got {max_points}")
+    if len(step) <= max_points:
+        return None
+    indices, bucket, starts = _reduce(step, value, max_points)
+    finite = np.isfinite(value)
+    low = np.minimum.reduceat(np.where(finite, value, np.inf), starts)
+    high = np.maximum.reduceat(np.where(finite, value, -np.inf), starts)
+    empty = np.add.reduceat(finite.astype(np.int64), starts) == 0
+    low[empty] = np.nan
+    high[empty] = np.nan
+    # Buckets are numbered by step range; ``starts`` lists only the non-empty ones, in the same order.
+    rank = np.cumsum(np.r_[True, bucket[1:] != bucket[:-1]]) - 1
+    kept = rank[indices]
+    return Reduction(indices, low[kept], high[kept])
 
 
 def minmax_indices(step: np.ndarray, value: np.ndarray, max_points: int) -> np.ndarray:
@@ -24,6 +55,12 @@ def minmax_indices(step: np.ndarray, value: np.ndarray, max_points: int) -> np.n
     count = len(step)
     if count <= max_points:
         return np.arange(count, dtype=np.int64)
+    return _reduce(step, value, max_points)[0]
+
+
+def _reduce(step: np.ndarray, value: np.ndarray, max_points: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The kept indices, every point's bucket number, and where each non-empty bucket starts."""
+    count = len(step)
     # Each bucket may keep up to 4 points (min, max, and a NaN and an infinity when there are such values).
     non_finite = ~np.isfinite(value)
     per_bucket = 4 if non_finite.any() else 2
@@ -45,7 +82,7 @@ def minmax_indices(step: np.ndarray, value: np.ndarray, max_points: int) -> np.n
                 first_per_bucket = np.unique(bucket[positions], return_index=True)[1]
                 keep.append(positions[first_per_bucket])
     indices = np.unique(np.concatenate(keep))
-    return indices if len(indices) <= max_points else _thin(indices, max_points)
+    return (indices if len(indices) <= max_points else _thin(indices, max_points)), bucket, starts
 
 
 def _argreduce(values: np.ndarray, starts: np.ndarray, reduce: np.ufunc) -> np.ndarray:

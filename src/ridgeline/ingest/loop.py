@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from multiprocessing import get_all_start_methods, get_context
@@ -28,6 +29,9 @@ from ridgeline.ingest.tail import FileTail, read_new
 from ridgeline.store.base import Problem
 from ridgeline.store.cache import Cache, cache_key
 from ridgeline.store.run import RunData, Store
+
+# Called with (files read, files to read) as the first pass goes: the CLI's progress bar.
+Progress = Callable[[int, int], None]
 
 PARALLEL_MIN_RUNS = 4
 PARALLEL_MIN_BYTES = 32 << 20
@@ -83,29 +87,54 @@ class Ingestor:
         with self._pass_lock:
             return self._pass(self._discover())
 
-    def load(self) -> tuple[int, PassStats]:
+    def load(self, progress: Progress | None = None) -> tuple[int, PassStats]:
         """The first pass: take unchanged runs from the cache, then read everything else, from one listing of
-        the log directories. Returns how many runs came from the cache, and the pass's statistics."""
+        the log directories. Returns how many runs came from the cache, and the pass's statistics.
+        ``progress(done, total)`` is called as event files are read (runs from the cache count as read)."""
         with self._pass_lock:
             discovered = self._discover()
             restored = self._restore(discovered)
-            return restored, self._pass(discovered)
+            return restored, self._pass(discovered, progress)
 
-    def _pass(self, discovered: dict[str, tuple[FileSystem, list[str]]]) -> PassStats:
+    def _pass(self, discovered: dict[str, tuple[FileSystem, list[str]]], progress: Progress | None = None) -> PassStats:
         started = time.perf_counter()
         stats = PassStats()
+        known = set(self.store.runs)
+        total = sum(len(files) for _, files in discovered.values())
         cold = [name for name in discovered if name not in self.states]
+        forked: set[str] = set()
         if self.parallel and self._worth_parallel(cold, discovered):
-            self._load_in_parallel(cold, discovered)
+            self._load_in_parallel(cold, discovered, progress, total)
+            forked = set(cold)
+        done = sum(len(discovered[name][1]) for name in forked)
         for name, (fs, files) in discovered.items():
             state = self.states.get(name)
             if state is None:
                 state = self.states[name] = RunState(name, fs)
             stats.records += self._read_run(state, files)
             stats.files += len(files)
+            if progress is not None and name not in forked:
+                done += len(files)
+                progress(done, total)
+        self._drop_vanished(discovered)
         stats.runs = len(discovered)
         stats.seconds = time.perf_counter() - started
+        if stats.records or set(self.store.runs) != known:
+            self.store.generation += 1
         return stats
+
+    def _drop_vanished(self, discovered: dict[str, tuple[FileSystem, list[str]]]) -> None:
+        """Forget the runs whose directory was deleted (a listing that merely failed keeps them)."""
+        for name in [name for name in self.states if name not in discovered]:
+            state, directory = self.states[name], self.directories.get(name)
+            try:
+                gone = directory is None or not state.fs.is_dir(directory)
+            except OSError:
+                gone = False
+            if gone:
+                self.store.drop_run(name)
+                del self.states[name]
+                self.directories.pop(name, None)
 
     def _discover(self) -> dict[str, tuple[FileSystem, list[str]]]:
         found: dict[str, tuple[FileSystem, list[str]]] = {}
@@ -158,15 +187,25 @@ class Ingestor:
                     continue
         return total >= PARALLEL_MIN_BYTES
 
-    def _load_in_parallel(self, cold: list[str], discovered: dict[str, tuple[FileSystem, list[str]]]) -> None:
+    def _load_in_parallel(
+        self,
+        cold: list[str],
+        discovered: dict[str, tuple[FileSystem, list[str]]],
+        progress: Progress | None = None,
+        total: int = 0,
+    ) -> None:
         workers = min(len(cold), os.cpu_count() or 1)
         jobs = [(name, discovered[name][1], self.check_crc) for name in cold]
+        done = 0
         with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("fork")) as pool:
             for state, run, problems in pool.map(_load_run, jobs, chunksize=max(1, len(jobs) // (workers * 4))):
                 state.fs = discovered[state.name][0]
                 self.states[state.name] = state
                 self.store.replace_run(run)
                 self.store.add_problems(problems)
+                done += len(discovered[state.name][1])
+                if progress is not None:
+                    progress(done, total)
 
     # --- persistent cache ----------------------------------------------------------------------------------
     def _restore(self, discovered: dict[str, tuple[FileSystem, list[str]]]) -> int:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -17,8 +18,12 @@ from fastapi.exceptions import RequestValidationError
 from ridgeline._version import __version__
 from ridgeline.api import LogDir
 from ridgeline.plugins.scalars import plugin as scalars_plugin
+from ridgeline.server.auth import TokenAuth
 from ridgeline.server.plugin_host import Plugin, PluginHost
 from ridgeline.server.responses import ApiError, OrjsonResponse, error
+from ridgeline.server.routes import RunIndex
+from ridgeline.server.routes import router as core_router
+from ridgeline.server.static import mount_static
 
 BUILTIN_PLUGINS: tuple[Plugin, ...] = (scalars_plugin,)
 
@@ -28,10 +33,15 @@ def create_app(
     *,
     reload_interval: float | None = None,
     plugins: Iterable[Plugin] = (),
+    token: str | None = None,
+    static_dir: Path | None = None,
+    logdir_label: str | None = None,
 ) -> FastAPI:
     """The app serving ``logdir``; with ``reload_interval`` (seconds) the log directory is re-read in the
     background while the app runs (started and stopped by the app's lifespan). ``plugins`` are registered
-    after the built-in ones; an invalid or duplicate name raises ValueError here."""
+    after the built-in ones; an invalid or duplicate name raises ValueError here. With ``token`` every request
+    must carry it (see :mod:`ridgeline.server.auth`). ``static_dir`` replaces the built UI folder (tests);
+    ``logdir_label`` is what ``/api/runs`` reports as ``logdir`` (default: the log directories' paths)."""
     if reload_interval is not None and not reload_interval > 0:
         raise ValueError(f"reload_interval must be positive, got {reload_interval}")
     host = PluginHost([*BUILTIN_PLUGINS, *plugins])
@@ -49,6 +59,7 @@ def create_app(
     app = FastAPI(
         title="ridgeline",
         version=__version__,
+        summary="The JSON API of a ridgeline training monitor (see docs/server.md).",
         openapi_url="/api/openapi.json",
         docs_url="/api/docs",
         redoc_url=None,
@@ -57,6 +68,9 @@ def create_app(
     )
     app.state.logdir = logdir
     app.state.plugins = host
+    app.state.run_index = RunIndex(logdir)
+    app.state.reload_interval = reload_interval
+    app.state.logdir_label = logdir_label if logdir_label is not None else default_label(logdir)
 
     @app.exception_handler(ApiError)
     async def api_error(request: Request, exc: ApiError) -> OrjsonResponse:
@@ -66,18 +80,20 @@ def create_app(
     async def bad_request(request: Request, exc: RequestValidationError) -> OrjsonResponse:
         return error(400, validation_message(exc.errors()))
 
-    @app.get("/api/runs")
-    def runs() -> OrjsonResponse:
-        """Every run with its tags per kind: ``{"runs": [{"run": name, "tags": {kind: [tag, ...]}}, ...]}``."""
-        return OrjsonResponse({"runs": [{"run": run, "tags": logdir.tags(run)} for run in logdir.runs()]})
-
-    @app.get("/api/plugins")
-    def plugins_list() -> OrjsonResponse:
-        """The names of the registered plugins, in registration order."""
-        return OrjsonResponse({"plugins": host.names()})
-
+    app.include_router(core_router, prefix="/api")
     host.mount(app)
+    mount_static(app, static_dir)  # last: its catch-all route must not shadow an API route
+    if token:
+        app.add_middleware(TokenAuth, token=token)
     return app
+
+
+def default_label(logdir: LogDir) -> str:
+    """``path`` for one log directory, ``name:path,...`` for several (the ``--logdir`` spec it was given)."""
+    sources = [source for source, _ in logdir.ingestor.sources]
+    if len(sources) == 1:
+        return sources[0].path
+    return ",".join(f"{source.name}:{source.path}" if source.name else source.path for source in sources)
 
 
 def validation_message(errors: Iterable[Any]) -> str:

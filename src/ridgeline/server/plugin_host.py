@@ -1,7 +1,8 @@
 """The plugin registry: built-in dashboards register exactly like third-party ones.
 
 A plugin is any object with a ``name`` (``^[a-z][a-z0-9_]*$``) and a ``router`` (a ``fastapi.APIRouter``);
-its routes are served under ``/api/plugins/<name>/``. Invalid and duplicate names are rejected when the app
+its routes are served under ``/api/plugins/<name>/``, or under its ``prefix`` attribute when it has one (the
+built-in scalars plugin answers the documented ``/api/scalars*``). Invalid and duplicate names are rejected when the app
 is created (``ValueError``), never silently shadowed.
 """
 
@@ -52,4 +53,5 @@ class PluginHost:
 
     def mount(self, app: FastAPI) -> None:
         for plugin in self:
-            app.include_router(plugin.router, prefix=f"{PREFIX}/{plugin.name}", tags=[plugin.name])
+            prefix = getattr(plugin, "prefix", None) or f"{PREFIX}/{plugin.name}"
+            app.include_router(plugin.router, prefix=prefix, tags=[plugin.name])

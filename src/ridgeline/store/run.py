@@ -64,10 +64,15 @@ class RunData:
 
 
 class Store:
-    """All runs of the log directories, and the problems met reading them."""
+    """All runs of the log directories, and the problems met reading them.
+
+    ``generation`` counts the ingest passes that changed something (points added, runs found or gone): a
+    reader that remembers it knows cheaply whether anything is new (the server's ``/api/runs`` polling).
+    """
 
     def __init__(self) -> None:
         self.runs: dict[str, RunData] = {}
+        self.generation = 0
         self._problems: list[Problem] = []
         self._seen: set[Problem] = set()
         self._lock = threading.Lock()

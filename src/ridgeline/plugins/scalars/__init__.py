@@ -1,4 +1,5 @@
-"""The scalars dashboard: its plugin object (routes under ``/api/plugins/scalars/``)."""
+"""The scalars dashboard: its plugin object. Its routes are the documented ``/api/scalars*`` ones (a built-in
+plugin may claim a prefix; third-party plugins are served under ``/api/plugins/<name>/``)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from ridgeline.plugins.scalars.routes import router
 class ScalarsPlugin:
     name: str
     router: APIRouter
+    prefix: str = "/api"
 
 
 plugin = ScalarsPlugin(name="scalars", router=router)

@@ -1,0 +1,316 @@
+/**
+ * Scalar series on the client: batched requests (one POST /api/scalars/batch for every card that asks in the
+ * same frame), a cache of what each (run, tag) has, and live appends from the `since_step` cursor.
+ *
+ * Series are columnar typed arrays; JSON nulls (non-finite values) become NaN, and which kind they were is
+ * kept from the response's `nonfinite` list.
+ */
+import { ApiError, getJson, postJson } from "@api/client";
+
+export interface NonFinite {
+  step: number;
+  value: "nan" | "inf" | "-inf";
+}
+
+export interface SeriesData {
+  step: Float64Array;
+  wall: Float64Array;
+  value: Float64Array;
+  /** Min and max of each reduction bucket, when the server reduced the series. */
+  low: Float64Array | null;
+  high: Float64Array | null;
+  reduced: boolean;
+  /** Points in the requested range before reduction. */
+  total: number;
+  nonfinite: NonFinite[];
+}
+
+export interface ApiSeries {
+  run: string;
+  tag: string;
+  step?: number[];
+  wall_time?: number[];
+  value?: (number | null)[];
+  band_low?: (number | null)[];
+  band_high?: (number | null)[];
+  reduced?: boolean;
+  total_points?: number;
+  nonfinite?: NonFinite[];
+  error?: string;
+}
+
+export interface RangeParams {
+  max_points?: number;
+  since_step?: number;
+  min_step?: number;
+  max_step?: number;
+}
+
+const nan = (v: number | null | undefined) => (v === null || v === undefined ? NaN : v);
+
+/** Turns an API series into typed arrays (exported for tests). */
+export function fromApi(s: ApiSeries): SeriesData {
+  const step = Float64Array.from(s.step ?? []);
+  const value = Float64Array.from(s.value ?? [], nan);
+  let nonfinite = s.nonfinite;
+  if (!nonfinite) {
+    // An older server without the list: a null is a non-finite value of unknown kind.
+    nonfinite = [];
+    (s.value ?? []).forEach((v, i) => {
+      if (v === null) nonfinite!.push({ step: step[i], value: "nan" });
+    });
+  }
+  return {
+    step,
+    wall: Float64Array.from(s.wall_time ?? []),
+    value,
+    low: s.band_low ? Float64Array.from(s.band_low, nan) : null,
+    high: s.band_high ? Float64Array.from(s.band_high, nan) : null,
+    reduced: !!s.reduced,
+    total: s.total_points ?? step.length,
+    nonfinite,
+  };
+}
+
+function concat(a: Float64Array, b: Float64Array): Float64Array {
+  const out = new Float64Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}
+
+/** `base` followed by the points of `more` after base's last step (a live update). */
+export function appendSeries(base: SeriesData, more: SeriesData): SeriesData {
+  const last = base.step.length ? base.step[base.step.length - 1] : -Infinity;
+  let start = 0;
+  while (start < more.step.length && more.step[start] <= last) start++;
+  if (start >= more.step.length) return base;
+  const cut = (a: Float64Array) => a.subarray(start);
+  const band = (mine: Float64Array | null, theirs: Float64Array | null, values: Float64Array) =>
+    mine ? concat(mine, cut(theirs ?? values)) : null;
+  return {
+    step: concat(base.step, cut(more.step)),
+    wall: concat(base.wall, cut(more.wall)),
+    value: concat(base.value, cut(more.value)),
+    low: band(base.low, more.low, more.value),
+    high: band(base.high, more.high, more.value),
+    reduced: base.reduced,
+    total: base.total + (more.step.length - start),
+    nonfinite: [...base.nonfinite, ...more.nonfinite.filter((p) => p.step > last)],
+  };
+}
+
+export const seriesKey = (run: string, tag: string) => `${run}\u0000${tag}`;
+
+interface Pending {
+  keys: { run: string; tag: string }[];
+  waiters: { resolve: (m: Map<string, SeriesData | Error>) => void; reject: (e: unknown) => void }[];
+}
+
+let batchPath = "/api/scalars/batch";
+const FALLBACK_BATCH = "/api/plugins/scalars/batch";
+const queues = new Map<string, Pending>();
+let scheduled = false;
+const CHUNK = 2000;
+
+async function post(body: object): Promise<{ series: ApiSeries[] }> {
+  try {
+    return await postJson<{ series: ApiSeries[] }>(batchPath, body);
+  } catch (e) {
+    // The plugin's own namespace serves the same batch on servers that predate /api/scalars/batch.
+    if (e instanceof ApiError && (e.status === 404 || e.status === 405) && batchPath !== FALLBACK_BATCH) {
+      batchPath = FALLBACK_BATCH;
+      return postJson<{ series: ApiSeries[] }>(batchPath, body);
+    }
+    throw e;
+  }
+}
+
+async function flush(): Promise<void> {
+  scheduled = false;
+  const work = [...queues.entries()];
+  queues.clear();
+  await Promise.all(
+    work.map(async ([paramsJson, pending]) => {
+      const params = JSON.parse(paramsJson) as RangeParams;
+      const unique = new Map<string, { run: string; tag: string }>();
+      for (const k of pending.keys) unique.set(seriesKey(k.run, k.tag), k);
+      const all = [...unique.values()];
+      const result = new Map<string, SeriesData | Error>();
+      try {
+        for (let i = 0; i < all.length; i += CHUNK) {
+          const body = { series: all.slice(i, i + CHUNK), ...params };
+          const answer = await post(body);
+          for (const s of answer.series) {
+            result.set(seriesKey(s.run, s.tag), s.error ? new Error(s.error) : fromApi(s));
+          }
+        }
+        pending.waiters.forEach((w) => w.resolve(result));
+      } catch (e) {
+        pending.waiters.forEach((w) => w.reject(e));
+      }
+    }),
+  );
+}
+
+/**
+ * Fetches the given series with the same range parameters; calls made in the same frame share one request.
+ * Each key maps to its data or to an Error (an unknown run or tag does not fail the others).
+ */
+export function fetchSeries(
+  keys: { run: string; tag: string }[],
+  params: RangeParams,
+): Promise<Map<string, SeriesData | Error>> {
+  const clean: RangeParams = {};
+  for (const k of ["max_points", "since_step", "min_step", "max_step"] as const) {
+    if (params[k] !== undefined && Number.isFinite(params[k])) clean[k] = Math.round(params[k]!);
+  }
+  const id = JSON.stringify(clean);
+  return new Promise((resolve, reject) => {
+    let q = queues.get(id);
+    if (!q) queues.set(id, (q = { keys: [], waiters: [] }));
+    q.keys.push(...keys);
+    q.waiters.push({ resolve, reject });
+    if (!scheduled) {
+      scheduled = true;
+      setTimeout(() => void flush(), 0);
+    }
+  });
+}
+
+/** What a card holds per series: the data (full range, reduced to maxPoints) and its load state. */
+export interface CacheEntry {
+  data: SeriesData | null;
+  error: string | null;
+  maxPoints: number;
+}
+
+/**
+ * The series cache shared by all cards. `load` fetches what is missing (or was fetched at a much lower
+ * resolution); `refresh` appends what is new after each series' last step.
+ */
+export class SeriesCache {
+  private readonly entries = new Map<string, CacheEntry>();
+  private readonly inflight = new Map<string, Promise<void>>();
+
+  get(run: string, tag: string): CacheEntry | undefined {
+    return this.entries.get(seriesKey(run, tag));
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+
+  async load(keys: { run: string; tag: string }[], maxPoints: number): Promise<void> {
+    const need = keys.filter((k) => {
+      const e = this.entries.get(seriesKey(k.run, k.tag));
+      return !e || (e.data?.reduced && e.maxPoints < maxPoints * 0.75);
+    });
+    const waits = keys.map((k) => this.inflight.get(seriesKey(k.run, k.tag))).filter(Boolean);
+    const fresh = need.filter((k) => !this.inflight.has(seriesKey(k.run, k.tag)));
+    if (fresh.length) {
+      const p = fetchSeries(fresh, { max_points: maxPoints }).then(
+        (m) => {
+          for (const k of fresh) {
+            const key = seriesKey(k.run, k.tag);
+            const got = m.get(key);
+            this.entries.set(key, {
+              data: got instanceof Error || !got ? null : got,
+              error: got instanceof Error ? got.message : got ? null : "missing from the answer",
+              maxPoints,
+            });
+          }
+        },
+        (e: unknown) => {
+          for (const k of fresh) {
+            this.entries.set(seriesKey(k.run, k.tag), { data: null, error: String(e), maxPoints });
+          }
+        },
+      );
+      const done = p.finally(() => fresh.forEach((k) => this.inflight.delete(seriesKey(k.run, k.tag))));
+      fresh.forEach((k) => this.inflight.set(seriesKey(k.run, k.tag), done));
+      waits.push(done);
+    }
+    await Promise.all(waits);
+  }
+
+  /** Appends the points after each loaded series' last step; true when something was added. */
+  async refresh(keys: { run: string; tag: string }[]): Promise<boolean> {
+    const bySince = new Map<number, { run: string; tag: string }[]>();
+    const missing: { run: string; tag: string }[] = [];
+    for (const k of keys) {
+      const key = seriesKey(k.run, k.tag);
+      if (this.inflight.has(key)) continue;
+      const e = this.entries.get(key);
+      if (!e?.data) {
+        missing.push(k);
+        continue;
+      }
+      const last = e.data.step.length ? e.data.step[e.data.step.length - 1] : -1;
+      const list = bySince.get(last) ?? [];
+      list.push(k);
+      bySince.set(last, list);
+    }
+    let changed = false;
+    if (missing.length) {
+      for (const k of missing) this.entries.delete(seriesKey(k.run, k.tag));
+      await this.load(missing, this.entries.get(seriesKey(missing[0].run, missing[0].tag))?.maxPoints ?? 1000);
+      changed = missing.some((k) => !!this.get(k.run, k.tag)?.data);
+    }
+    await Promise.all(
+      [...bySince.entries()].map(async ([since, ks]) => {
+        const m = await fetchSeries(ks, { since_step: since }).catch(() => null);
+        if (!m) return;
+        for (const k of ks) {
+          const key = seriesKey(k.run, k.tag);
+          const got = m.get(key);
+          const e = this.entries.get(key);
+          if (!e?.data || !got || got instanceof Error || got.step.length === 0) continue;
+          const next = appendSeries(e.data, got);
+          if (next !== e.data) {
+            this.entries.set(key, { ...e, data: next });
+            changed = true;
+          }
+        }
+      }),
+    );
+    return changed;
+  }
+}
+
+export const cache = new SeriesCache();
+
+export interface Annotation {
+  step: number;
+  wall_time: number;
+  text: string;
+}
+
+const annotationCache = new Map<string, Promise<Annotation[]>>();
+
+/** A run's annotations (empty when the server has none or does not know the route); cached per tick. */
+export function fetchAnnotations(run: string, tick: number): Promise<Annotation[]> {
+  const key = `${tick}\u0000${run}`;
+  let p = annotationCache.get(key);
+  if (!p) {
+    p = getJson<{ annotations: Annotation[] }>("/api/annotations", { run }).then(
+      (r) => r.annotations ?? [],
+      () => [],
+    );
+    annotationCache.set(key, p);
+  }
+  return p;
+}
+
+let hparamsPromise: Promise<Record<string, Record<string, unknown>>> | null = null;
+
+/** Every run's hyperparameters ({} when the server has none). */
+export function fetchHparams(refresh = false): Promise<Record<string, Record<string, unknown>>> {
+  if (!hparamsPromise || refresh) {
+    hparamsPromise = getJson<{ runs: Record<string, Record<string, unknown>> }>("/api/hparams").then(
+      (r) => r.runs ?? {},
+      () => ({}),
+    );
+  }
+  return hparamsPromise;
+}

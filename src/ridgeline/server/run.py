@@ -1,0 +1,118 @@
+"""Running the app: bind the socket ourselves, hand it to uvicorn; or answer one request in-process.
+
+Binding first (before the log directory is read) makes a port in use fail at once with a clear message, and
+lets ``--port 0`` print the port the system chose. uvicorn then serves on that socket, running the app's
+lifespan (which starts the background reload).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import ipaddress
+import socket
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+import uvicorn
+from starlette.types import ASGIApp, Message
+
+
+class PortInUse(OSError):
+    """The port is taken (another server, or an earlier ridgeline still running)."""
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on ``host:port`` (port 0: a free one). Raises PortInUse, or OSError naming the
+    address for anything else (an unknown host name, an address this machine does not have)."""
+    try:
+        infos = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as error:
+        raise OSError(f"cannot resolve host {host!r}: {error.strerror}") from None
+    family, kind, proto, _, address = infos[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        # Lets a restart reuse a port whose old connections linger in TIME_WAIT; a live listener still blocks it.
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if family == socket.AF_INET6 and hasattr(socket, "IPPROTO_IPV6"):
+            sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+        sock.bind(address)
+        sock.listen(2048)
+    except OSError as error:
+        sock.close()
+        if error.errno == errno.EADDRINUSE:
+            raise PortInUse(errno.EADDRINUSE, f"port {port} is already in use on {host}") from None
+        raise OSError(error.errno, f"cannot listen on {host}:{port}: {error.strerror}") from None
+    sock.set_inheritable(True)
+    return sock
+
+
+def is_loopback(host: str) -> bool:
+    """Whether only this machine can reach ``host`` (127.0.0.0/8, ::1, localhost)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def url_for(host: str, port: int) -> str:
+    """The URL to print: a wildcard address becomes this machine's name (what another machine would open)."""
+    if host in ("", "0.0.0.0", "::"):
+        host = socket.gethostname()
+    if ":" in host:
+        host = f"[{host.strip('[]')}]"
+    return f"http://{host}:{port}/"
+
+
+def serve(app: ASGIApp, sock: socket.socket) -> None:
+    """Serve until Ctrl-C or SIGTERM (uvicorn shuts down gracefully, then re-raises the signal)."""
+    config = uvicorn.Config(
+        app,
+        log_level="warning",
+        access_log=False,
+        lifespan="on",
+        timeout_graceful_shutdown=2,
+        server_header=False,
+    )
+    uvicorn.Server(config).run(sockets=[sock])
+
+
+def request_in_process(app: ASGIApp, target: str, headers: dict[str, str] | None = None) -> tuple[int, bytes]:
+    """``GET target`` (a path with its query) answered by the app without a socket: status and body.
+
+    The app's lifespan is not run (no background reload): one request over what was read at startup.
+    """
+    parts = urlsplit(target)
+    path = parts.path or "/"
+    scope: dict[str, Any] = {
+        "type": "http",
+        "asgi": {"version": "3.0", "spec_version": "2.3"},
+        "http_version": "1.1",
+        "method": "GET",
+        "scheme": "http",
+        "path": unquote(path),
+        "raw_path": path.encode(),
+        "query_string": parts.query.encode(),
+        "root_path": "",
+        "headers": [(b"host", b"localhost"), *((k.lower().encode(), v.encode()) for k, v in (headers or {}).items())],
+        "client": ("127.0.0.1", 0),
+        "server": ("127.0.0.1", 0),
+        "state": {},
+    }
+    status = 500
+    body = bytearray()
+
+    async def receive() -> Message:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: Message) -> None:
+        nonlocal status
+        if message["type"] == "http.response.start":
+            status = int(message["status"])
+        elif message["type"] == "http.response.body":
+            body.extend(message.get("body", b""))
+
+    asyncio.run(app(scope, receive, send))  # type: ignore[arg-type]
+    return status, bytes(body)

@@ -1,0 +1,71 @@
+"""The built web UI (``src/ridgeline/_static``, made by ``make build-web``), served with the API.
+
+* ``/`` and every path that is neither ``/api/...`` nor a file of the build: ``index.html`` (the UI routes on
+  the client), ``Cache-Control: no-cache`` so a new build is picked up at once;
+* ``/assets/...``: Vite's content-hashed files, cached for a year (``immutable``); a missing one is a 404, never
+  ``index.html`` (a script tag given HTML fails confusingly);
+* a path that resolves outside the build folder (``..``, encoded ``%2e%2e``, a symlink leading out): 404.
+
+Without a build, ``/`` answers a short page that says how to build the UI (the API works regardless).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fastapi import FastAPI
+from starlette.responses import FileResponse, HTMLResponse, Response
+
+from ridgeline.server.responses import error
+
+STATIC_DIR = Path(__file__).resolve().parent.parent / "_static"
+IMMUTABLE = "public, max-age=31536000, immutable"
+
+NOT_BUILT = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>ridgeline: the web UI is not built</title></head>
+<body style="font-family: system-ui, sans-serif; max-width: 40em; margin: 3em auto; line-height: 1.5">
+<h1>ridgeline is running, but the web UI is not built</h1>
+<p>The web UI is not built: run <code>make build-web</code> in the ridgeline checkout (it needs Node.js and npm),
+then reload this page. <code>make serve</code> builds it for you.</p>
+<p>The API works without it: <a href="api/runs">api/runs</a>, and its documentation at
+<a href="api/docs">api/docs</a>.</p>
+</body></html>
+"""
+
+
+def resolve(root: Path, path: str) -> Path | None:
+    """The file ``path`` names inside ``root`` (already resolved), or None when it is missing or outside."""
+    if "\x00" in path or "\\" in path:
+        return None
+    candidate = (root / path.lstrip("/")).resolve()
+    if candidate != root and root not in candidate.parents:
+        return None
+    return candidate if candidate.is_file() else None
+
+
+def mount_static(app: FastAPI, directory: Path | None = None) -> None:
+    """Register the catch-all route; call it after every API route (routes match in registration order)."""
+    root = (directory or STATIC_DIR).resolve()
+
+    @app.api_route("/{path:path}", methods=["GET", "HEAD"], include_in_schema=False)
+    async def static(path: str) -> Response:
+        if path == "api" or path.startswith("api/"):
+            return error(404, f"no API route /{path}; see /api/docs")
+        index = root / "index.html"
+        if not index.is_file():
+            if path in ("", "index.html"):
+                return HTMLResponse(NOT_BUILT, headers={"Cache-Control": "no-cache"})
+            return error(404, "the web UI is not built: run make build-web")
+        if path not in ("", "index.html"):
+            found = resolve(root, path)
+            if found is not None:
+                cache = IMMUTABLE if path.startswith("assets/") else "no-cache"
+                return FileResponse(found, headers={"Cache-Control": cache})
+            if path.startswith("assets/") or _escapes(path):
+                return error(404, f"not found: /{path}")
+        return FileResponse(index, media_type="text/html; charset=utf-8", headers={"Cache-Control": "no-cache"})
+
+
+def _escapes(path: str) -> bool:
+    """Whether the path tries to climb out of the build folder (answered 404, not with the index page)."""
+    return ".." in path.replace("\\", "/").split("/") or "\x00" in path
