@@ -6,7 +6,7 @@ LOGDIR ?=
 DEMO_LOGDIR := demo_runs
 PYTEST_ARGS ?=
 
-.PHONY: serve test lint bench demo clean-venv
+.PHONY: serve test lint bench demo clean-venv build-web
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -29,7 +29,28 @@ $(VENV)/.browser-deps: scripts/install-browser.sh | $(BIN)/python
 	scripts/install-browser.sh
 	touch $@
 
-serve: $(VENV)/.serve-deps
+# The web UI (web/ and src/ridgeline/plugins/*/web/) built by Vite into src/ridgeline/_static/, which the server
+# serves. npm ci runs only when package-lock.json is newer than the installed tree; the build (typecheck, then
+# vite build) only when a source changed: _static/index.html, rewritten by every build, is the stamp.
+STATIC := src/ridgeline/_static
+WEB_SOURCES := $(shell find web src/ridgeline/plugins -type f \( -path 'web/*' -o -path '*/web/*' \) 2>/dev/null) \
+	package.json vite.config.ts tsconfig.json
+NODE_MISSING := ridgeline's web UI is built with Node.js (20 or newer) and npm, which this machine lacks: \
+	install them (on Debian: apt-get install nodejs npm) and run make again.
+
+node_modules/.package-lock.json: package-lock.json package.json
+	@command -v npm >/dev/null || { echo "$(NODE_MISSING)" >&2; exit 1; }
+	npm ci --no-audit --no-fund
+	touch $@
+
+$(STATIC)/index.html: $(WEB_SOURCES) node_modules/.package-lock.json
+	@command -v npm >/dev/null || { echo "$(NODE_MISSING)" >&2; exit 1; }
+	npx --no-install tsc --noEmit
+	npx --no-install vite build --logLevel warn
+
+build-web: $(STATIC)/index.html
+
+serve: $(VENV)/.serve-deps build-web
 ifeq ($(strip $(LOGDIR)),)
 	@[ -d $(DEMO_LOGDIR) ] || $(BIN)/ridgeline demo --logdir $(DEMO_LOGDIR)
 	$(BIN)/ridgeline serve --logdir $(DEMO_LOGDIR)
@@ -40,7 +61,7 @@ endif
 demo: $(VENV)/.serve-deps
 	$(BIN)/ridgeline demo --logdir $(DEMO_LOGDIR)
 
-test: $(VENV)/.test-deps $(VENV)/.browser-deps
+test: $(VENV)/.test-deps $(VENV)/.browser-deps build-web
 	$(BIN)/python -m pytest -n 2 $(PYTEST_ARGS)
 
 lint: $(VENV)/.test-deps
