@@ -1,0 +1,324 @@
+/**
+ * The uPlot wrapper every scalar chart uses: axes that format compactly, theme colours from CSS variables,
+ * y ranges that can ignore outliers or be fixed, drag-to-zoom reported to the owner (which refetches the
+ * visible range at full resolution), double-click to reset, and the linked crosshair (uPlot.sync by x value).
+ *
+ * Data is set with {@link Plot.setData} — the uPlot instance is created once per structure (lines, axes,
+ * scales) and reused across live updates and smoothing changes.
+ */
+import uPlot from "uplot";
+import "uplot/dist/uPlot.min.css";
+import { formatDuration, formatTicks } from "./format";
+import { padRange, robustRange, type Range } from "./range";
+
+export type XMode = "step" | "relative" | "wall" | "value";
+
+export interface LineSpec {
+  label: string;
+  colour: string;
+  /** Which y scale: the left axis ("y") or the right one ("y2", for a second tag). */
+  scale?: "y" | "y2";
+  width?: number;
+  alpha?: number;
+  dash?: number[];
+  /** Drawn only as one side of a band (no stroke of its own). */
+  bandEdge?: boolean;
+  /** Raw curve behind the smoothed one: not counted in tooltips. */
+  faint?: boolean;
+}
+
+export interface BandSpec {
+  /** 1-based uPlot series indices of the upper and lower edges. */
+  upper: number;
+  lower: number;
+  colour: string;
+  alpha?: number;
+}
+
+export interface PlotConfig {
+  width: number;
+  height: number;
+  xMode: XMode;
+  xLabel?: string;
+  xLog: boolean;
+  yLog: boolean;
+  y2Log?: boolean;
+  yLabel?: string;
+  y2Label?: string;
+  yFixed?: { min: number | null; max: number | null };
+  ignoreOutliers: boolean;
+  syncKey: string | null;
+  lines: LineSpec[];
+  bands: BandSpec[];
+  /** Called with the x range the user dragged, or null when the zoom is reset (double-click). */
+  onZoom?: (range: [number, number] | null) => void;
+  /** Called on every cursor move (own or synced); `own` is true when the mouse is over this chart. */
+  onCursor?: (u: uPlot, own: boolean) => void;
+  /** Extra drawing on top of the series (non-finite markers, annotations), in canvas pixels. */
+  onDraw?: (u: uPlot) => void;
+}
+
+function cssVar(name: string, fallback: string): string {
+  if (typeof document === "undefined") return fallback;
+  const v = getComputedStyle(document.documentElement).getPropertyValue(name).trim();
+  return v || fallback;
+}
+
+/** Colour with an alpha: works for #rgb/#rrggbb and for any CSS colour through color-mix. */
+export function withAlpha(colour: string, alpha: number): string {
+  const m = /^#([0-9a-f]{6})$/i.exec(colour);
+  if (m) {
+    const a = Math.round(Math.max(0, Math.min(1, alpha)) * 255)
+      .toString(16)
+      .padStart(2, "0");
+    return `#${m[1]}${a}`;
+  }
+  return `color-mix(in srgb, ${colour} ${Math.round(alpha * 100)}%, transparent)`;
+}
+
+/** The first and last data index whose x lies within the x scale. */
+function visibleIdx(u: uPlot): [number, number] {
+  const xs = u.data[0] as number[];
+  const { min, max } = u.scales.x;
+  if (!xs.length) return [0, -1];
+  let lo = 0;
+  let hi = xs.length - 1;
+  if (min != null) {
+    let a = 0;
+    let b = xs.length;
+    while (a < b) {
+      const m = (a + b) >> 1;
+      if (xs[m] < min) a = m + 1;
+      else b = m;
+    }
+    lo = a;
+  }
+  if (max != null) {
+    let a = 0;
+    let b = xs.length;
+    while (a < b) {
+      const m = (a + b) >> 1;
+      if (xs[m] <= max) a = m + 1;
+      else b = m;
+    }
+    hi = a - 1;
+  }
+  return [lo, hi];
+}
+
+function yRange(u: uPlot, scale: "y" | "y2", cfg: PlotConfig, dmin: number | null, dmax: number | null): uPlot.Range.MinMax {
+  const log = scale === "y" ? cfg.yLog : !!cfg.y2Log;
+  let r: Range | null = null;
+  if (cfg.ignoreOutliers) {
+    const [lo, hi] = visibleIdx(u);
+    const cols: ArrayLike<number | null>[] = [];
+    u.series.forEach((s, i) => {
+      if (i > 0 && s.scale === scale && s.show !== false) cols.push((u.data[i] as (number | null)[]).slice(lo, hi + 1));
+    });
+    r = robustRange(cols, { positiveOnly: log });
+  } else if (dmin != null && dmax != null && Number.isFinite(dmin) && Number.isFinite(dmax)) {
+    r = { min: dmin, max: dmax };
+  }
+  if (!r) r = log ? { min: 1, max: 10 } : { min: 0, max: 1 };
+  if (log && r.min <= 0) r = { min: Math.max(r.max * 1e-6, Number.MIN_VALUE), max: Math.max(r.max, 1e-300) };
+  r = padRange(r, 0.05, log);
+  const fixed = scale === "y" ? cfg.yFixed : undefined;
+  const min = fixed?.min != null && Number.isFinite(fixed.min) ? fixed.min : r.min;
+  const max = fixed?.max != null && Number.isFinite(fixed.max) ? fixed.max : r.max;
+  return min < max ? [min, max] : [r.min, r.max];
+}
+
+function xTicks(mode: XMode): uPlot.Axis.Values | undefined {
+  if (mode === "wall") return undefined; // uPlot's own date formatting
+  if (mode === "relative") return (_u, ticks) => ticks.map((t) => formatDuration(t));
+  return (_u, ticks) => formatTicks(ticks);
+}
+
+export class Plot {
+  readonly u: uPlot;
+  private full: [number, number] | null = null;
+  private quiet = 0;
+  private own = false;
+
+  constructor(
+    readonly el: HTMLElement,
+    readonly cfg: PlotConfig,
+    data: uPlot.AlignedData,
+  ) {
+    const axisStroke = () => cssVar("--muted", "#888");
+    const gridStroke = () => cssVar("--border", "rgba(128,128,128,0.2)");
+    const axisFont = "11px system-ui, sans-serif";
+    const hasY2 = cfg.lines.some((l) => l.scale === "y2");
+    const series: uPlot.Series[] = [
+      { label: cfg.xLabel ?? "x" },
+      ...cfg.lines.map(
+        (l): uPlot.Series => ({
+          label: l.label,
+          scale: l.scale ?? "y",
+          stroke: l.bandEdge ? undefined : withAlpha(l.colour, l.alpha ?? 1),
+          width: l.bandEdge ? 0 : (l.width ?? 1.5),
+          dash: l.dash,
+          points: { show: false },
+          spanGaps: false,
+        }),
+      ),
+    ];
+    const yScale = (scale: "y" | "y2", log: boolean): uPlot.Scale => ({
+      distr: log ? 3 : 1,
+      log: 10,
+      range: (u, dmin, dmax) => yRange(u, scale, this.cfg, dmin, dmax),
+    });
+    const opts: uPlot.Options = {
+      width: cfg.width,
+      height: cfg.height,
+      series,
+      bands: cfg.bands.map((b) => ({
+        series: [b.upper, b.lower] as [number, number],
+        fill: withAlpha(b.colour, b.alpha ?? 0.15),
+      })),
+      legend: { show: false },
+      scales: {
+        x: {
+          time: cfg.xMode === "wall",
+          distr: cfg.xLog ? 3 : 1,
+          log: 10,
+        },
+        y: yScale("y", cfg.yLog),
+        ...(hasY2 ? { y2: yScale("y2", !!cfg.y2Log) } : {}),
+      },
+      axes: [
+        {
+          scale: "x",
+          stroke: axisStroke,
+          grid: { stroke: gridStroke, width: 1 },
+          ticks: { stroke: gridStroke, width: 1 },
+          font: axisFont,
+          values: xTicks(cfg.xMode),
+          label: cfg.xLabel,
+          labelSize: cfg.xLabel ? 16 : 0,
+          labelFont: axisFont,
+        },
+        {
+          scale: "y",
+          stroke: axisStroke,
+          grid: { stroke: gridStroke, width: 1 },
+          ticks: { stroke: gridStroke, width: 1 },
+          font: axisFont,
+          size: 56,
+          values: (_u, ticks) => formatTicks(ticks),
+          label: cfg.yLabel,
+          labelSize: cfg.yLabel ? 16 : 0,
+          labelFont: axisFont,
+        },
+        ...(hasY2
+          ? [
+              {
+                scale: "y2",
+                side: 1,
+                stroke: axisStroke,
+                grid: { show: false },
+                ticks: { stroke: gridStroke, width: 1 },
+                font: axisFont,
+                size: 56,
+                values: (_u: uPlot, ticks: number[]) => formatTicks(ticks),
+                label: cfg.y2Label,
+                labelSize: cfg.y2Label ? 16 : 0,
+                labelFont: axisFont,
+              } as uPlot.Axis,
+            ]
+          : []),
+      ],
+      cursor: {
+        drag: { x: true, y: false, setScale: true },
+        points: { show: false },
+        sync: cfg.syncKey
+          ? {
+              key: cfg.syncKey,
+              setSeries: false,
+              scales: ["x", null],
+              // Only the crosshair is shared; each card zooms on its own.
+              filters: { pub: (type) => type !== "mousedown" && type !== "mouseup" && type !== "dblclick" },
+            }
+          : undefined,
+        bind: {
+          dblclick: () => () => {
+            this.cfg.onZoom?.(null);
+            return null;
+          },
+          mouseenter: (_u, _t, handler) => (e) => {
+            this.own = true;
+            return handler(e);
+          },
+          mouseleave: (_u, _t, handler) => (e) => {
+            this.own = false;
+            return handler(e);
+          },
+        },
+      },
+      hooks: {
+        setScale: [
+          (u, key) => {
+            if (key !== "x" || this.quiet > 0 || !this.cfg.onZoom) return;
+            const { min, max } = u.scales.x;
+            if (min == null || max == null) return;
+            const full = this.full;
+            if (full && min <= full[0] && max >= full[1]) return;
+            this.cfg.onZoom([min, max]);
+          },
+        ],
+        setCursor: [(u) => this.cfg.onCursor?.(u, this.own)],
+        draw: [(u) => this.cfg.onDraw?.(u)],
+      },
+    };
+    this.quiet++;
+    this.u = new uPlot(opts, data, el);
+    this.quiet--;
+    this.full = extent(data[0] as number[]);
+  }
+
+  /** New data; the x range is kept when `zoom` is given (a zoomed card), else fitted to the data. */
+  setData(data: uPlot.AlignedData, zoom: [number, number] | null): void {
+    this.quiet++;
+    try {
+      if (zoom) {
+        this.u.setData(data, false);
+        this.u.setScale("x", { min: zoom[0], max: zoom[1] });
+      } else {
+        this.full = extent(data[0] as number[]);
+        this.u.setData(data, true);
+      }
+    } finally {
+      this.quiet--;
+    }
+  }
+
+  /** Re-ranges y (e.g. after ignore-outliers or a fixed range changed) without new data. */
+  rerange(cfg: Partial<PlotConfig>): void {
+    Object.assign(this.cfg, cfg);
+    this.quiet++;
+    try {
+      this.u.setScale("x", { min: this.u.scales.x.min!, max: this.u.scales.x.max! });
+    } finally {
+      this.quiet--;
+    }
+  }
+
+  setSize(width: number, height: number): void {
+    if (width === this.u.width && height === this.u.height) return;
+    this.quiet++;
+    try {
+      this.u.setSize({ width, height });
+    } finally {
+      this.quiet--;
+    }
+  }
+
+  destroy(): void {
+    this.u.destroy();
+  }
+}
+
+function extent(xs: number[]): [number, number] | null {
+  if (!xs.length) return null;
+  return [xs[0], xs[xs.length - 1]];
+}
