@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from ridgeline.analysis.downsample import minmax_indices
+from ridgeline.analysis.downsample import minmax_indices, reduce_series
 
 VALUES = hnp.arrays(
     np.float64,
@@ -69,3 +69,32 @@ def test_infinities_are_kept() -> None:
     values[7000] = -math.inf
     kept = minmax_indices(np.arange(10_000, dtype=np.int64), values, 100)
     assert 5000 in kept and 7000 in kept
+
+
+@given(VALUES, st.integers(2, 500))
+def test_reduce_series_band_holds_each_kept_point(values: np.ndarray, max_points: int) -> None:
+    steps = np.arange(len(values), dtype=np.int64)
+    reduction = reduce_series(steps, values, max_points)
+    if len(values) <= max_points:
+        assert reduction is None
+        return
+    assert reduction is not None
+    assert np.array_equal(reduction.indices, minmax_indices(steps, values, max_points))
+    kept = values[reduction.indices]
+    finite = np.isfinite(kept)
+    assert np.all(reduction.band_low[finite] <= kept[finite])
+    assert np.all(kept[finite] <= reduction.band_high[finite])
+    finite_all = values[np.isfinite(values)]
+    if len(finite_all):
+        assert np.nanmin(reduction.band_low) == finite_all.min()
+        assert np.nanmax(reduction.band_high) == finite_all.max()
+
+
+def test_reduce_series_band_is_the_bucket_extent() -> None:
+    steps = np.arange(12, dtype=np.int64)
+    values = np.array([5.0, 1.0, 9.0, 2.0, 3.0, 4.0, math.nan, math.nan, 8.0, 0.0, 7.0, 6.0])
+    reduction = reduce_series(steps, values, 8)  # NaN present: 4 points per bucket, so (8 - 2) // 4 = 1 bucket
+    assert reduction is not None
+    assert np.all(reduction.band_low == 0.0) and np.all(reduction.band_high == 9.0)
+    only_nan = reduce_series(steps, np.full(12, math.nan), 4)
+    assert only_nan is not None and np.isnan(only_nan.band_low).all() and np.isnan(only_nan.band_high).all()

@@ -1,0 +1,96 @@
+"""A served log directory that changes: new points, a run deleted, an empty directory (uvicorn on 127.0.0.1)."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import httpx
+
+import ridgeline
+from ridgeline.server import create_app
+from tests.server.conftest import in_thread, wall, write_ridgeline_run
+
+INTERVAL = 0.2
+
+
+def wait_for(condition: Callable[[], bool], timeout: float) -> float:
+    """Seconds until ``condition()`` held (polling every 10 ms); fails after ``timeout``."""
+    started = time.monotonic()
+    while not condition():
+        assert time.monotonic() - started < timeout, "condition not met in time"
+        time.sleep(0.01)
+    return time.monotonic() - started
+
+
+def test_a_flushed_value_appears_through_since_step_within_two_intervals(tmp_path: Path) -> None:
+    writer = ridgeline.SummaryWriter(str(tmp_path / "live"))
+    for step in range(10):
+        writer.add_scalar("loss", 1.0 / (step + 1), step, walltime=wall(step))
+    writer.flush()
+    app = create_app(ridgeline.open(tmp_path, cache=False), reload_interval=INTERVAL)
+    with in_thread(app) as client:
+        first = client.get("/api/runs").json()
+        cursor = client.get("/api/scalars", params={"run": "live", "tag": "loss"}).json()["step"][-1]
+        assert cursor == 9
+        for step in (10, 11):
+            writer.add_scalar("loss", 0.5, step, walltime=wall(step))
+        writer.flush()
+
+        def new_points() -> list[int]:
+            body = client.get("/api/scalars", params={"run": "live", "tag": "loss", "since_step": cursor}).json()
+            steps: list[int] = body["step"]
+            return steps
+
+        elapsed = wait_for(lambda: new_points() == [10, 11], timeout=5)
+        assert elapsed < 2 * INTERVAL, f"the new points took {elapsed:.2f} s to appear"
+        later = client.get("/api/runs").json()
+        assert later["generation"] > first["generation"]
+        assert later["runs"][0]["last_step"] == 11
+        # Nothing new: the generation stands still.
+        time.sleep(2 * INTERVAL)
+        assert client.get("/api/runs").json()["generation"] == later["generation"]
+    writer.close()
+
+
+def test_a_run_deleted_while_served_goes_away_without_breaking_requests(tmp_path: Path) -> None:
+    write_ridgeline_run(tmp_path / "keep", {"loss": [(0, 1.0), (1, 0.5)]})
+    write_ridgeline_run(tmp_path / "doomed", {"loss": [(0, 2.0)]})
+    app = create_app(ridgeline.open(tmp_path, cache=False), reload_interval=INTERVAL)
+    with in_thread(app) as client:
+
+        def runs() -> list[str]:
+            return [item["run"] for item in client.get("/api/runs").json()["runs"]]
+
+        assert runs() == ["doomed", "keep"]
+        shutil.rmtree(tmp_path / "doomed")
+        wait_for(lambda: runs() == ["keep"], timeout=5)
+        response = client.get("/api/scalars", params={"run": "doomed", "tag": "loss"})
+        assert response.status_code == 404 and "no run 'doomed'" in response.json()["error"]
+        pairs = [{"run": "doomed", "tag": "loss"}, {"run": "keep", "tag": "loss"}]
+        series = client.post("/api/scalars/batch", json={"series": pairs}).json()["series"]
+        assert "error" in series[0] and series[1]["value"] == [1.0, 0.5]
+
+
+def test_an_empty_log_directory_serves_no_runs(tmp_path: Path) -> None:
+    app = create_app(ridgeline.open(tmp_path, cache=False), reload_interval=INTERVAL)
+    with in_thread(app) as client:
+        body = client.get("/api/runs").json()
+        assert body["runs"] == [] and body["generation"] >= 0
+        assert client.get("/api/hparams").json() == {"runs": {}}
+        assert client.get("/").status_code == 200
+        # A run that appears later is found by the reload loop.
+        write_ridgeline_run(tmp_path / "late", {"loss": [(3, 1.0)]})
+        wait_for(lambda: len(client.get("/api/runs").json()["runs"]) == 1, timeout=5)
+        assert client.get("/api/scalars", params={"run": "late", "tag": "loss"}).json()["step"] == [3]
+
+
+def test_no_reload_interval_means_no_reload(tmp_path: Path) -> None:
+    write_ridgeline_run(tmp_path / "a", {"loss": [(0, 1.0)]})
+    logdir = ridgeline.open(tmp_path, cache=False)
+    with in_thread(create_app(logdir)) as client:
+        assert logdir.ingestor._thread is None
+        assert client.get("/api/runs").json()["reload_interval"] is None
+    assert isinstance(client, httpx.Client)
