@@ -148,9 +148,14 @@ export function App(props: { dashboards?: readonly Dashboard[] }) {
       />
       {error && (
         <div class="banner banner-error" role="alert" data-testid="server-error">
-          {error.unreachable
-            ? "Cannot reach the ridgeline server. Is `ridgeline serve` still running? Retrying…"
-            : `The server answered with an error: ${error.message}`}
+          {error.unreachable ? (
+            <>
+              Cannot reach the ridgeline server. Is <code>ridgeline serve</code> still running? Retrying every{" "}
+              {interval} s…
+            </>
+          ) : (
+            `The server answered with an error: ${error.message}`
+          )}
         </div>
       )}
       {hasRuns && (
@@ -166,7 +171,7 @@ export function App(props: { dashboards?: readonly Dashboard[] }) {
           onSetShown={(on) => setSelection(setRuns(selection, names, shownRuns.map((r) => r.run), on))}
         />
       )}
-      <main id="main" class="main" tabIndex={-1}>
+      <main id="main" class="main" tabIndex={-1} data-tick={tick}>
         {hasRuns && (
           <div class="toolbar">
             <FilterInput

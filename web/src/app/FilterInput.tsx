@@ -33,7 +33,7 @@ export function FilterInput(props: FilterInputProps) {
       />
       {props.error && (
         <div id={errorId} role="alert" class="filter-error">
-          Invalid regular expression: {props.error}
+          Invalid pattern: {props.error}
         </div>
       )}
     </div>

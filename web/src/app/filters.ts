@@ -17,7 +17,9 @@ export function compileFilter(pattern: string): CompiledFilter {
     return { regex: new RegExp(pattern, "i"), error: null };
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
-    return { regex: null, error: message.replace(/^Invalid regular expression: /, "") };
+    // Chromium says "Invalid regular expression: /<pattern>/i: <reason>"; the field already shows the pattern.
+    const prefix = `Invalid regular expression: /${pattern}/i: `;
+    return { regex: null, error: message.startsWith(prefix) ? message.slice(prefix.length) : message };
   }
 }
 
