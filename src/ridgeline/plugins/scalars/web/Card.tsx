@@ -1,0 +1,533 @@
+/**
+ * One scalar card: a tag (or two tags on two y axes) for the selected runs. Loads when scrolled into view,
+ * draws through one reused uPlot instance, refetches the zoomed step range at full resolution, appends live
+ * data on every tick, and exposes data-ready / data-points for tests and benchmarks.
+ */
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
+import type uPlot from "uplot";
+import type { RunInfo } from "@app/types";
+import { apiUrl } from "@api/client";
+import { Plot, type XMode } from "@charts/plot";
+import { nearestIndex } from "@charts/aggregate";
+import { formatDuration, formatNumber, formatStep, formatWallTime } from "@charts/format";
+import { tooltipHtml, type TooltipRow } from "@charts/tooltip";
+import { downloadText, safeFileName, toCsv, toJson } from "@charts/export";
+import { cache, fetchAnnotations, fetchSeries, seriesKey, type Annotation, type SeriesData } from "./data";
+import { buildModel, type ChartModel, type HoverSeries, type RunSeries } from "./model";
+import type { Settings } from "./settings";
+import { registry } from "./registry";
+
+export interface CardProps {
+  tag: string;
+  /** A second tag on the right y axis (the combined chart). */
+  tag2?: string | null;
+  runs: RunInfo[];
+  settings: Settings;
+  groups: Map<string, string[]> | null;
+  groupColour: (label: string) => string;
+  tick: number;
+  theme: "light" | "dark";
+  pinned: boolean;
+  expanded: boolean;
+  onPin?: () => void;
+  onExpand?: () => void;
+  onClose?: () => void;
+}
+
+const HEIGHT = 220;
+const TOOLTIP_ROWS = 8;
+
+export function Card(props: CardProps) {
+  const { tag, tag2, runs, settings, tick } = props;
+  const id = tag2 ? `${tag} ⇄ ${tag2}` : tag;
+  const cardRef = useRef<HTMLDivElement>(null);
+  const chartRef = useRef<HTMLDivElement>(null);
+  const tipRef = useRef<HTMLDivElement>(null);
+  const plotRef = useRef<Plot | null>(null);
+  const modelRef = useRef<ChartModel | null>(null);
+  const annRef = useRef<{ x: number; text: string; colour: string }[]>([]);
+  const [visible, setVisible] = useState(false);
+  const [seen, setSeen] = useState(false);
+  const [width, setWidth] = useState(400);
+  const [version, setVersion] = useState(0);
+  const [loaded, setLoaded] = useState(false);
+  const [zoom, setZoom] = useState<[number, number] | null>(null);
+  const [zoomData, setZoomData] = useState<Map<string, SeriesData> | null>(null);
+  const [ready, setReady] = useState(false);
+  const [annotations, setAnnotations] = useState<Map<string, Annotation[]>>(new Map());
+  const settingsRef = useRef(settings);
+  settingsRef.current = settings;
+
+  const xAxis = settings.xAxis;
+  const xTag = xAxis === "tag" ? settings.xTag : null;
+  const keys = useMemo(() => {
+    const ks: { run: string; tag: string }[] = [];
+    for (const r of runs) {
+      const has = (t: string) => (r.tags.scalars ?? []).includes(t);
+      if (has(tag)) ks.push({ run: r.run, tag });
+      if (tag2 && has(tag2)) ks.push({ run: r.run, tag: tag2 });
+      if (xTag && has(xTag) && xTag !== tag) ks.push({ run: r.run, tag: xTag });
+    }
+    return ks;
+  }, [runs, tag, tag2, xTag]);
+  const keysId = keys.map((k) => seriesKey(k.run, k.tag)).join("\u0001");
+  const maxPoints = Math.max(100, Math.round(width));
+
+  // Visibility: cards render only when scrolled into view (and stay rendered once seen).
+  useEffect(() => {
+    const el = cardRef.current;
+    if (!el) return;
+    registry.add(id);
+    const io = new IntersectionObserver(
+      (entries) => {
+        const v = entries.some((e) => e.isIntersecting);
+        setVisible(v);
+        registry.setVisible(id, v);
+        if (v) setSeen(true);
+      },
+      { rootMargin: "200px" },
+    );
+    io.observe(el);
+    const ro = new ResizeObserver(() => {
+      const w = chartRef.current?.clientWidth ?? 0;
+      if (w > 0) setWidth(w);
+    });
+    if (chartRef.current) ro.observe(chartRef.current);
+    return () => {
+      io.disconnect();
+      ro.disconnect();
+      registry.remove(id);
+    };
+  }, [id]);
+
+  useEffect(() => registry.setReady(id, ready), [id, ready]);
+
+  // Load (full range, reduced to about the card's width).
+  useEffect(() => {
+    if (!seen) return;
+    let live = true;
+    setReady(false);
+    cache.load(keys, maxPoints).then(() => {
+      if (!live) return;
+      setLoaded(true);
+      setVersion((v) => v + 1);
+    });
+    return () => {
+      live = false;
+    };
+  }, [seen, keysId, maxPoints]);
+
+  // Live: append what is new after each series' last step.
+  const firstTick = useRef(tick);
+  useEffect(() => {
+    if (tick === firstTick.current || !seen || !loaded) return;
+    let live = true;
+    cache.refresh(keys).then((changed) => {
+      if (live && changed) setVersion((v) => v + 1);
+    });
+    return () => {
+      live = false;
+    };
+  }, [tick]);
+
+  // Annotations of the shown runs.
+  useEffect(() => {
+    if (!seen) return;
+    let live = true;
+    Promise.all(runs.map((r) => fetchAnnotations(r.run, tick).then((a) => [r.run, a] as const))).then((list) => {
+      if (live) setAnnotations(new Map(list.filter(([, a]) => a.length)));
+    });
+    return () => {
+      live = false;
+    };
+  }, [seen, runs, tick]);
+
+  // Zoom: refetch the visible step range at full resolution (reduced to the width only if still larger).
+  useEffect(() => {
+    if (!zoom) {
+      setZoomData(null);
+      return;
+    }
+    let live = true;
+    const [minStep, maxStep] = stepRange(zoom, modelRef.current);
+    fetchSeries(keys, { min_step: Math.floor(minStep), max_step: Math.ceil(maxStep), max_points: maxPoints }).then(
+      (m) => {
+        if (!live) return;
+        const out = new Map<string, SeriesData>();
+        for (const [k, v] of m) if (!(v instanceof Error)) out.set(k, v);
+        setZoomData(out);
+      },
+      () => undefined,
+    );
+    return () => {
+      live = false;
+    };
+  }, [zoom, keysId, maxPoints]);
+  useEffect(() => setZoom(null), [xAxis, xTag, settings.xLog]);
+
+  const model = useMemo(() => {
+    if (!loaded) return null;
+    const list: RunSeries[] = [];
+    const get = (run: string, t: string): SeriesData | null => {
+      const z = zoomData?.get(seriesKey(run, t));
+      return z ?? cache.get(run, t)?.data ?? null;
+    };
+    for (const r of runs) {
+      const full = cache.get(r.run, tag)?.data;
+      const start = full?.wall.length ? full.wall[0] : 0;
+      const xData = xTag ? cache.get(r.run, xTag)?.data ?? null : null;
+      const d = get(r.run, tag);
+      if (d) list.push({ run: r.run, colour: r.colour, data: d, start, xData, suffix: tag2 ? tag : undefined });
+      if (tag2) {
+        const d2 = get(r.run, tag2);
+        const full2 = cache.get(r.run, tag2)?.data;
+        if (d2)
+          list.push({
+            run: r.run,
+            colour: r.colour,
+            data: d2,
+            start: full2?.wall.length ? full2.wall[0] : start,
+            xData,
+            scale: "y2",
+            suffix: tag2,
+          });
+      }
+    }
+    return buildModel(list, {
+      smoothing: settings.smoothing,
+      smoother: settings.smoother,
+      xAxis,
+      yLog: settings.yScale === "log",
+      groups: tag2 ? null : props.groups,
+      groupBand: settings.groupBand,
+      groupColour: props.groupColour,
+      width,
+    });
+  }, [loaded, version, zoomData, runs, tag, tag2, xTag, settings, props.groups, width]);
+  modelRef.current = model;
+
+  // Annotation positions in the chart's x units.
+  useEffect(() => {
+    const list: { x: number; text: string; colour: string }[] = [];
+    for (const r of runs) {
+      const anns = annotations.get(r.run);
+      if (!anns) continue;
+      const full = cache.get(r.run, tag)?.data;
+      const start = full?.wall.length ? full.wall[0] : 0;
+      for (const a of anns) {
+        const x = xAxis === "step" ? a.step : xAxis === "wall" ? a.wall_time : xAxis === "relative" ? a.wall_time - start : NaN;
+        if (Number.isFinite(x)) list.push({ x, text: a.text, colour: r.colour });
+      }
+    }
+    annRef.current = list;
+    plotRef.current?.u.redraw(false, false);
+  }, [annotations, runs, xAxis, version]);
+
+  // Draw: create uPlot when the structure or axes change, else setData.
+  const fixed = useMemo(
+    () => ({ min: parseNum(settings.yMin), max: parseNum(settings.yMax) }),
+    [settings.yMin, settings.yMax],
+  );
+  const plotKey = model
+    ? [model.structure, xAxis, settings.xLog, settings.yScale, props.theme, tag2 ?? ""].join("|")
+    : "";
+  const plotKeyRef = useRef("");
+  useLayoutEffect(() => {
+    const el = chartRef.current;
+    if (!model || !el) return;
+    const w = Math.max(200, el.clientWidth || width);
+    let plot = plotRef.current;
+    if (!plot || plotKeyRef.current !== plotKey) {
+      plot?.destroy();
+      el.querySelectorAll(".uplot").forEach((n) => n.remove());
+      plot = new Plot(
+        el,
+        {
+          width: w,
+          height: props.expanded ? 360 : HEIGHT,
+          xMode: (xAxis === "tag" ? "value" : xAxis) as XMode,
+          xLabel: xAxis === "tag" ? settings.xTag : undefined,
+          xLog: settings.xLog,
+          yLog: settings.yScale === "log",
+          y2Log: settings.yScale === "log",
+          yLabel: tag2 ? tag : undefined,
+          y2Label: tag2 ?? undefined,
+          yFixed: fixed,
+          ignoreOutliers: settings.outliers,
+          syncKey: xAxis === "tag" ? null : `ridgeline-scalars-${xAxis}`,
+          lines: model.lines,
+          bands: model.bands,
+          onZoom: (r) => setZoom(r),
+          onCursor: (u, own) => onCursor(u, own, tipRef.current, modelRef.current, annRef.current, settingsRef.current),
+          onDraw: (u) => drawExtras(u, modelRef.current, annRef.current),
+        },
+        model.data,
+      );
+      plotRef.current = plot;
+      plotKeyRef.current = plotKey;
+      if (zoom) plot.setData(model.data, zoom);
+    } else {
+      plot.cfg.yFixed = fixed;
+      plot.cfg.ignoreOutliers = settings.outliers;
+      plot.setData(model.data, zoom);
+    }
+    const w2 = window as unknown as { __ridgeline?: Record<string, unknown> };
+    const g = (w2.__ridgeline ??= {}) as { charts?: Map<string, uPlot>; series?: Map<string, unknown> };
+    (g.charts ??= new Map()).set(id, plot.u);
+    (g.series ??= new Map()).set(
+      id,
+      model.hover.map((h) => ({ run: h.label, x: h.x, raw: h.raw, smoothed: h.smoothed, reduced: model.reduced })),
+    );
+    setReady(true);
+  }, [model, plotKey, fixed, settings.outliers, zoom]);
+
+  useEffect(() => {
+    plotRef.current?.setSize(Math.max(200, chartRef.current?.clientWidth ?? width), props.expanded ? 360 : HEIGHT);
+  }, [width, props.expanded]);
+
+  useEffect(
+    () => () => {
+      plotRef.current?.destroy();
+      plotRef.current = null;
+      const g = (window as unknown as { __ridgeline?: { charts?: Map<string, uPlot>; series?: Map<string, unknown> } }).__ridgeline;
+      g?.charts?.delete(id);
+      g?.series?.delete(id);
+    },
+    [],
+  );
+
+  const nf = model?.nonfinite;
+  const nfTotal = nf ? nf.nan + nf.inf + nf.ninf : 0;
+  const download = async (kind: "csv" | "json") => {
+    const tags = [tag, ...(tag2 ? [tag2] : [])];
+    const ks = keys.filter((k) => tags.includes(k.tag));
+    const m = await fetchSeries(ks, {});
+    const list = ks.flatMap((k) => {
+      const d = m.get(seriesKey(k.run, k.tag));
+      if (!d || d instanceof Error) return [];
+      return [{ run: k.run, tag: k.tag, step: d.step, wall_time: d.wall, value: Array.from(d.value, (v) => (Number.isFinite(v) ? v : null)), nonfinite: d.nonfinite }];
+    });
+    const name = safeFileName(tags.join("_"));
+    if (kind === "csv") downloadText(toCsv(list), `${name}.csv`, "text/csv");
+    else downloadText(toJson(list), `${name}.json`, "application/json");
+  };
+
+  return (
+    <div
+      ref={cardRef}
+      class={`rl-card${props.expanded ? " rl-card-expanded" : ""}${props.pinned ? " rl-card-pinned" : ""}`}
+      data-testid="scalar-card"
+      data-tag={tag2 ? id : tag}
+      data-ready={ready && visible !== undefined ? "true" : "false"}
+      data-points={String(model?.points ?? 0)}
+    >
+      <header class="rl-card-head">
+        <h3 class="rl-card-title" title={id}>
+          {tag2 ? (
+            <>
+              {tag} <span class="rl-muted">(left)</span> · {tag2} <span class="rl-muted">(right, dashed)</span>
+            </>
+          ) : (
+            tag
+          )}
+        </h3>
+        {nfTotal > 0 && (
+          <span class="rl-badge rl-badge-warn" title="Non-finite values, drawn as markers: ▲ +Inf at the top, ▼ -Inf at the bottom, ✕ NaN">
+            {nfTotal} non-finite ({[nf!.nan && `${nf!.nan} NaN`, nf!.inf && `${nf!.inf} +Inf`, nf!.ninf && `${nf!.ninf} -Inf`].filter(Boolean).join(", ")})
+          </span>
+        )}
+        {model?.reduced && !zoomData && (
+          <span class="rl-badge" title="Reduced for display: the band shows each bucket's min and max. Drag to zoom for full resolution.">
+            reduced
+          </span>
+        )}
+        {zoom && (
+          <button type="button" class="rl-icon" onClick={() => setZoom(null)} title="Reset zoom (or double-click the chart)">
+            Reset zoom
+          </button>
+        )}
+        <span class="rl-card-actions">
+          {props.onPin && (
+            <button type="button" class="rl-icon" aria-pressed={props.pinned} aria-label={props.pinned ? `Unpin ${id}` : `Pin ${id} to the top`} title={props.pinned ? "Unpin" : "Pin to the top"} onClick={props.onPin}>
+              {props.pinned ? "★" : "☆"}
+            </button>
+          )}
+          {props.onExpand && (
+            <button type="button" class="rl-icon" aria-pressed={props.expanded} aria-label={props.expanded ? `Shrink ${id}` : `Expand ${id} to full width`} title={props.expanded ? "Shrink" : "Full width"} onClick={props.onExpand}>
+              ⤢
+            </button>
+          )}
+          <button type="button" class="rl-icon" aria-label={`Download ${id} as CSV`} title="Download CSV (full resolution)" onClick={() => void download("csv")}>
+            CSV
+          </button>
+          <button type="button" class="rl-icon" aria-label={`Download ${id} as JSON`} title="Download JSON (full resolution)" onClick={() => void download("json")}>
+            JSON
+          </button>
+          {runs.length === 1 && !tag2 && (
+            <a class="rl-icon" href={apiUrl("/api/scalars.csv", { run: runs[0].run, tag })} download title="The server's CSV download">
+              ⇩
+            </a>
+          )}
+          {props.onClose && (
+            <button type="button" class="rl-icon" aria-label="Close the combined chart" onClick={props.onClose}>
+              ✕
+            </button>
+          )}
+        </span>
+      </header>
+      <div class="rl-chart" ref={chartRef} style={{ height: `${props.expanded ? 360 : HEIGHT}px` }}>
+        {!model && <div class="rl-loading">{seen ? "Loading…" : ""}</div>}
+        {model && model.points === 0 && <div class="rl-loading">No data for the selected runs</div>}
+        <div class="rl-tooltip" ref={tipRef} role="tooltip" hidden />
+      </div>
+    </div>
+  );
+}
+
+function parseNum(s: string): number | null {
+  if (s.trim() === "") return null;
+  const n = Number(s);
+  return Number.isFinite(n) ? n : null;
+}
+
+/** The step range covering x range `r` (x in the chart's units) across the drawn series. */
+function stepRange(r: [number, number], model: ChartModel | null): [number, number] {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const h of model?.hover ?? []) {
+    for (let i = 0; i < h.x.length; i++) {
+      if (h.x[i] >= r[0] && h.x[i] <= r[1] && Number.isFinite(h.step[i])) {
+        if (h.step[i] < lo) lo = h.step[i];
+        if (h.step[i] > hi) hi = h.step[i];
+      }
+    }
+  }
+  if (!(lo <= hi)) return r;
+  // Widen to the neighbouring steps so the lines reach the edges.
+  return [lo - 1, hi + 1];
+}
+
+function nearest(h: HoverSeries, x: number): number {
+  if (h.sorted) return nearestIndex(h.x, x);
+  let best = -1;
+  let bd = Infinity;
+  for (let i = 0; i < h.x.length; i++) {
+    const d = Math.abs(h.x[i] - x);
+    if (d < bd) {
+      bd = d;
+      best = i;
+    }
+  }
+  return best;
+}
+
+function onCursor(
+  u: uPlot,
+  own: boolean,
+  tip: HTMLDivElement | null,
+  model: ChartModel | null,
+  anns: { x: number; text: string; colour: string }[],
+  settings: Settings,
+): void {
+  if (!tip) return;
+  const left = u.cursor.left;
+  if (!own || !model || left == null || left < 0) {
+    tip.hidden = true;
+    return;
+  }
+  const x = u.posToVal(left, "x");
+  const top = u.cursor.top ?? 0;
+  const rows: TooltipRow[] = [];
+  for (const h of model.hover) {
+    const i = nearest(h, x);
+    if (i < 0) continue;
+    const y = h.smoothed[i];
+    const py = Number.isFinite(y) ? u.valToPos(y, "y") : Infinity;
+    rows.push({
+      label: h.label,
+      colour: h.colour,
+      smoothed: y,
+      raw: h.raw[i],
+      step: h.step[i],
+      time: h.wall ? formatDuration(h.wall[i] - h.wall[0]) : "",
+      extra: h.bandLow ? `${formatNumber(h.bandLow[i])} – ${formatNumber(h.bandHigh![i])}` : undefined,
+      distance: Math.abs(py - top),
+    });
+  }
+  const xm = settings.xAxis;
+  const header =
+    xm === "step" ? `step ${formatStep(x)}` : xm === "wall" ? formatWallTime(x) : xm === "relative" ? formatDuration(x) : `${settings.xTag} = ${formatNumber(x)}`;
+  const notes = anns
+    .filter((a) => Math.abs(u.valToPos(a.x, "x") - left) <= 5)
+    .map((a) => `📝 ${a.text}`);
+  tip.innerHTML = tooltipHtml(header, rows, settings.tooltipSort, TOOLTIP_ROWS, notes);
+  tip.hidden = false;
+  const plotLeft = u.over.offsetLeft;
+  const plotTop = u.over.offsetTop;
+  const tw = tip.offsetWidth;
+  const cw = (tip.parentElement?.clientWidth ?? 0) || u.width;
+  let tx = plotLeft + left + 16;
+  if (tx + tw > cw) tx = Math.max(0, plotLeft + left - tw - 16);
+  tip.style.transform = `translate(${Math.round(tx)}px, ${Math.round(plotTop + 4)}px)`;
+}
+
+/** Non-finite markers and annotation lines, on the chart's canvas. */
+function drawExtras(u: uPlot, model: ChartModel | null, anns: { x: number; text: string; colour: string }[]): void {
+  if (!model) return;
+  const ctx = u.ctx;
+  const { left, top, width, height } = u.bbox;
+  const dpr = devicePixelRatio || 1;
+  ctx.save();
+  ctx.beginPath();
+  ctx.rect(left, top, width, height);
+  ctx.clip();
+  for (const a of anns) {
+    const px = u.valToPos(a.x, "x", true);
+    if (!(px >= left && px <= left + width)) continue;
+    ctx.strokeStyle = a.colour;
+    ctx.globalAlpha = 0.8;
+    ctx.lineWidth = 1 * dpr;
+    ctx.setLineDash([4 * dpr, 3 * dpr]);
+    ctx.beginPath();
+    ctx.moveTo(px, top);
+    ctx.lineTo(px, top + height);
+    ctx.stroke();
+    ctx.setLineDash([]);
+    ctx.fillStyle = a.colour;
+    ctx.beginPath();
+    ctx.arc(px, top + 5 * dpr, 3.5 * dpr, 0, Math.PI * 2);
+    ctx.fill();
+  }
+  ctx.globalAlpha = 1;
+  const s = 5 * dpr;
+  for (const m of model.markers) {
+    const px = u.valToPos(m.x, "x", true);
+    if (!(px >= left - s && px <= left + width + s)) continue;
+    ctx.fillStyle = m.colour;
+    ctx.strokeStyle = m.colour;
+    ctx.lineWidth = 2 * dpr;
+    ctx.beginPath();
+    if (m.kind === "inf") {
+      ctx.moveTo(px, top + 1);
+      ctx.lineTo(px - s, top + 1 + 1.6 * s);
+      ctx.lineTo(px + s, top + 1 + 1.6 * s);
+      ctx.closePath();
+      ctx.fill();
+    } else if (m.kind === "-inf") {
+      const b = top + height - 1;
+      ctx.moveTo(px, b);
+      ctx.lineTo(px - s, b - 1.6 * s);
+      ctx.lineTo(px + s, b - 1.6 * s);
+      ctx.closePath();
+      ctx.fill();
+    } else {
+      const y = top + height - 3 * s;
+      ctx.moveTo(px - s, y - s);
+      ctx.lineTo(px + s, y + s);
+      ctx.moveTo(px + s, y - s);
+      ctx.lineTo(px - s, y + s);
+      ctx.stroke();
+    }
+  }
+  ctx.restore();
+}

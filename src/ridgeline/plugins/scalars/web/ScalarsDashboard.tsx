@@ -1,0 +1,246 @@
+/**
+ * The scalars dashboard: a toolbar of settings (kept in the URL under "s."), pinned cards and a combined
+ * two-axis chart on top, then one collapsible section per tag prefix with a card per tag.
+ */
+import { useEffect, useMemo, useState } from "preact/hooks";
+import type { DashboardProps } from "@app/types";
+import { colourFor } from "@app/palette";
+import { SMOOTHERS } from "@charts/smoothing";
+import { Card } from "./Card";
+import { fetchHparams } from "./data";
+import { groupRuns, groupTags, hparamNames } from "./groups";
+import { useSettings } from "./settings";
+
+export function ScalarsDashboard({ runs, tagFilter, tick, theme }: DashboardProps) {
+  const api = useSettings();
+  const { settings, set } = api;
+  const [expanded, setExpanded] = useState<string[]>([]);
+  const [hparams, setHparams] = useState<Record<string, Record<string, unknown>>>({});
+  const [combineA, setCombineA] = useState("");
+  const [combineB, setCombineB] = useState("");
+
+  const allTags = useMemo(() => {
+    const s = new Set<string>();
+    for (const r of runs) for (const t of r.tags.scalars ?? []) s.add(t);
+    return [...s].sort((a, b) => a.localeCompare(b));
+  }, [runs]);
+  const groups = useMemo(() => groupTags(allTags, tagFilter), [allTags, tagFilter]);
+  const pinned = api.pinned.filter((t) => allTags.includes(t));
+  const pinnedSet = new Set(pinned);
+
+  useEffect(() => {
+    if (settings.groupBy === "hparam") void fetchHparams(true).then(setHparams);
+  }, [settings.groupBy, tick === 0]);
+  const hpNames = useMemo(() => hparamNames(hparams), [hparams]);
+  const runGroups = useMemo(() => {
+    if (settings.groupBy === "none" || !settings.group) return { groups: null, error: null };
+    return groupRuns(
+      runs.map((r) => r.run),
+      settings.groupBy,
+      settings.group,
+      hparams,
+    );
+  }, [runs, settings.groupBy, settings.group, hparams]);
+  const groupMap = runGroups.error ? null : runGroups.groups;
+
+  const toggle = (list: string[], item: string) => (list.includes(item) ? list.filter((x) => x !== item) : [...list, item]);
+  const card = (tag: string) => (
+    <Card
+      key={tag}
+      tag={tag}
+      runs={runs}
+      settings={settings}
+      groups={groupMap}
+      groupColour={colourFor}
+      tick={tick}
+      theme={theme}
+      pinned={pinnedSet.has(tag)}
+      expanded={expanded.includes(tag)}
+      onPin={() => api.setPinned(toggle(api.pinned, tag))}
+      onExpand={() => setExpanded(toggle(expanded, tag))}
+    />
+  );
+  const [ca, cb] = api.combine;
+  const showCombined = !!ca && !!cb && allTags.includes(ca) && allTags.includes(cb);
+
+  return (
+    <div class="rl-scalars">
+      <div class="rl-toolbar" role="toolbar" aria-label="Scalar chart settings">
+        <label class="rl-field">
+          <span>Smoothing</span>
+          <input
+            type="range"
+            data-testid="smoothing"
+            min="0"
+            max="0.999"
+            step="0.001"
+            value={settings.smoothing}
+            aria-valuetext={settings.smoothing.toFixed(3)}
+            onInput={(e) => set("smoothing", Number((e.target as HTMLInputElement).value))}
+          />
+          <output class="rl-num">{settings.smoothing.toFixed(3)}</output>
+        </label>
+        <label class="rl-field">
+          <span>Smoother</span>
+          <select data-testid="smoother" value={settings.smoother} onChange={(e) => set("smoother", (e.target as HTMLSelectElement).value as never)}>
+            {SMOOTHERS.map((s) => (
+              <option value={s.value}>{s.label}</option>
+            ))}
+          </select>
+        </label>
+        <label class="rl-field">
+          <span>Y scale</span>
+          <select data-testid="y-scale" value={settings.yScale} onChange={(e) => set("yScale", (e.target as HTMLSelectElement).value as never)}>
+            <option value="linear">linear</option>
+            <option value="log">log</option>
+          </select>
+        </label>
+        <label class="rl-field">
+          <span>Y min</span>
+          <input type="text" inputMode="decimal" class="rl-short" data-testid="y-min" placeholder="auto" value={settings.yMin} onChange={(e) => set("yMin", (e.target as HTMLInputElement).value)} />
+        </label>
+        <label class="rl-field">
+          <span>Y max</span>
+          <input type="text" inputMode="decimal" class="rl-short" data-testid="y-max" placeholder="auto" value={settings.yMax} onChange={(e) => set("yMax", (e.target as HTMLInputElement).value)} />
+        </label>
+        <label class="rl-field rl-check">
+          <input type="checkbox" data-testid="outliers" checked={settings.outliers} onChange={(e) => set("outliers", (e.target as HTMLInputElement).checked)} />
+          <span>Ignore outliers</span>
+        </label>
+        <label class="rl-field">
+          <span>X axis</span>
+          <select data-testid="x-axis" value={settings.xAxis} onChange={(e) => set("xAxis", (e.target as HTMLSelectElement).value as never)}>
+            <option value="step">step</option>
+            <option value="relative">relative time</option>
+            <option value="wall">wall time</option>
+            <option value="tag">another tag…</option>
+          </select>
+        </label>
+        {settings.xAxis === "tag" && (
+          <label class="rl-field">
+            <span>X tag</span>
+            <select data-testid="x-tag" value={settings.xTag} onChange={(e) => set("xTag", (e.target as HTMLSelectElement).value)}>
+              <option value="">(choose a tag)</option>
+              {allTags.map((t) => (
+                <option value={t}>{t}</option>
+              ))}
+            </select>
+          </label>
+        )}
+        <label class="rl-field rl-check">
+          <input type="checkbox" data-testid="x-log" checked={settings.xLog} onChange={(e) => set("xLog", (e.target as HTMLInputElement).checked)} />
+          <span>Log x</span>
+        </label>
+        <label class="rl-field">
+          <span>Tooltip order</span>
+          <select data-testid="tooltip-sort" value={settings.tooltipSort} onChange={(e) => set("tooltipSort", (e.target as HTMLSelectElement).value as never)}>
+            <option value="nearest">nearest first</option>
+            <option value="value-desc">value, high to low</option>
+            <option value="value-asc">value, low to high</option>
+            <option value="name">run name</option>
+          </select>
+        </label>
+        <label class="rl-field">
+          <span>Group runs</span>
+          <select data-testid="group-by" value={settings.groupBy} onChange={(e) => set("groupBy", (e.target as HTMLSelectElement).value as never)}>
+            <option value="none">no grouping</option>
+            <option value="regex">by regex capture</option>
+            <option value="hparam">by hyperparameter</option>
+          </select>
+        </label>
+        {settings.groupBy === "regex" && (
+          <label class="rl-field">
+            <span>Group regex</span>
+            <input type="text" data-testid="group-regex" placeholder="(lr=[^,]+)" value={settings.group} onChange={(e) => set("group", (e.target as HTMLInputElement).value)} aria-invalid={!!runGroups.error} />
+            {runGroups.error && <span role="alert" class="rl-error">{runGroups.error}</span>}
+          </label>
+        )}
+        {settings.groupBy === "hparam" && (
+          <label class="rl-field">
+            <span>Hyperparameter</span>
+            <select data-testid="group-hparam" value={settings.group} onChange={(e) => set("group", (e.target as HTMLSelectElement).value)}>
+              <option value="">(choose)</option>
+              {hpNames.map((n) => (
+                <option value={n}>{n}</option>
+              ))}
+            </select>
+          </label>
+        )}
+        {settings.groupBy !== "none" && (
+          <label class="rl-field">
+            <span>Band</span>
+            <select data-testid="group-band" value={settings.groupBand} onChange={(e) => set("groupBand", (e.target as HTMLSelectElement).value as never)}>
+              <option value="std">mean ± σ</option>
+              <option value="minmax">min – max</option>
+            </select>
+          </label>
+        )}
+        <fieldset class="rl-field rl-combine">
+          <legend>Two tags, two y axes</legend>
+          <select aria-label="Left axis tag" value={combineA} onChange={(e) => setCombineA((e.target as HTMLSelectElement).value)}>
+            <option value="">(left tag)</option>
+            {allTags.map((t) => (
+              <option value={t}>{t}</option>
+            ))}
+          </select>
+          <select aria-label="Right axis tag" value={combineB} onChange={(e) => setCombineB((e.target as HTMLSelectElement).value)}>
+            <option value="">(right tag)</option>
+            {allTags.map((t) => (
+              <option value={t}>{t}</option>
+            ))}
+          </select>
+          <button type="button" disabled={!combineA || !combineB || combineA === combineB} onClick={() => api.setCombine([combineA, combineB])}>
+            Combine
+          </button>
+        </fieldset>
+      </div>
+
+      {allTags.length === 0 && <p class="rl-empty">The selected runs have no scalars.</p>}
+      {allTags.length > 0 && groups.length === 0 && <p class="rl-empty">No scalar tag matches the tag filter.</p>}
+
+      {(showCombined || pinned.length > 0) && (
+        <section class="rl-group" aria-label="Pinned">
+          <h2 class="rl-group-title">Pinned</h2>
+          <div class="rl-grid">
+            {showCombined && (
+              <Card
+                key={`combine:${ca}:${cb}`}
+                tag={ca}
+                tag2={cb}
+                runs={runs}
+                settings={settings}
+                groups={null}
+                groupColour={colourFor}
+                tick={tick}
+                theme={theme}
+                pinned
+                expanded={expanded.includes(`${ca}⇄${cb}`)}
+                onExpand={() => setExpanded(toggle(expanded, `${ca}⇄${cb}`))}
+                onClose={() => api.setCombine([])}
+              />
+            )}
+            {pinned.map(card)}
+          </div>
+        </section>
+      )}
+
+      {groups.map((g) => {
+        const tags = g.tags.filter((t) => !pinnedSet.has(t));
+        if (!tags.length) return null;
+        const open = !api.collapsed.includes(g.name);
+        const id = `rl-group-${g.name || "_"}`;
+        return (
+          <section class="rl-group" key={g.name} aria-labelledby={id}>
+            <h2 class="rl-group-title">
+              <button type="button" id={id} aria-expanded={open} onClick={() => api.setCollapsed(toggle(api.collapsed, g.name))}>
+                <span aria-hidden="true">{open ? "▾" : "▸"}</span> {g.name || "(no prefix)"}{" "}
+                <span class="rl-muted">({tags.length})</span>
+              </button>
+            </h2>
+            {open && <div class="rl-grid">{tags.map(card)}</div>}
+          </section>
+        );
+      })}
+    </div>
+  );
+}
