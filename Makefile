@@ -43,7 +43,12 @@ node_modules/.package-lock.json: package-lock.json package.json
 	npm ci --no-audit --no-fund
 	touch $@
 
-$(STATIC)/index.html: $(WEB_SOURCES) node_modules/.package-lock.json
+# The list of web sources, rewritten only when it changes, so removing or adding a file (whatever its mtime)
+# also rebuilds.
+WEB_SOURCE_LIST := build/web-sources.txt
+$(shell mkdir -p build && (echo '$(WEB_SOURCES)' | cmp -s - $(WEB_SOURCE_LIST) || echo '$(WEB_SOURCES)' > $(WEB_SOURCE_LIST)))
+
+$(STATIC)/index.html: $(WEB_SOURCES) $(WEB_SOURCE_LIST) node_modules/.package-lock.json
 	@command -v npm >/dev/null || { echo "$(NODE_MISSING)" >&2; exit 1; }
 	npx --no-install tsc --noEmit
 	npx --no-install vite build --logLevel warn
