@@ -24,7 +24,8 @@ export function formatNumber(x: number | null | undefined, digits = 4): string {
   if (x === 0) return "0";
   const a = Math.abs(x);
   if (a >= 1e5 || a < 1e-3) return trim(x.toExponential(Math.max(0, digits - 1)));
-  return trim(x.toPrecision(digits));
+  // toPrecision would write 1000 as "1.00e+3": go through Number to get plain digits below 1e5.
+  return String(Number(x.toPrecision(digits)));
 }
 
 /** Axis tick labels: the same compact form, with enough digits to tell neighbouring ticks apart. */

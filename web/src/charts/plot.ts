@@ -139,6 +139,8 @@ export class Plot {
   private full: [number, number] | null = null;
   private quiet = 0;
   private own = false;
+  /** Per series: few enough finite points to draw each one as a dot. */
+  private sparse: boolean[] = [];
 
   constructor(
     readonly el: HTMLElement,
@@ -158,7 +160,8 @@ export class Plot {
           stroke: l.bandEdge ? undefined : withAlpha(l.colour, l.alpha ?? 1),
           width: l.bandEdge ? 0 : (l.width ?? 1.5),
           dash: l.dash,
-          points: { show: false },
+          // Sparse curves (a single point, a few evaluations) show their points; dense ones only the line.
+          points: { show: (_u: uPlot, si: number) => !l.bandEdge && !l.faint && (this.sparse[si] ?? false), size: 6 },
           spanGaps: false,
         }),
       ),
@@ -229,6 +232,7 @@ export class Plot {
           : []),
       ],
       cursor: {
+        y: false,
         drag: { x: true, y: false, setScale: true },
         points: { show: false },
         sync: cfg.syncKey
@@ -270,6 +274,7 @@ export class Plot {
         draw: [(u) => this.cfg.onDraw?.(u)],
       },
     };
+    this.sparse = sparseFlags(data, cfg.width);
     this.quiet++;
     this.u = new uPlot(opts, data, el);
     this.quiet--;
@@ -278,6 +283,7 @@ export class Plot {
 
   /** New data; the x range is kept when `zoom` is given (a zoomed card), else fitted to the data. */
   setData(data: uPlot.AlignedData, zoom: [number, number] | null): void {
+    this.sparse = sparseFlags(data, this.u.width);
     this.quiet++;
     try {
       if (zoom) {
@@ -321,4 +327,17 @@ export class Plot {
 function extent(xs: number[]): [number, number] | null {
   if (!xs.length) return null;
   return [xs[0], xs[xs.length - 1]];
+}
+
+function sparseFlags(data: uPlot.AlignedData, width: number): boolean[] {
+  const limit = Math.max(2, width / 12);
+  return data.map((col, i) => {
+    if (i === 0) return false;
+    let n = 0;
+    for (let j = 0; j < col.length; j++) {
+      const v = col[j];
+      if (v != null && Number.isFinite(v) && ++n > limit) return false;
+    }
+    return true;
+  });
 }

@@ -457,9 +457,9 @@ function onCursor(
   const xm = settings.xAxis;
   const header =
     xm === "step" ? `step ${formatStep(x)}` : xm === "wall" ? formatWallTime(x) : xm === "relative" ? formatDuration(x) : `${settings.xTag} = ${formatNumber(x)}`;
-  const notes = anns
-    .filter((a) => Math.abs(u.valToPos(a.x, "x") - left) <= 5)
-    .map((a) => `📝 ${a.text}`);
+  const notes = [
+    ...new Set(anns.filter((a) => Math.abs(u.valToPos(a.x, "x") - left) <= 5).map((a) => `Annotation: ${a.text}`)),
+  ];
   tip.innerHTML = tooltipHtml(header, rows, settings.tooltipSort, TOOLTIP_ROWS, notes);
   tip.hidden = false;
   const plotLeft = u.over.offsetLeft;
