@@ -23,7 +23,7 @@ export function TopBar(props: TopBarProps) {
       <a class="skip-link" href="#main">
         Skip to content
       </a>
-      <span class="brand" aria-label="ridgeline">
+      <span class="brand">
         <svg viewBox="0 0 16 16" width="18" height="18" aria-hidden="true">
           <path d="M1 13 L5 6 L8 10 L11 3 L15 13" fill="none" stroke="currentColor" stroke-width="2" />
         </svg>
