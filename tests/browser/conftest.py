@@ -62,32 +62,51 @@ def serve(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[Path],
 
 
 class PageErrors:
-    """Console errors and uncaught exceptions of one page, as text."""
+    """Console errors and uncaught exceptions of one page while its test runs (not during teardown, when the
+    servers it polls stop first)."""
 
     def __init__(self) -> None:
         self.errors: list[str] = []
+        self.recording = True
 
     def on_console(self, message: ConsoleMessage) -> None:
-        if message.type == "error":
+        if self.recording and message.type == "error":
             location = message.location
             self.errors.append(f"console.error: {message.text} ({location.get('url')}:{location.get('lineNumber')})")
 
     def on_page_error(self, error: Error) -> None:
-        self.errors.append(f"uncaught: {error.message}\n{error.stack or ''}")
+        if self.recording:
+            self.errors.append(f"uncaught: {error.message}\n{error.stack or ''}")
+
+
+PAGE_ERRORS = pytest.StashKey[PageErrors]()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
+    """A test that used ``page`` fails if the page logged an error while it ran."""
+    try:
+        return (yield)
+    finally:
+        errors = item.stash.get(PAGE_ERRORS, None)
+        if errors is not None:
+            errors.recording = False
+            if errors.errors:
+                pytest.fail("the page logged errors:\n" + "\n".join(errors.errors), pytrace=False)
 
 
 @pytest.fixture
-def page(browser: Browser) -> Iterator[Page]:
+def page(browser: Browser, request: pytest.FixtureRequest) -> Iterator[Page]:
     context = browser.new_context(viewport=VIEWPORT, device_scale_factor=1)
     context.set_default_timeout(10_000)
     page = context.new_page()
     errors = PageErrors()
+    request.node.stash[PAGE_ERRORS] = errors
     page.on("console", errors.on_console)
     page.on("pageerror", errors.on_page_error)
     yield page
+    errors.recording = False
     context.close()
-    if errors.errors:
-        pytest.fail("the page logged errors:\n" + "\n".join(errors.errors), pytrace=False)
 
 
 @pytest.fixture(scope="session")

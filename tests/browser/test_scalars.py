@@ -47,6 +47,10 @@ def drawn(page: Page, tag: str) -> Any:
     """What the chart of ``tag`` draws: its data when the page exposes its charts, else the canvas's pixels."""
     if has_chart_handles(page):
         return json.dumps(chart_state(page, tag)["data"])
+    return pixels(page, tag)
+
+
+def pixels(page: Page, tag: str) -> bytes:
     return card(page, tag).locator("canvas").first.screenshot()
 
 
@@ -73,9 +77,9 @@ def test_smoothing_changes_the_drawn_curve(page: Page, two_runs: str) -> None:
 
 def test_log_scale(page: Page, two_runs: str, artifacts: Path) -> None:
     open_dashboard(page, two_runs)
-    before = drawn(page, "train/loss")
+    before = pixels(page, "train/loss")
     page.locator("[data-testid=y-scale]").select_option("log")
-    wait_changed(page, lambda: drawn(page, "train/loss"), before, "the log y scale")
+    wait_changed(page, lambda: pixels(page, "train/loss"), before, "the log y scale")
     if has_chart_handles(page):
         page.wait_for_function("window.__ridgeline.charts.get('train/loss').scales.y.distr === 3")
     page.screenshot(path=artifacts / "scalars-log-scale.png")
@@ -144,6 +148,7 @@ def test_tags_that_need_escaping_and_a_single_point_render(
     served = serve(tmp_path)
     open_dashboard(page, served.url)
     for tag in tags:
+        card(page, tag).scroll_into_view_if_needed()  # cards below the fold draw once scrolled to
         expect(card(page, tag)).to_have_attribute("data-ready", "true")
     for tag in tags[:-1]:
         assert points(page, tag) == 50, tag
