@@ -32,6 +32,8 @@ export interface CardProps {
   onPin?: () => void;
   onExpand?: () => void;
   onClose?: () => void;
+  /** Load and draw before being scrolled into view (pages with few cards). */
+  eager?: boolean;
 }
 
 const HEIGHT = 220;
@@ -47,7 +49,7 @@ export function Card(props: CardProps) {
   const modelRef = useRef<ChartModel | null>(null);
   const annRef = useRef<{ x: number; text: string; colour: string }[]>([]);
   const [visible, setVisible] = useState(false);
-  const [seen, setSeen] = useState(false);
+  const [seen, setSeen] = useState(!!props.eager);
   const [width, setWidth] = useState(400);
   const [version, setVersion] = useState(0);
   const [loaded, setLoaded] = useState(false);

@@ -11,6 +11,8 @@ import { fetchHparams } from "./data";
 import { groupRuns, groupTags, hparamNames } from "./groups";
 import { useSettings } from "./settings";
 
+const EAGER_CARDS = 16;
+
 export function ScalarsDashboard({ runs, tagFilter, tick, theme }: DashboardProps) {
   const api = useSettings();
   const { settings, set } = api;
@@ -43,6 +45,8 @@ export function ScalarsDashboard({ runs, tagFilter, tick, theme }: DashboardProp
   }, [runs, settings.groupBy, settings.group, hparams]);
   const groupMap = runGroups.error ? null : runGroups.groups;
 
+  // With few cards, draw them all at once (no loading flash while scrolling); with many, only what is seen.
+  const eager = groups.reduce((n, g) => n + g.tags.length, 0) <= EAGER_CARDS;
   const toggle = (list: string[], item: string) => (list.includes(item) ? list.filter((x) => x !== item) : [...list, item]);
   const card = (tag: string) => (
     <Card
@@ -58,6 +62,7 @@ export function ScalarsDashboard({ runs, tagFilter, tick, theme }: DashboardProp
       expanded={expanded.includes(tag)}
       onPin={() => api.setPinned(toggle(api.pinned, tag))}
       onExpand={() => setExpanded(toggle(expanded, tag))}
+      eager={eager}
     />
   );
   const [ca, cb] = api.combine;
