@@ -29,17 +29,12 @@ def reduce_series(step: np.ndarray, value: np.ndarray, max_points: int) -> Reduc
         raise ValueError(f"max_points must be at least 2, got {max_points}")
     if len(step) <= max_points:
         return None
-    indices, bucket, starts = _reduce(step, value, max_points)
-    finite = np.isfinite(value)
-    low = np.minimum.reduceat(np.where(finite, value, np.inf), starts)
-    high = np.maximum.reduceat(np.where(finite, value, -np.inf), starts)
-    empty = np.add.reduceat(finite.astype(np.int64), starts) == 0
-    low[empty] = np.nan
-    high[empty] = np.nan
-    # Buckets are numbered by step range; ``starts`` lists only the non-empty ones, in the same order.
-    rank = np.cumsum(np.r_[True, bucket[1:] != bucket[:-1]]) - 1
-    kept = rank[indices]
-    return Reduction(indices, low[kept], high[kept])
+    buckets = _Buckets(step, value, max_points)
+    rank = buckets.rank_of(buckets.indices)
+    low, high = buckets.low[rank], buckets.high[rank]
+    return Reduction(
+        buckets.indices, np.where(np.isfinite(low), low, np.nan), np.where(np.isfinite(high), high, np.nan)
+    )
 
 
 def minmax_indices(step: np.ndarray, value: np.ndarray, max_points: int) -> np.ndarray:
@@ -52,47 +47,69 @@ def minmax_indices(step: np.ndarray, value: np.ndarray, max_points: int) -> np.n
     """
     if max_points < 2:
         raise ValueError(f"max_points must be at least 2, got {max_points}")
-    count = len(step)
-    if count <= max_points:
-        return np.arange(count, dtype=np.int64)
-    return _reduce(step, value, max_points)[0]
+    if len(step) <= max_points:
+        return np.arange(len(step), dtype=np.int64)
+    return _Buckets(step, value, max_points).indices
 
 
-def _reduce(step: np.ndarray, value: np.ndarray, max_points: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The kept indices, every point's bucket number, and where each non-empty bucket starts."""
-    count = len(step)
-    # Each bucket may keep up to 4 points (min, max, and a NaN and an infinity when there are such values).
-    non_finite = ~np.isfinite(value)
-    per_bucket = 4 if non_finite.any() else 2
-    buckets = max(1, (max_points - 2) // per_bucket)
-    edges = np.linspace(float(step[0]), float(step[-1]), buckets + 1)
-    bucket = np.clip(np.searchsorted(edges, step, side="right") - 1, 0, buckets - 1)
-    starts = np.flatnonzero(np.r_[True, bucket[1:] != bucket[:-1]])  # steps ascend: buckets are contiguous
-    finite_values = np.where(non_finite, np.nan, value)
-    keep = [np.array([0, count - 1], dtype=np.int64)]
-    has_finite = np.add.reduceat((~non_finite).astype(np.int64), starts) > 0
-    lowest = np.where(np.isnan(finite_values), np.inf, finite_values)
-    highest = np.where(np.isnan(finite_values), -np.inf, finite_values)
-    keep.append(_argreduce(lowest, starts, np.minimum)[has_finite])
-    keep.append(_argreduce(highest, starts, np.maximum)[has_finite])
-    if per_bucket == 4:
-        for kind in (np.isnan(value), np.isposinf(value), np.isneginf(value)):
-            positions = np.flatnonzero(kind)
-            if len(positions):
-                first_per_bucket = np.unique(bucket[positions], return_index=True)[1]
-                keep.append(positions[first_per_bucket])
-    indices = np.unique(np.concatenate(keep))
-    return (indices if len(indices) <= max_points else _thin(indices, max_points)), bucket, starts
+class _Buckets:
+    """One pass of O(n) numpy over a series (no sort, no Python loop per point): equal step-range buckets, each
+    one's lowest and highest finite value (±inf when it has none) and the kept ``indices``.
+
+    Bucket ``k`` of ``B`` holds the steps with ``k <= (step - first) * B / (last - first) < k + 1`` (the last step
+    goes in the last bucket); steps ascend, so buckets are contiguous runs, starting at ``starts``.
+    """
+
+    def __init__(self, step: np.ndarray, value: np.ndarray, max_points: int) -> None:
+        count = len(step)
+        non_finite = ~np.isfinite(value)
+        some_non_finite = bool(non_finite.any())
+        # Each bucket may keep up to 4 points (min, max, and a NaN and an infinity when there are such values).
+        buckets = max(1, (max_points - 2) // (4 if some_non_finite else 2))
+        self.bucket = _bucket_numbers(step, buckets)
+        change = np.empty(count, dtype=bool)
+        change[0] = True
+        np.not_equal(self.bucket[1:], self.bucket[:-1], out=change[1:])
+        self.starts = np.flatnonzero(change)
+        lowest = np.where(non_finite, np.inf, value) if some_non_finite else value
+        highest = np.where(non_finite, -np.inf, value) if some_non_finite else value
+        self.low = np.minimum.reduceat(lowest, self.starts)
+        self.high = np.maximum.reduceat(highest, self.starts)
+        lengths = np.diff(np.append(self.starts, count))
+        keep = np.zeros(count, dtype=bool)
+        keep[0] = keep[-1] = True
+        has_finite = np.isfinite(self.low)
+        keep[self._first_where(lowest == np.repeat(self.low, lengths))[has_finite]] = True
+        keep[self._first_where(highest == np.repeat(self.high, lengths))[has_finite]] = True
+        if some_non_finite:
+            for kind in (np.isnan(value), np.isposinf(value), np.isneginf(value)):
+                first = self._first_where(kind)
+                keep[first[first < count]] = True
+        indices = np.flatnonzero(keep)
+        self.indices = indices if len(indices) <= max_points else _thin(indices, max_points)
+
+    def _first_where(self, condition: np.ndarray) -> np.ndarray:
+        """Per bucket, the index of its first point where ``condition`` holds (``len`` when none does)."""
+        count = len(condition)
+        return np.minimum.reduceat(np.where(condition, np.arange(count), count), self.starts)
+
+    def rank_of(self, indices: np.ndarray) -> np.ndarray:
+        """Which non-empty bucket (0, 1, ... in step order) each of these points is in."""
+        return np.searchsorted(self.starts, indices, side="right") - 1
 
 
-def _argreduce(values: np.ndarray, starts: np.ndarray, reduce: np.ufunc) -> np.ndarray:
-    """Per contiguous bucket (starting at ``starts``), the index of its first element equal to the reduction."""
-    extreme = reduce.reduceat(values, starts)
-    lengths = np.diff(np.r_[starts, len(values)])
-    matches = np.flatnonzero(values == np.repeat(extreme, lengths))
-    bucket_of_match = np.searchsorted(starts, matches, side="right") - 1
-    first = np.unique(bucket_of_match, return_index=True)[1]
-    return matches[first]
+def _bucket_numbers(step: np.ndarray, buckets: int) -> np.ndarray:
+    """Each step's bucket of ``buckets`` equal parts of the step range, exactly (integers) when that cannot
+    overflow, else in floating point."""
+    first, last = int(step[0]), int(step[-1])
+    span = last - first
+    if span <= 0:
+        return np.zeros(len(step), dtype=np.int64)
+    if span < 2**62 // buckets:  # offset * buckets stays within int64
+        number = (step - np.int64(first)) * np.int64(buckets) // np.int64(span)
+    else:
+        number = np.floor((step.astype(np.float64) - float(first)) * (buckets / span)).astype(np.int64)
+    return np.minimum(number, buckets - 1, out=number)
 
 
 def _thin(indices: np.ndarray, max_points: int) -> np.ndarray:
