@@ -464,13 +464,12 @@ function onCursor(
   ];
   tip.innerHTML = tooltipHtml(header, rows, settings.tooltipSort, TOOLTIP_ROWS, notes);
   tip.hidden = false;
-  const plotLeft = u.over.offsetLeft;
-  const plotTop = u.over.offsetTop;
-  const tw = tip.offsetWidth;
-  const cw = (tip.parentElement?.clientWidth ?? 0) || u.width;
-  let tx = plotLeft + left + 16;
-  if (tx + tw > cw) tx = Math.max(0, plotLeft + left - tw - 16);
-  tip.style.transform = `translate(${Math.round(tx)}px, ${Math.round(plotTop + 4)}px)`;
+  // No measuring (a forced layout per mouse move): right of the cursor on the left half, left of it on the right.
+  const x0 = u.bbox.left / devicePixelRatio + left;
+  const flip = left > u.over.clientWidth / 2;
+  tip.style.transform = flip
+    ? `translate(calc(${Math.round(x0 - 16)}px - 100%), 4px)`
+    : `translate(${Math.round(x0 + 16)}px, 4px)`;
 }
 
 /** Non-finite markers and annotation lines, on the chart's canvas. */
