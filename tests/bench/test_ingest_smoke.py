@@ -2,31 +2,18 @@
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-BENCH = Path(__file__).resolve().parents[1] / "bench" / "ingest.py"
+from tests.bench.runner import run_bench
 
 
 @pytest.mark.slow
 def test_ingest_bench_quick_runs(tmp_path: Path) -> None:
-    out = tmp_path / "results.json"
-    done = subprocess.run(
-        [sys.executable, str(BENCH), "--quick", "--data-dir", str(tmp_path / "data"), "--json", str(out)],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
+    output, results = run_bench("ingest.py", "--quick", "--data-dir", str(tmp_path / "data"), cwd=tmp_path, timeout=300)
     for reader in ("ridgeline", "ridgeline (warm restart)", "EventAccumulator", "TensorBoard + Rust server"):
-        assert reader in done.stdout
-    results = json.loads(out.read_text())
+        assert reader in output
     assert results["errors"] == []
     assert len(results["datasets"]) == 2
     for dataset in results["datasets"]:
