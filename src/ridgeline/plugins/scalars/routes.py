@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import csv
 import io
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 from urllib.parse import quote
 
 import orjson
@@ -20,6 +20,7 @@ from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
 from ridgeline.api import LogDir, Scalars
+from ridgeline.plugins.scalars import binary
 from ridgeline.plugins.scalars.series import Window, series_payload
 from ridgeline.server.responses import ApiError, OrjsonResponse
 
@@ -80,11 +81,43 @@ async def scalars(
     return OrjsonResponse(series_payload(data, Window(max_points, since_step, min_step, max_step)))
 
 
-@router.post("/scalars/batch")
-def batch(request: Request, body: Annotated[BatchRequest, Body()]) -> OrjsonResponse:
-    """Many series in one request: ``{"series": [...]}`` in request order, each with ``run`` and ``tag`` and the
-    fields of ``GET /api/scalars``, or with an ``error`` when that pair is unknown (a run deleted while a page
-    shows it must not break the page)."""
+BatchFormat = Annotated[
+    Literal["json", "binary"] | None,
+    Query(
+        description="`binary`: the compact binary answer described above (also chosen by `Accept: "
+        "application/octet-stream`); `json` or absent: JSON"
+    ),
+]
+
+BATCH_DESCRIPTION = """Many series in one request: `{"series": [...]}` in request order, each with `run` and `tag`
+and the fields of `GET /api/scalars`, or with an `error` when that pair is unknown (a run deleted while a page shows
+it must not break the page).
+
+**Binary form** (`?format=binary`, or `Accept: application/octet-stream`): the same series as
+`application/octet-stream`, about half the bytes of JSON and no number to parse. Every integer little-endian:
+
+- bytes 0-3: the magic `RLSB`; bytes 4-7: uint32 `H`, the header's length;
+- `H` bytes of UTF-8 JSON, padded with spaces so that `8 + H` is a multiple of 8:
+  `{"series": [{"run", "tag", "n", "reduced", "total_points", "nonfinite", "arrays"}, ...]}` in request order, or
+  `{"run", "tag", "error", "n": 0, "arrays": []}` for an unknown pair;
+- then, entry after entry, the columns its `arrays` names (in that order: `step`, `wall_time`, `value`, and
+  `band_low`, `band_high` when reduced), each `n` float64 values, so every column is 8-byte aligned.
+
+Steps travel as float64 (exact below 2^53); NaN and ±Inf travel as themselves (`nonfinite` lists them as in JSON,
+and a band value is NaN where the JSON form has null). A malformed body is still a JSON 400."""
+
+
+def _wants_binary(request: Request, format: str | None) -> bool:
+    if format is not None:
+        return format == "binary"
+    return binary.MEDIA_TYPE in request.headers.get("accept", "")
+
+
+@router.post("/scalars/batch", description=BATCH_DESCRIPTION, response_model=None)
+def batch(
+    request: Request, body: Annotated[BatchRequest, Body()], format: BatchFormat = None
+) -> OrjsonResponse | Response:
+    """Many series in one request (JSON, or the binary form with ``?format=binary``)."""
     logdir = _logdir(request)
     window = Window(body.max_points, body.since_step, body.min_step, body.max_step)
     results: list[dict[str, Any]] = []
@@ -95,6 +128,8 @@ def batch(request: Request, body: Annotated[BatchRequest, Body()]) -> OrjsonResp
             results.append({"run": key.run, "tag": key.tag, "error": str(missing.args[0]) if missing.args else ""})
             continue
         results.append({"run": key.run, "tag": key.tag, **series_payload(data, window)})
+    if _wants_binary(request, format):
+        return Response(binary.encode_batch(results), media_type=binary.MEDIA_TYPE)
     return OrjsonResponse({"series": results})
 
 
