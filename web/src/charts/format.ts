@@ -28,18 +28,25 @@ export function formatNumber(x: number | null | undefined, digits = 4): string {
   return String(Number(x.toPrecision(digits)));
 }
 
-/** Axis tick labels: the same compact form, with enough digits to tell neighbouring ticks apart. */
-export function formatTicks(ticks: number[]): string[] {
+/**
+ * Axis tick labels: the same compact form, with enough digits to tell neighbouring ticks apart. A tick that
+ * uPlot filtered out (null) gets no label, not "–".
+ */
+export function formatTicks(ticks: (number | null)[]): string[] {
+  const big = maxAbs(ticks);
+  const label = (t: number | null, digits: number) =>
+    t === null || t === undefined ? "" : formatNumber(Math.abs(t) < 1e-12 * big ? 0 : t, digits);
   for (let digits = 3; digits <= 8; digits++) {
-    const labels = ticks.map((t) => formatNumber(Math.abs(t) < 1e-12 * maxAbs(ticks) ? 0 : t, digits));
-    if (new Set(labels).size === labels.length) return labels;
+    const labels = ticks.map((t) => label(t, digits));
+    const shown = labels.filter((l) => l !== "");
+    if (new Set(shown).size === shown.length) return labels;
   }
-  return ticks.map((t) => formatNumber(t, 8));
+  return ticks.map((t) => label(t, 8));
 }
 
-function maxAbs(xs: number[]): number {
+function maxAbs(xs: (number | null)[]): number {
   let m = 0;
-  for (const x of xs) if (Math.abs(x) > m) m = Math.abs(x);
+  for (const x of xs) if (x !== null && x !== undefined && Math.abs(x) > m) m = Math.abs(x);
   return m;
 }
 

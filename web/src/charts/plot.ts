@@ -10,6 +10,7 @@ import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
 import { formatDuration, formatTicks } from "./format";
 import { padRange, robustRange, type Range } from "./range";
+import { formatLogTick, logTicks } from "./ticks";
 
 export type XMode = "step" | "relative" | "wall" | "value";
 
@@ -111,9 +112,13 @@ function yRange(u: uPlot, scale: "y" | "y2", cfg: PlotConfig, dmin: number | nul
   let r: Range | null = null;
   if (cfg.ignoreOutliers) {
     const [lo, hi] = visibleIdx(u);
+    // With smoothing on, the range comes from the raw curves: a smoothed curve is a weighted average of them
+    // (so it lies within their extent), but one 3.4e38 spike lifts dozens of smoothed points after it.
+    const onScale = (i: number) => i > 0 && u.series[i].scale === scale && u.series[i].show !== false;
+    const faint = u.series.some((_s, i) => onScale(i) && cfg.lines[i - 1]?.faint);
     const cols: ArrayLike<number | null>[] = [];
-    u.series.forEach((s, i) => {
-      if (i > 0 && s.scale === scale && s.show !== false) cols.push((u.data[i] as (number | null)[]).slice(lo, hi + 1));
+    u.series.forEach((_s, i) => {
+      if (onScale(i) && (!faint || cfg.lines[i - 1]?.faint)) cols.push((u.data[i] as (number | null)[]).slice(lo, hi + 1));
     });
     r = robustRange(cols, { positiveOnly: log });
   } else if (dmin != null && dmax != null && Number.isFinite(dmin) && Number.isFinite(dmax)) {
@@ -128,11 +133,49 @@ function yRange(u: uPlot, scale: "y" | "y2", cfg: PlotConfig, dmin: number | nul
   return min < max ? [min, max] : [r.min, r.max];
 }
 
-function xTicks(mode: XMode): uPlot.Axis.Values | undefined {
+function xTicks(mode: XMode, log: boolean): uPlot.Axis.Values | undefined {
   if (mode === "wall") return undefined; // uPlot's own date formatting
   if (mode === "relative") return (_u, ticks) => ticks.map((t) => formatDuration(t));
+  if (log) return (_u, ticks) => ticks.map(formatLogTick);
   return (_u, ticks) => formatTicks(ticks);
 }
+
+/**
+ * Splits, label filter and labels of a log axis: powers of ten (1-2-5 over few decades), one grid line per
+ * label, about one label per `spacing` CSS pixels of the axis.
+ */
+function logAxis(vertical: boolean, spacing: number): Partial<uPlot.Axis> {
+  return {
+    splits: (u, _axisIdx, min, max) => {
+      const px = (vertical ? u.bbox.height : u.bbox.width) / (devicePixelRatio || 1);
+      return logTicks(min, max, Math.max(2, Math.floor((px || (vertical ? 180 : 400)) / spacing)));
+    },
+    filter: (_u, splits) => splits,
+    values: (_u, ticks) => ticks.map(formatLogTick),
+  };
+}
+
+/**
+ * Tick increments of linear axes from 1e-60 to 5e307: uPlot's own stop at 5e31, so an axis reaching 3.4e38
+ * (ignore outliers off) had no ticks at all.
+ */
+const INCRS: number[] = [];
+for (let e = -60; e <= 307; e++) for (const m of [1, 2, 2.5, 5]) INCRS.push(Number(`${m}e${e}`));
+
+/** Multiples of `incr` within [min, max], without floating point noise at any magnitude. */
+function linearSplits(_u: uPlot, _axisIdx: number, min: number, max: number, incr: number): number[] {
+  const out: number[] = [];
+  if (!(incr > 0) || !Number.isFinite(min) || !Number.isFinite(max)) return out;
+  for (let k = Math.ceil(min / incr - 1e-9); k * incr <= max * (1 + 1e-12) + 1e-300 && out.length < 200; k++) {
+    const v = Number((k * incr).toPrecision(12));
+    out.push(v === 0 ? 0 : v);
+  }
+  return out;
+}
+
+/** Theme colours of the axes: CSS variables read at every draw, so a theme change only needs a redraw. */
+const axisStroke = () => cssVar("--chart-axis", cssVar("--muted", "#888"));
+const gridStroke = () => cssVar("--chart-grid", "rgba(128,128,128,0.15)");
 
 export class Plot {
   readonly u: uPlot;
@@ -141,14 +184,13 @@ export class Plot {
   private own = false;
   /** Per series: few enough finite points to draw each one as a dot. */
   private sparse: boolean[] = [];
+  private readonly themeObserver: MutationObserver;
 
   constructor(
     readonly el: HTMLElement,
     readonly cfg: PlotConfig,
     data: uPlot.AlignedData,
   ) {
-    const axisStroke = () => cssVar("--muted", "#888");
-    const gridStroke = () => cssVar("--border", "rgba(128,128,128,0.2)");
     const axisFont = "11px system-ui, sans-serif";
     const hasY2 = cfg.lines.some((l) => l.scale === "y2");
     const series: uPlot.Series[] = [
@@ -196,7 +238,8 @@ export class Plot {
           grid: { stroke: gridStroke, width: 1 },
           ticks: { stroke: gridStroke, width: 1 },
           font: axisFont,
-          values: xTicks(cfg.xMode),
+          values: xTicks(cfg.xMode, cfg.xLog),
+          ...(cfg.xMode === "wall" ? {} : cfg.xLog ? logAxis(false, 70) : { incrs: INCRS, splits: linearSplits }),
           label: cfg.xLabel,
           labelSize: cfg.xLabel ? 16 : 0,
           labelFont: axisFont,
@@ -209,6 +252,7 @@ export class Plot {
           font: axisFont,
           size: 56,
           values: (_u, ticks) => formatTicks(ticks),
+          ...(cfg.yLog ? logAxis(true, 28) : { incrs: INCRS, splits: linearSplits }),
           label: cfg.yLabel,
           labelSize: cfg.yLabel ? 16 : 0,
           labelFont: axisFont,
@@ -224,6 +268,7 @@ export class Plot {
                 font: axisFont,
                 size: 56,
                 values: (_u: uPlot, ticks: number[]) => formatTicks(ticks),
+                ...(cfg.y2Log ? logAxis(true, 28) : { incrs: INCRS, splits: linearSplits }),
                 label: cfg.y2Label,
                 labelSize: cfg.y2Label ? 16 : 0,
                 labelFont: axisFont,
@@ -279,6 +324,9 @@ export class Plot {
     this.u = new uPlot(opts, data, el);
     this.quiet--;
     this.full = extent(data[0] as number[]);
+    // Re-theme without a rebuild: the axis and grid colours are read from CSS variables at every draw.
+    this.themeObserver = new MutationObserver(() => this.u.redraw(false, false));
+    this.themeObserver.observe(document.documentElement, { attributes: true, attributeFilter: ["data-theme", "class", "style"] });
   }
 
   /** New data; the x range is kept when `zoom` is given (a zoomed card), else fitted to the data. */
@@ -320,6 +368,7 @@ export class Plot {
   }
 
   destroy(): void {
+    this.themeObserver.disconnect();
     this.u.destroy();
   }
 }

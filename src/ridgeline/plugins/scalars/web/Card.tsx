@@ -73,7 +73,8 @@ export function Card(props: CardProps) {
     return ks;
   }, [runs, tag, tag2, xTag]);
   const keysId = keys.map((k) => seriesKey(k.run, k.tag)).join("\u0001");
-  const maxPoints = Math.max(100, Math.round(width));
+  // About two points per pixel of the chart: a series is reduced (and marked so) only when it has more.
+  const maxPoints = Math.max(200, Math.round(2 * width));
 
   // Visibility: cards render only when scrolled into view (and stay rendered once seen).
   useEffect(() => {
@@ -132,9 +133,10 @@ export function Card(props: CardProps) {
     };
   }, [tick]);
 
-  // Annotations of the shown runs.
+  // Annotations of the shown runs, once the series are in: one request per run must not queue the series'
+  // batch behind it (a browser opens 6 connections per host; 100 runs made the first chart wait ~0.5 s).
   useEffect(() => {
-    if (!seen) return;
+    if (!seen || !loaded) return;
     let live = true;
     Promise.all(runs.map((r) => fetchAnnotations(r.run, tick).then((a) => [r.run, a] as const))).then((list) => {
       if (live) setAnnotations(new Map(list.filter(([, a]) => a.length)));
@@ -142,7 +144,7 @@ export function Card(props: CardProps) {
     return () => {
       live = false;
     };
-  }, [seen, runs, tick]);
+  }, [seen, loaded, runs, tick]);
 
   // Zoom: refetch the visible step range at full resolution (reduced to the width only if still larger).
   useEffect(() => {
@@ -231,7 +233,7 @@ export function Card(props: CardProps) {
     [settings.yMin, settings.yMax],
   );
   const plotKey = model
-    ? [model.structure, xAxis, settings.xLog, settings.yScale, props.theme, tag2 ?? ""].join("|")
+    ? [model.structure, xAxis, settings.xLog, settings.yScale, tag2 ?? ""].join("|")
     : "";
   const plotKeyRef = useRef("");
   useLayoutEffect(() => {
@@ -261,6 +263,7 @@ export function Card(props: CardProps) {
           bands: model.bands,
           onZoom: (r) => setZoom(r),
           onCursor: (u, own) => onCursor(u, own, tipRef.current, modelRef.current, annRef.current, settingsRef.current),
+          // Theme changes redraw through the plot's own observer of <html data-theme>.
           onDraw: (u) => drawExtras(u, modelRef.current, annRef.current),
         },
         model.data,
@@ -334,13 +337,22 @@ export function Card(props: CardProps) {
           )}
         </h3>
         {nfTotal > 0 && (
-          <span class="rl-badge rl-badge-warn" title="Non-finite values, drawn as markers: ▲ +Inf at the top, ▼ -Inf at the bottom, ✕ NaN">
+          <span class="rl-badge rl-badge-warn" title="Non-finite values, drawn as markers on the chart's edges: ▲ +Inf at the top, ▼ -Inf and ✕ NaN at the bottom (hover one for its step)">
             {nfTotal} non-finite ({[nf!.nan && `${nf!.nan} NaN`, nf!.inf && `${nf!.inf} +Inf`, nf!.ninf && `${nf!.ninf} -Inf`].filter(Boolean).join(", ")})
           </span>
         )}
         {model?.reduced && !zoomData && (
-          <span class="rl-badge" title="Reduced for display: the band shows each bucket's min and max. Drag to zoom for full resolution.">
+          <span
+            class="rl-badge"
+            data-testid="reduced"
+            title="The server reduced this series to about two points per pixel. The shaded band around the line shows the minimum and maximum of each bucket of points, so no spike is hidden. Drag across the chart to zoom in: the zoomed range is shown at full resolution."
+          >
             reduced
+          </span>
+        )}
+        {!!model?.nonPositive && (
+          <span class="rl-card-note" data-testid="log-skipped" title="A logarithmic axis cannot show zero or negative values: they are left out of the chart.">
+            {model.nonPositive} value{model.nonPositive === 1 ? "" : "s"} ≤ 0 not drawn (log scale)
           </span>
         )}
         {zoom && (
@@ -459,8 +471,14 @@ function onCursor(
   const xm = settings.xAxis;
   const header =
     xm === "step" ? `step ${formatStep(x)}` : xm === "wall" ? formatWallTime(x) : xm === "relative" ? formatDuration(x) : `${settings.xTag} = ${formatNumber(x)}`;
+  const near = (mx: number) => Math.abs(u.valToPos(mx, "x") - left) <= 5;
+  const kinds = { nan: "NaN", inf: "+Inf", "-inf": "-Inf" } as const;
+  const many = model.hover.length > 1;
   const notes = [
-    ...new Set(anns.filter((a) => Math.abs(u.valToPos(a.x, "x") - left) <= 5).map((a) => `Annotation: ${a.text}`)),
+    ...new Set([
+      ...model.markers.filter((m) => near(m.x)).map((m) => `${kinds[m.kind]} at step ${formatStep(m.step)}${many ? ` (${m.label})` : ""}`),
+      ...anns.filter((a) => near(a.x)).map((a) => `Annotation: ${a.text}`),
+    ]),
   ];
   tip.innerHTML = tooltipHtml(header, rows, settings.tooltipSort, TOOLTIP_ROWS, notes);
   tip.hidden = false;
@@ -522,7 +540,8 @@ function drawExtras(u: uPlot, model: ChartModel | null, anns: { x: number; text:
       ctx.closePath();
       ctx.fill();
     } else {
-      const y = top + height - 3 * s;
+      // NaN: a cross on the bottom edge (non-finite markers live on the edges, never among the values).
+      const y = top + height - 1 - 0.8 * s;
       ctx.moveTo(px - s, y - s);
       ctx.lineTo(px + s, y + s);
       ctx.moveTo(px + s, y - s);

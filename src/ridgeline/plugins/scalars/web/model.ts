@@ -58,6 +58,9 @@ export interface Marker {
   x: number;
   kind: "nan" | "inf" | "-inf";
   colour: string;
+  /** The step and the curve's label, for the tooltip ("NaN at step 10"). */
+  step: number;
+  label: string;
 }
 
 export interface ChartModel {
@@ -69,6 +72,8 @@ export interface ChartModel {
   /** Points drawn (the series' lengths), for data-points. */
   points: number;
   nonfinite: { nan: number; inf: number; ninf: number };
+  /** Finite values <= 0 left out because the y axis is logarithmic (0 on a linear axis). */
+  nonPositive: number;
   /** Changes when the uPlot instance must be rebuilt (lines or bands differ). */
   structure: string;
   reduced: boolean;
@@ -104,6 +109,7 @@ export function buildModel(series: RunSeries[], st: ModelSettings): ChartModel {
   const nonfinite = { nan: 0, inf: 0, ninf: 0 };
   let points = 0;
   let reduced = false;
+  let nonPositive = 0;
   const smoothing = st.smoothing > 0;
 
   const prepared = series.map((s) => {
@@ -111,13 +117,15 @@ export function buildModel(series: RunSeries[], st: ModelSettings): ChartModel {
     const smoothed = smooth(st.smoother, s.data.step, s.data.value, st.smoothing);
     points += s.data.step.length;
     reduced ||= s.data.reduced;
+    if (st.yLog) for (const v of s.data.value) if (v <= 0) nonPositive++;
     for (const p of s.data.nonfinite) {
       if (p.value === "nan") nonfinite.nan++;
       else if (p.value === "inf") nonfinite.inf++;
       else nonfinite.ninf++;
       const i = indexOfStep(s.data.step, p.step);
       const mx = i >= 0 ? x[i] : st.xAxis === "step" ? p.step : NaN;
-      if (Number.isFinite(mx)) markers.push({ x: mx, kind: p.value, colour: s.colour });
+      const label = s.suffix ? `${s.run} · ${s.suffix}` : s.run;
+      if (Number.isFinite(mx)) markers.push({ x: mx, kind: p.value, colour: s.colour, step: p.step, label });
     }
     return { s, x, smoothed };
   });
@@ -192,7 +200,7 @@ export function buildModel(series: RunSeries[], st: ModelSettings): ChartModel {
   const joined = joinSeries(inputs, Math.max(200, st.width * 2));
   const data = [joined.x, ...joined.columns] as unknown as uPlot.AlignedData;
   const structure = JSON.stringify([lines, bands]);
-  return { lines, bands, data, hover, markers, points, nonfinite, structure, reduced };
+  return { lines, bands, data, hover, markers, points, nonfinite, nonPositive, structure, reduced };
 }
 
 function indexOfStep(steps: Float64Array, step: number): number {

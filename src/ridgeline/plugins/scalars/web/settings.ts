@@ -46,7 +46,7 @@ export function useSettings(): SettingsApi {
   const [xAxis, setXAxis] = useUrlState<string>("s.x", "step");
   const [xTag, setXTag] = useUrlState("s.xtag", "");
   const [xLog, setXLog] = useUrlState("s.xlog", false);
-  const [outliers, setOutliers] = useUrlState("s.outliers", false);
+  const [outliers, setOutliers] = useUrlState("s.outliers", true);
   const [tooltipSort, setTooltipSort] = useUrlState<string>("s.tipsort", "nearest");
   const [groupBy, setGroupBy] = useUrlState<string>("s.groupby", "none");
   const [group, setGroup] = useUrlState("s.group", "");
