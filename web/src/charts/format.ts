@@ -63,6 +63,7 @@ export function formatDuration(seconds: number | null | undefined): string {
   if (seconds === null || seconds === undefined || !Number.isFinite(seconds)) return "–";
   const sign = seconds < 0 ? "-" : "";
   let s = Math.abs(seconds);
+  if (s === 0) return "0s";
   if (s < 1) return `${sign}${Math.round(s * 1000)}ms`;
   if (s < 60) return `${sign}${trim(s.toFixed(1))}s`;
   const d = Math.floor(s / 86400);

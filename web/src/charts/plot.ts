@@ -80,8 +80,12 @@ export function withAlpha(colour: string, alpha: number): string {
 /** The first and last data index whose x lies within the x scale. */
 function visibleIdx(u: uPlot): [number, number] {
   const xs = u.data[0] as number[];
-  const { min, max } = u.scales.x;
   if (!xs.length) return [0, -1];
+  // While uPlot re-ranges y for a new x range (a zoom), scales.x still holds the old one; the series' idxs
+  // already hold the new window.
+  const idxs = u.series[0]?.idxs;
+  if (idxs && idxs[0] != null && idxs[1] != null && idxs[1] >= idxs[0]) return [idxs[0], idxs[1]];
+  const { min, max } = u.scales.x;
   let lo = 0;
   let hi = xs.length - 1;
   if (min != null) {
@@ -162,6 +166,14 @@ function logAxis(vertical: boolean, spacing: number): Partial<uPlot.Axis> {
 const INCRS: number[] = [];
 for (let e = -60; e <= 307; e++) for (const m of [1, 2, 2.5, 5]) INCRS.push(Number(`${m}e${e}`));
 
+/** Tick steps of a duration axis (seconds): round seconds, minutes, hours and days, not 50 s or 1m 40s. */
+const DURATION_INCRS: number[] = [
+  ...INCRS.filter((v) => v < 1),
+  1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200,
+  86400, 2 * 86400, 7 * 86400, 14 * 86400, 30 * 86400, 90 * 86400, 365 * 86400,
+  ...INCRS.filter((v) => v > 365 * 86400),
+];
+
 /** Multiples of `incr` within [min, max], without floating point noise at any magnitude. */
 function linearSplits(_u: uPlot, _axisIdx: number, min: number, max: number, incr: number): number[] {
   const out: number[] = [];
@@ -225,7 +237,8 @@ export class Plot {
       scales: {
         x: {
           time: cfg.xMode === "wall",
-          distr: cfg.xLog ? 3 : 1,
+          // Log x does not apply to dates (the toolbar disables it with wall time).
+          distr: cfg.xLog && cfg.xMode !== "wall" ? 3 : 1,
           log: 10,
         },
         y: yScale("y", cfg.yLog),
@@ -239,7 +252,11 @@ export class Plot {
           ticks: { stroke: gridStroke, width: 1 },
           font: axisFont,
           values: xTicks(cfg.xMode, cfg.xLog),
-          ...(cfg.xMode === "wall" ? {} : cfg.xLog ? logAxis(false, 70) : { incrs: INCRS, splits: linearSplits }),
+          ...(cfg.xMode === "wall"
+            ? {}
+            : cfg.xLog
+              ? logAxis(false, 70)
+              : { incrs: cfg.xMode === "relative" ? DURATION_INCRS : INCRS, splits: linearSplits }),
           label: cfg.xLabel,
           labelSize: cfg.xLabel ? 16 : 0,
           labelFont: axisFont,

@@ -202,6 +202,7 @@ export function Card(props: CardProps) {
       smoother: settings.smoother,
       xAxis,
       yLog: settings.yScale === "log",
+      xLog: settings.xLog,
       groups: tag2 ? null : props.groups,
       groupBand: settings.groupBand,
       groupColour: props.groupColour,
@@ -233,7 +234,8 @@ export function Card(props: CardProps) {
     [settings.yMin, settings.yMax],
   );
   const plotKey = model
-    ? [model.structure, xAxis, settings.xLog, settings.yScale, tag2 ?? ""].join("|")
+    ? // xTag: the x axis is labelled with it (it was left blank when the tag was chosen after "another tag").
+      [model.structure, xAxis, xTag ?? "", settings.xLog, settings.yScale, tag2 ?? ""].join("|")
     : "";
   const plotKeyRef = useRef("");
   useLayoutEffect(() => {
@@ -353,6 +355,11 @@ export function Card(props: CardProps) {
         {!!model?.nonPositive && (
           <span class="rl-card-note" data-testid="log-skipped" title="A logarithmic axis cannot show zero or negative values: they are left out of the chart.">
             {model.nonPositive} value{model.nonPositive === 1 ? "" : "s"} ≤ 0 not drawn (log scale)
+          </span>
+        )}
+        {!!model?.xNonPositive && (
+          <span class="rl-card-note" data-testid="log-x-skipped" title="A logarithmic x axis cannot show x ≤ 0 (such as step 0): those points are left out.">
+            {model.xNonPositive} point{model.xNonPositive === 1 ? "" : "s"} at x ≤ 0 not drawn (log x)
           </span>
         )}
         {zoom && (
@@ -485,9 +492,11 @@ function onCursor(
   // No measuring (a forced layout per mouse move): right of the cursor on the left half, left of it on the right.
   const x0 = u.bbox.left / devicePixelRatio + left;
   const flip = left > u.over.clientWidth / 2;
+  // Kept inside the card (a wide tooltip on a narrow card was cut off by the page's edge): CSS clamps it
+  // against its own width (100%), still without measuring.
   tip.style.transform = flip
-    ? `translate(calc(${Math.round(x0 - 16)}px - 100%), 4px)`
-    : `translate(${Math.round(x0 + 16)}px, 4px)`;
+    ? `translate(max(-4px, calc(${Math.round(x0 - 16)}px - 100%)), 4px)`
+    : `translate(clamp(-4px, ${Math.round(x0 + 16)}px, calc(${Math.round(u.width + 4)}px - 100%)), 4px)`;
 }
 
 /** Non-finite markers and annotation lines, on the chart's canvas. */

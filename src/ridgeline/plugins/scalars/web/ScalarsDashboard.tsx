@@ -133,7 +133,7 @@ export function ScalarsDashboard({ runs, tagFilter, tick, theme }: DashboardProp
           </label>
         )}
         <label class="rl-field rl-check">
-          <input type="checkbox" data-testid="x-log" checked={settings.xLog} onChange={(e) => set("xLog", (e.target as HTMLInputElement).checked)} />
+          <input type="checkbox" data-testid="x-log" checked={settings.xLog && settings.xAxis !== "wall"} disabled={settings.xAxis === "wall"} title={settings.xAxis === "wall" ? "Not for wall time" : undefined} onChange={(e) => set("xLog", (e.target as HTMLInputElement).checked)} />
           <span>Log x</span>
         </label>
         <label class="rl-field">

@@ -30,6 +30,8 @@ export interface ModelSettings {
   smoother: Smoother;
   xAxis: XAxis;
   yLog: boolean;
+  /** Log x axis: points at x <= 0 (step 0) cannot be drawn and are left out. */
+  xLog?: boolean;
   /** Run groups (label -> runs), or null to draw every run. */
   groups: Map<string, string[]> | null;
   groupBand: "std" | "minmax";
@@ -74,6 +76,8 @@ export interface ChartModel {
   nonfinite: { nan: number; inf: number; ninf: number };
   /** Finite values <= 0 left out because the y axis is logarithmic (0 on a linear axis). */
   nonPositive: number;
+  /** Points at x <= 0 left out because the x axis is logarithmic. */
+  xNonPositive: number;
   /** Changes when the uPlot instance must be rebuilt (lines or bands differ). */
   structure: string;
   reduced: boolean;
@@ -110,10 +114,18 @@ export function buildModel(series: RunSeries[], st: ModelSettings): ChartModel {
   let points = 0;
   let reduced = false;
   let nonPositive = 0;
+  let xNonPositive = 0;
   const smoothing = st.smoothing > 0;
 
-  const prepared = series.map((s) => {
-    const x = xOf(s, st.xAxis);
+  const prepared = series.map((given) => {
+    let s = given;
+    let x = xOf(s, st.xAxis);
+    if (st.xLog) {
+      const kept = positiveX(s, x);
+      xNonPositive += x.length - kept.x.length;
+      s = kept.s;
+      x = kept.x;
+    }
     const smoothed = smooth(st.smoother, s.data.step, s.data.value, st.smoothing);
     points += s.data.step.length;
     reduced ||= s.data.reduced;
@@ -200,7 +212,23 @@ export function buildModel(series: RunSeries[], st: ModelSettings): ChartModel {
   const joined = joinSeries(inputs, Math.max(200, st.width * 2));
   const data = [joined.x, ...joined.columns] as unknown as uPlot.AlignedData;
   const structure = JSON.stringify([lines, bands]);
-  return { lines, bands, data, hover, markers, points, nonfinite, nonPositive, structure, reduced };
+  return { lines, bands, data, hover, markers, points, nonfinite, nonPositive, xNonPositive, structure, reduced };
+}
+
+/** The series without its points at x <= 0 (a log x axis cannot place them; uPlot drew nothing at all). */
+function positiveX(s: RunSeries, x: Float64Array): { s: RunSeries; x: Float64Array } {
+  let drop = 0;
+  for (const v of x) if (v <= 0) drop++;
+  if (drop === 0) return { s, x };
+  const keep: number[] = [];
+  x.forEach((v, i) => {
+    if (!(v <= 0)) keep.push(i);
+  });
+  const pick = (a: Float64Array) => Float64Array.from(keep, (i) => a[i]);
+  const pickOrNull = (a: Float64Array | null) => (a ? pick(a) : null);
+  const d = s.data;
+  const data = { ...d, step: pick(d.step), wall: pick(d.wall), value: pick(d.value), low: pickOrNull(d.low), high: pickOrNull(d.high) };
+  return { s: { ...s, data }, x: pick(x) };
 }
 
 function indexOfStep(steps: Float64Array, step: number): number {
