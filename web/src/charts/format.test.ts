@@ -41,6 +41,14 @@ describe("robustRange", () => {
     expect(robustRange([clean])).toEqual({ min: 0, max: 99 });
     expect(robustRange([[NaN, null]])).toBeNull();
   });
+
+  it("samples the quantiles of many values and keeps the clean extremes exact", () => {
+    const runs = Array.from({ length: 100 }, (_, r) => Array.from({ length: 2000 }, (_, i) => r + Math.sin(i)));
+    runs[7][1234] = 3.4e38;
+    const r = robustRange(runs)!;
+    expect(r.max).toBeLessThan(200);
+    expect(r.min).toBe(Math.min(...runs[0]));
+  });
 });
 
 describe("aggregate", () => {

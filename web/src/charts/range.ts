@@ -29,6 +29,8 @@ function quantile(sorted: Float64Array, q: number): number {
   return q < 0.5 ? sorted[Math.ceil(pos)] : sorted[Math.floor(pos)];
 }
 
+const SAMPLE = 50_000;
+
 /**
  * A range that ignores outliers: the [lowQ, highQ] quantiles of the finite values, widened to the true
  * extent on each side when the extreme values lie within `slack` times the quantile span (so a clean
@@ -51,12 +53,22 @@ export function robustRange(
     }
   }
   if (k === 0) return null;
-  const sorted = buf.subarray(0, k).sort();
+  let vmin = Infinity;
+  let vmax = -Infinity;
+  for (let i = 0; i < k; i++) {
+    if (buf[i] < vmin) vmin = buf[i];
+    if (buf[i] > vmax) vmax = buf[i];
+  }
+  // Ignore-outliers is the default, so this runs for every chart: above SAMPLE values (100 runs of a wide
+  // chart) the quantiles come from an evenly strided sample, a few ms less per draw; the extremes stay exact.
+  const stride = Math.ceil(k / SAMPLE);
+  const sample = stride > 1 ? Float64Array.from({ length: Math.floor(k / stride) }, (_, i) => buf[i * stride]) : buf.subarray(0, k);
+  const sorted = sample.sort();
   const lo = quantile(sorted, lowQ);
   const hi = quantile(sorted, highQ);
   const span = hi - lo || Math.abs(hi) || 1;
-  const min = sorted[0] >= lo - slack * span ? sorted[0] : lo - 0.05 * span;
-  const max = sorted[k - 1] <= hi + slack * span ? sorted[k - 1] : hi + 0.05 * span;
+  const min = vmin >= lo - slack * span ? vmin : lo - 0.05 * span;
+  const max = vmax <= hi + slack * span ? vmax : hi + 0.05 * span;
   return { min, max };
 }
 
