@@ -27,6 +27,8 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     logdir = tmp_path_factory.mktemp("controls")
     spike = noisy_curve(STEPS)
     spike[25] = 3.4e38
+    gap = noisy_curve(STEPS)
+    gap[10] = math.nan
     write_runs(
         logdir,
         {
@@ -34,7 +36,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                 "train/loss": noisy_curve(STEPS, 3.0, seed=i),
                 "train/acc": [0.5 + 0.01 * step for step in range(STEPS)],
             }
-            | ({"weird/spike": spike} if i == 0 else {})
+            | ({"weird/spike": spike, "weird/nan": gap} if i == 0 else {})
             for i, run in enumerate(RUNS)
         },
     )
@@ -137,3 +139,24 @@ def test_log_axis_labels_and_ignore_outliers(page: Page, served: str) -> None:
     # ...and turning it off shows the full range.
     page.locator("[data-testid=outliers]").uncheck()
     page.wait_for_function("window.__ridgeline.charts.get('weird/spike').scales.y.max > 1e38")
+
+
+def test_theme_toggle_redraws_in_place_and_nan_markers_explain_themselves(page: Page, served: str) -> None:
+    open_dashboard(page, served)
+    page.evaluate("window.__before = window.__ridgeline.charts.get('train/loss')")
+    canvas = card(page, "train/loss").locator("canvas").first
+    light = canvas.screenshot()
+    page.locator("[data-testid=theme]").click()
+    expect(page.locator("html")).to_have_attribute("data-theme", "dark")
+    page.wait_for_timeout(100)
+    assert canvas.screenshot() != light, "the grid and axes were redrawn in the dark theme's colours"
+    assert page.evaluate("window.__before === window.__ridgeline.charts.get('train/loss')"), "without a rebuild"
+    # A NaN is marked on the bottom edge at its step; hovering it says what it is.
+    nan = card(page, "weird/nan")
+    nan.scroll_into_view_if_needed()
+    expect(nan).to_have_attribute("data-ready", "true")
+    box = nan.locator(".u-over").bounding_box()
+    assert box is not None
+    x = chart(page, "weird/nan", "u.valToPos(10, 'x')")
+    page.mouse.move(box["x"] + x, box["y"] + box["height"] - 4)
+    expect(nan.locator(".rl-tooltip")).to_contain_text("NaN at step 10")
