@@ -18,8 +18,15 @@ export function ScalarsDashboard({ runs, tagFilter, tick, theme }: DashboardProp
   const { settings, set } = api;
   const [expanded, setExpanded] = useState<string[]>([]);
   const [hparams, setHparams] = useState<Record<string, Record<string, unknown>>>({});
-  const [combineA, setCombineA] = useState("");
-  const [combineB, setCombineB] = useState("");
+  // The pickers show the combined card's tags (also when it came from a shared link).
+  const [combineA, setCombineA] = useState(api.combine[0] ?? "");
+  const [combineB, setCombineB] = useState(api.combine[1] ?? "");
+  useEffect(() => {
+    if (api.combine.length === 2) {
+      setCombineA(api.combine[0]);
+      setCombineB(api.combine[1]);
+    }
+  }, [api.combine.join("\u0000")]);
 
   const allTags = useMemo(() => {
     const s = new Set<string>();
