@@ -210,6 +210,9 @@ def test_annotations(server: Served) -> None:
         ]
     }
     assert server.get("/api/annotations", run="torch").json() == {"annotations": []}
+    # /api/runs says which runs have annotations, so a page asks only for those.
+    counts = {item["run"]: item["annotations"] for item in server.get("/api/runs").json()["runs"]}
+    assert counts == {"mixed": 2, "torch": 0}
 
 
 def test_hparams_as_written(server: Served) -> None:

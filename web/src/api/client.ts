@@ -40,10 +40,10 @@ export function apiUrl(path: string, params?: Record<string, QueryValue>): strin
   return url.toString();
 }
 
-async function request<T>(url: string, init: RequestInit): Promise<T> {
+async function request<T>(url: string, init: RequestInit, started?: Promise<Response>): Promise<T> {
   let response: Response;
   try {
-    response = await fetch(url, init);
+    response = await (started ?? fetch(url, init));
   } catch (err) {
     if (err instanceof DOMException && err.name === "AbortError") throw err;
     throw new ApiError(0, `cannot reach the ridgeline server (${err instanceof Error ? err.message : String(err)})`);
@@ -72,6 +72,19 @@ export function getJson<T>(path: string, params?: Record<string, QueryValue>, op
   return request<T>(apiUrl(path, params), { headers: { Accept: "application/json" }, signal: options.signal });
 }
 
+/**
+ * The answer to a GET that index.html started before the app's script loaded (`window.__ridgelinePrefetch[path]`,
+ * a `fetch` promise), read like {@link getJson}; null when there is none. Each prefetch is used once: the first
+ * `/api/runs` then costs no round trip after the script has run.
+ */
+export function takePrefetched<T>(path: string): Promise<T> | null {
+  const store = (globalThis as { __ridgelinePrefetch?: Record<string, Promise<Response> | undefined> }).__ridgelinePrefetch;
+  const started = store?.[path];
+  if (!store || !started) return null;
+  delete store[path];
+  return request<T>(apiUrl(path), {}, started);
+}
+
 /** POST `body` as JSON to `path`. Throws {@link ApiError} built from the server's `{"error": ...}` body. */
 export function postJson<T>(path: string, body: unknown, options: RequestOptions = {}): Promise<T> {
   return request<T>(apiUrl(path), {
@@ -82,9 +95,55 @@ export function postJson<T>(path: string, body: unknown, options: RequestOptions
   });
 }
 
+/**
+ * POST `body` as JSON to `path` and read the answer as bytes (`Accept: application/octet-stream`), for routes
+ * with a binary form such as `POST /api/scalars/batch?format=binary`. Throws {@link ApiError} like
+ * {@link postJson}; the error body is JSON either way.
+ */
+export async function postBinary(
+  path: string,
+  body: unknown,
+  params?: Record<string, QueryValue>,
+  options: RequestOptions = {},
+): Promise<{ buffer: ArrayBuffer; contentType: string }> {
+  const url = apiUrl(path, params);
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      method: "POST",
+      headers: { Accept: "application/octet-stream", "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+      signal: options.signal,
+    });
+  } catch (err) {
+    if (err instanceof DOMException && err.name === "AbortError") throw err;
+    throw new ApiError(0, `cannot reach the ridgeline server (${err instanceof Error ? err.message : String(err)})`);
+  }
+  if (!response.ok) {
+    let message = `${response.status} ${response.statusText || "error"}`.trim();
+    try {
+      const parsed: unknown = JSON.parse(await response.text());
+      if (parsed && typeof parsed === "object" && "error" in parsed && typeof parsed.error === "string") {
+        message = parsed.error;
+      }
+    } catch {
+      // not JSON: keep the status line
+    }
+    throw new ApiError(response.status, message);
+  }
+  return { buffer: await response.arrayBuffer(), contentType: response.headers.get("content-type") ?? "" };
+}
+
 /** The `/api/runs` answer (see the HTTP contract). */
 export interface RunsResponse {
-  runs: { run: string; tags: Record<string, string[]>; last_step: number | null; last_wall_time: number | null }[];
+  runs: {
+    run: string;
+    tags: Record<string, string[]>;
+    last_step: number | null;
+    last_wall_time: number | null;
+    /** How many annotations the run has (absent from servers that predate it). */
+    annotations?: number;
+  }[];
   generation: number;
   reload_interval: number | null;
   logdir: string;

@@ -56,6 +56,7 @@ export function App(props: { dashboards?: readonly Dashboard[] }) {
       tags: r.tags ?? {},
       last_step: r.last_step ?? null,
       last_wall_time: r.last_wall_time ?? null,
+      annotations: r.annotations,
     }));
   }, [data]);
   const names = useMemo(() => allRuns.map((r) => r.run), [allRuns]);

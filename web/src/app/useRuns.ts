@@ -4,8 +4,8 @@
  * (new data was ingested) or the user pressed reload; dashboards fetch what is new when it does. While the
  * server is unreachable the hook keeps retrying, so the error banner goes away by itself when it comes back.
  */
-import { useCallback, useEffect, useRef, useState } from "preact/hooks";
-import { ApiError, getJson, type RunsResponse } from "@api/client";
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
+import { ApiError, getJson, takePrefetched, type RunsResponse } from "@api/client";
 
 /** Polling period when the server does not say (seconds). */
 export const DEFAULT_INTERVAL_S = 5;
@@ -59,7 +59,8 @@ export function useRuns(autoReload: boolean): RunsState {
     inFlight.current = true;
     if (manual) setReloading(true);
     try {
-      const response = await getJson<RunsResponse>("/api/runs");
+      // The first listing was requested by index.html while the script loaded.
+      const response = await (takePrefetched<RunsResponse>("api/runs") ?? getJson<RunsResponse>("/api/runs"));
       const changed = loaded.current && generationChanged(generation.current, response.generation);
       const sameGeneration = loaded.current && !changed;
       loaded.current = true;
@@ -87,7 +88,9 @@ export function useRuns(autoReload: boolean): RunsState {
     }
   }
 
-  useEffect(() => {
+  // A layout effect: the first listing (usually already prefetched by index.html) is read before the first
+  // paint, so the dashboard can request its data a frame earlier.
+  useLayoutEffect(() => {
     void poll(false);
     const onVisible = () => {
       if (!document.hidden && auto.current) void poll(false);

@@ -51,6 +51,7 @@ export function Card(props: CardProps) {
   const [visible, setVisible] = useState(false);
   const [seen, setSeen] = useState(!!props.eager);
   const [width, setWidth] = useState(400);
+  const sized = useRef(false); // the ResizeObserver has reported the chart's width
   const [version, setVersion] = useState(0);
   const [loaded, setLoaded] = useState(false);
   const [zoom, setZoom] = useState<[number, number] | null>(null);
@@ -73,8 +74,7 @@ export function Card(props: CardProps) {
     return ks;
   }, [runs, tag, tag2, xTag]);
   const keysId = keys.map((k) => seriesKey(k.run, k.tag)).join("\u0001");
-  // About two points per pixel of the chart: a series is reduced (and marked so) only when it has more.
-  const maxPoints = Math.max(200, Math.round(2 * width));
+  const maxPoints = pointsFor(width);
 
   // Visibility: cards render only when scrolled into view (and stay rendered once seen).
   useEffect(() => {
@@ -93,7 +93,10 @@ export function Card(props: CardProps) {
     io.observe(el);
     const ro = new ResizeObserver(() => {
       const w = chartRef.current?.clientWidth ?? 0;
-      if (w > 0) setWidth(w);
+      if (w > 0) {
+        sized.current = true;
+        setWidth(w);
+      }
     });
     if (chartRef.current) ro.observe(chartRef.current);
     return () => {
@@ -103,14 +106,18 @@ export function Card(props: CardProps) {
     };
   }, [id]);
 
-  useEffect(() => registry.setReady(id, ready), [id, ready]);
+  // In the commit that drew (uPlot draws in a microtask queued before this one), not after the next paint.
+  useLayoutEffect(() => registry.setReady(id, ready), [id, ready]);
 
-  // Load (full range, reduced to about the card's width).
-  useEffect(() => {
+  // Load (full range, reduced to about the card's width). A layout effect, with the width measured here: the
+  // request leaves before the page's first paint (not after it, as a plain effect would), at the resolution the
+  // ResizeObserver will report (so its report does not refetch).
+  useLayoutEffect(() => {
     if (!seen) return;
     let live = true;
     setReady(false);
-    cache.load(keys, maxPoints).then(() => {
+    const measured = chartRef.current?.clientWidth ?? 0;
+    cache.load(keys, !sized.current && measured > 0 ? pointsFor(measured) : maxPoints, !!props.eager).then(() => {
       if (!live) return;
       setLoaded(true);
       setVersion((v) => v + 1);
@@ -138,7 +145,8 @@ export function Card(props: CardProps) {
   useEffect(() => {
     if (!seen || !loaded) return;
     let live = true;
-    Promise.all(runs.map((r) => fetchAnnotations(r.run, tick).then((a) => [r.run, a] as const))).then((list) => {
+    const annotated = runs.filter((r) => r.annotations !== 0); // undefined: a server that does not say
+    Promise.all(annotated.map((r) => fetchAnnotations(r.run, tick).then((a) => [r.run, a] as const))).then((list) => {
       if (live) setAnnotations(new Map(list.filter(([, a]) => a.length)));
     });
     return () => {
@@ -403,6 +411,12 @@ export function Card(props: CardProps) {
       </div>
     </div>
   );
+}
+
+/** How many points to ask for a chart `width` pixels wide. */
+function pointsFor(width: number): number {
+  // About two points per pixel of the chart: a series is reduced (and marked so) only when it has more.
+  return Math.max(200, Math.round(2 * width));
 }
 
 function parseNum(s: string): number | null {

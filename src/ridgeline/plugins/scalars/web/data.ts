@@ -5,7 +5,8 @@
  * Series are columnar typed arrays; JSON nulls (non-finite values) become NaN, and which kind they were is
  * kept from the response's `nonfinite` list.
  */
-import { ApiError, getJson, postJson } from "@api/client";
+import { ApiError, getJson, postBinary } from "@api/client";
+import { decodeBatch, isBinaryBatch, type BinaryEntry } from "./binary";
 
 export interface NonFinite {
   step: number;
@@ -72,6 +73,31 @@ export function fromApi(s: ApiSeries): SeriesData {
   };
 }
 
+/**
+ * Turns an entry of the binary batch answer into typed arrays: the columns stay views on the response buffer.
+ * Only when the series has non-finite values are its ±Inf overwritten with NaN in place (as {@link fromApi}
+ * gives them), their kinds being in `nonfinite`.
+ */
+export function fromBinary(e: BinaryEntry): SeriesData {
+  const empty = new Float64Array(0);
+  const step = e.columns.step ?? empty;
+  const value = e.columns.value ?? empty;
+  const nonfinite = e.nonfinite ?? [];
+  if (nonfinite.length) {
+    for (let i = 0; i < value.length; i++) if (value[i] === Infinity || value[i] === -Infinity) value[i] = NaN;
+  }
+  return {
+    step,
+    wall: e.columns.wall_time ?? empty,
+    value,
+    low: e.columns.band_low ?? null,
+    high: e.columns.band_high ?? null,
+    reduced: !!e.reduced,
+    total: e.total_points ?? step.length,
+    nonfinite,
+  };
+}
+
 function concat(a: Float64Array, b: Float64Array): Float64Array {
   const out = new Float64Array(a.length + b.length);
   out.set(a);
@@ -111,16 +137,33 @@ let batchPath = "/api/scalars/batch";
 const FALLBACK_BATCH = "/api/plugins/scalars/batch";
 const queues = new Map<string, Pending>();
 let scheduled = false;
+let soonScheduled = false;
 const CHUNK = 2000;
 
-async function post(body: object): Promise<{ series: ApiSeries[] }> {
+interface Answer {
+  run: string;
+  tag: string;
+  data: SeriesData | Error;
+}
+
+/** One batch in the binary form (a server that predates it answers JSON, read as before). */
+async function postOnce(body: object): Promise<Answer[]> {
+  const { buffer } = await postBinary(batchPath, body, { format: "binary" });
+  if (isBinaryBatch(buffer)) {
+    return decodeBatch(buffer).map((e) => ({ run: e.run, tag: e.tag, data: e.error ? new Error(e.error) : fromBinary(e) }));
+  }
+  const answer = JSON.parse(new TextDecoder().decode(buffer)) as { series: ApiSeries[] };
+  return answer.series.map((s) => ({ run: s.run, tag: s.tag, data: s.error ? new Error(s.error) : fromApi(s) }));
+}
+
+async function post(body: object): Promise<Answer[]> {
   try {
-    return await postJson<{ series: ApiSeries[] }>(batchPath, body);
+    return await postOnce(body);
   } catch (e) {
     // The plugin's own namespace serves the same batch on servers that predate /api/scalars/batch.
     if (e instanceof ApiError && (e.status === 404 || e.status === 405) && batchPath !== FALLBACK_BATCH) {
       batchPath = FALLBACK_BATCH;
-      return postJson<{ series: ApiSeries[] }>(batchPath, body);
+      return postOnce(body);
     }
     throw e;
   }
@@ -140,10 +183,7 @@ async function flush(): Promise<void> {
       try {
         for (let i = 0; i < all.length; i += CHUNK) {
           const body = { series: all.slice(i, i + CHUNK), ...params };
-          const answer = await post(body);
-          for (const s of answer.series) {
-            result.set(seriesKey(s.run, s.tag), s.error ? new Error(s.error) : fromApi(s));
-          }
+          for (const s of await post(body)) result.set(seriesKey(s.run, s.tag), s.data);
         }
         pending.waiters.forEach((w) => w.resolve(result));
       } catch (e) {
@@ -160,6 +200,7 @@ async function flush(): Promise<void> {
 export function fetchSeries(
   keys: { run: string; tag: string }[],
   params: RangeParams,
+  soon = false,
 ): Promise<Map<string, SeriesData | Error>> {
   const clean: RangeParams = {};
   for (const k of ["max_points", "since_step", "min_step", "max_step"] as const) {
@@ -171,7 +212,18 @@ export function fetchSeries(
     if (!q) queues.set(id, (q = { keys: [], waiters: [] }));
     q.keys.push(...keys);
     q.waiters.push({ resolve, reject });
-    if (!scheduled) {
+    if (soon) {
+      // Callers that ask together in one synchronous run (the cards a page mounts at once, from their layout
+      // effects): one microtask later, before the browser paints, not a task later, after it (20-40 ms).
+      if (!soonScheduled) {
+        soonScheduled = true;
+        queueMicrotask(() => {
+          soonScheduled = false;
+          void flush();
+        });
+      }
+    } else if (!scheduled) {
+      // Callers spread over several callbacks of one task (cards scrolled into view): one request for all.
       scheduled = true;
       setTimeout(() => void flush(), 0);
     }
@@ -201,7 +253,8 @@ export class SeriesCache {
     this.entries.clear();
   }
 
-  async load(keys: { run: string; tag: string }[], maxPoints: number): Promise<void> {
+  /** Loads what is missing; `soon`: see {@link fetchSeries}. */
+  async load(keys: { run: string; tag: string }[], maxPoints: number, soon = false): Promise<void> {
     const need = keys.filter((k) => {
       const e = this.entries.get(seriesKey(k.run, k.tag));
       return !e || (e.data?.reduced && e.maxPoints < maxPoints * 0.75);
@@ -209,7 +262,7 @@ export class SeriesCache {
     const waits = keys.map((k) => this.inflight.get(seriesKey(k.run, k.tag))).filter(Boolean);
     const fresh = need.filter((k) => !this.inflight.has(seriesKey(k.run, k.tag)));
     if (fresh.length) {
-      const p = fetchSeries(fresh, { max_points: maxPoints }).then(
+      const p = fetchSeries(fresh, { max_points: maxPoints }, soon).then(
         (m) => {
           for (const k of fresh) {
             const key = seriesKey(k.run, k.tag);

@@ -21,7 +21,9 @@ class Registry {
   }
   setReady(id: string, ready: boolean): void {
     const c = this.cards.get(id);
+    // A card reports from a layout effect, before its passive effect has added it: add it (not visible yet).
     if (c) c.ready = ready;
+    else this.cards.set(id, { visible: false, ready });
     this.update();
   }
   private update(): void {
