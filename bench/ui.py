@@ -31,7 +31,7 @@ interval is its real cost):
 
 Every figure is the median over ``--repeats`` page loads; the dashboards take turns and the order alternates.
 
-    python bench/ui.py [--repeats R] [--quick] [--only a,b,c] [--data-dir DIR] [--json PATH]
+    python bench/ui.py [--repeats R] [--quick] [--only a,b,c] [--data-dir DIR] [--json PATH] [--no-tensorboard]
 """
 
 from __future__ import annotations
@@ -384,14 +384,18 @@ def median(values: list[float]) -> float:
     return statistics.median(values) if values else float("nan")
 
 
-def bench_dataset(browser: Browser, path: Path, dataset: Dataset, repeats: int, shots: Path | None) -> dict:
-    """Both servers over ``path``, ``repeats`` page loads of each dashboard; a failed load is recorded, not fatal."""
-    samples: dict[str, list[dict]] = {"ridgeline": [], "TensorBoard": []}
+def bench_dataset(
+    browser: Browser, path: Path, dataset: Dataset, repeats: int, shots: Path | None, tensorboard: bool = True
+) -> dict:
+    """Both servers over ``path``, ``repeats`` page loads of each dashboard; a failed load is recorded, not fatal.
+    Without ``tensorboard``, ridgeline's alone (for iterating on ridgeline's figures)."""
+    samples: dict[str, list[dict]] = {"ridgeline": [], "TensorBoard": []} if tensorboard else {"ridgeline": []}
     servers = {}
     try:
         servers["ridgeline"] = start_ridgeline(path, dataset, SERVER_TIMEOUT_S)
-        servers["TensorBoard"] = start_tensorboard(path, dataset, SERVER_TIMEOUT_S)
-        dashboards = [RIDGELINE, TENSORBOARD]
+        if tensorboard:
+            servers["TensorBoard"] = start_tensorboard(path, dataset, SERVER_TIMEOUT_S)
+        dashboards = [RIDGELINE, TENSORBOARD] if tensorboard else [RIDGELINE]
         for repeat in range(repeats):
             for dashboard in dashboards if repeat % 2 == 0 else dashboards[::-1]:
                 shot = None if shots is None or repeat else shots / f"{dataset.key}-{dashboard.name}.png"
@@ -454,6 +458,10 @@ def report(results: list[dict]) -> str:
         return "failed" if figures["failed"] else f"{figures['frame_ms_median']:.1f} / {figures['frame_ms_p95']:.1f} ms"
 
     for result in results:
+        if "TensorBoard" not in result:  # --no-tensorboard
+            ours = result["ridgeline"]
+            lines.append(f"| {result['label']} | {ms(ours['load_s'])} | - | - | {frames(ours)} | - | - |")
+            continue
         ours, theirs = result["ridgeline"], result["TensorBoard"]
         lines.append(
             f"| {result['label']} | {ms(ours['load_s'])} | {ms(theirs['load_s'])} | "
@@ -471,6 +479,7 @@ def main() -> int:
     parser.add_argument("--data-dir", type=Path, default=None, help="where the log directories are kept")
     parser.add_argument("--screenshots", type=Path, default=None, help="save each dashboard's first load here")
     parser.add_argument("--json", type=Path, default=None, help="write every sample and summary here")
+    parser.add_argument("--no-tensorboard", action="store_true", help="ridgeline's dashboard only (when iterating)")
     args = parser.parse_args()
     repeats = 1 if args.quick else args.repeats
     wanted = set(args.only.split(","))
@@ -486,7 +495,11 @@ def main() -> int:
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             try:
                 for dataset in chosen:
-                    results.append(bench_dataset(browser, paths[dataset.key], dataset, repeats, args.screenshots))
+                    results.append(
+                        bench_dataset(
+                            browser, paths[dataset.key], dataset, repeats, args.screenshots, not args.no_tensorboard
+                        )
+                    )
             finally:
                 browser.close()
     info = machine()
@@ -502,7 +515,9 @@ def main() -> int:
     )
     if args.json:
         args.json.write_text(json.dumps({"machine": info, "repeats": repeats, "results": results}, indent=1) + "\n")
-    failed = any(result[name]["failed"] for result in results for name in ("ridgeline", "TensorBoard"))
+    failed = any(
+        result[name]["failed"] for result in results for name in ("ridgeline", "TensorBoard") if name in result
+    )
     return 1 if failed else 0
 
 
