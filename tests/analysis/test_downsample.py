@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from ridgeline.analysis.downsample import minmax_indices, reduce_series
+from ridgeline.analysis.downsample import _bucket_numbers, _bucket_starts, minmax_indices, reduce_series
 
 VALUES = hnp.arrays(
     np.float64,
@@ -98,3 +98,16 @@ def test_reduce_series_band_is_the_bucket_extent() -> None:
     assert np.all(reduction.band_low == 0.0) and np.all(reduction.band_high == 9.0)
     only_nan = reduce_series(steps, np.full(12, math.nan), 4)
     assert only_nan is not None and np.isnan(only_nan.band_low).all() and np.isnan(only_nan.band_high).all()
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_bucket_starts_match_each_points_bucket_number(seed: int) -> None:
+    """The buckets' starts found by binary search are where each point's bucket number changes."""
+    rng = np.random.default_rng(seed)
+    count = int(rng.integers(2, 5000))
+    gaps = rng.integers(1, [2, 50, 10**6, 10**15][seed % 4], count)
+    step = (np.cumsum(gaps) - gaps[0] - (10**9 if seed % 5 == 0 else 0)).astype(np.int64)
+    buckets = int(rng.integers(1, 2000))
+    number = _bucket_numbers(step, buckets)
+    expected = np.flatnonzero(np.concatenate(([True], number[1:] != number[:-1])))
+    assert np.array_equal(_bucket_starts(step, buckets), expected)

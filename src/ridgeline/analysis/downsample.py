@@ -66,11 +66,7 @@ class _Buckets:
         some_non_finite = bool(non_finite.any())
         # Each bucket may keep up to 4 points (min, max, and a NaN and an infinity when there are such values).
         buckets = max(1, (max_points - 2) // (4 if some_non_finite else 2))
-        self.bucket = _bucket_numbers(step, buckets)
-        change = np.empty(count, dtype=bool)
-        change[0] = True
-        np.not_equal(self.bucket[1:], self.bucket[:-1], out=change[1:])
-        self.starts = np.flatnonzero(change)
+        self.starts = _bucket_starts(step, buckets)
         lowest = np.where(non_finite, np.inf, value) if some_non_finite else value
         highest = np.where(non_finite, -np.inf, value) if some_non_finite else value
         self.low = np.minimum.reduceat(lowest, self.starts)
@@ -96,6 +92,27 @@ class _Buckets:
     def rank_of(self, indices: np.ndarray) -> np.ndarray:
         """Which non-empty bucket (0, 1, ... in step order) each of these points is in."""
         return np.searchsorted(self.starts, indices, side="right") - 1
+
+
+def _bucket_starts(step: np.ndarray, buckets: int) -> np.ndarray:
+    """Where each non-empty bucket starts, ascending. With exact integers, from the buckets' first steps and one
+    binary search each (no pass over the points: the pass and its integer division were a third of the time);
+    else from each point's bucket number."""
+    count = len(step)
+    first, last = int(step[0]), int(step[-1])
+    span = last - first
+    if 0 < span < 2**62 // buckets:
+        # Step s is in bucket >= k  <=>  (s - first) * buckets >= k * span  <=>  s >= first + ceil(k * span / buckets)
+        k = np.arange(1, buckets, dtype=np.int64)
+        bounds = np.searchsorted(step, first - (-k * np.int64(span) // np.int64(buckets)), side="left")
+        begin = np.concatenate(([0], bounds))
+        end = np.append(bounds, count)
+        return begin[begin < end]
+    number = _bucket_numbers(step, buckets)
+    change = np.empty(count, dtype=bool)
+    change[0] = True
+    np.not_equal(number[1:], number[:-1], out=change[1:])
+    return np.flatnonzero(change)
 
 
 def _bucket_numbers(step: np.ndarray, buckets: int) -> np.ndarray:
