@@ -6,6 +6,7 @@ in-process through click's runner, which saves a second of imports per case.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import signal
@@ -55,6 +56,18 @@ def test_get_answers_one_request_in_process(tmp_path: Path) -> None:
     assert json.loads(done.stdout)["value"] == [1.0, 0.5]
     missing = run_serve("--logdir", str(tmp_path), "--no-cache", "--get", "/api/scalars?run=exp2&tag=loss")
     assert missing.exit_code == 1 and "no run 'exp2'" in json.loads(missing.stdout)["error"]
+
+
+def test_get_works_where_an_event_loop_already_runs(tmp_path: Path) -> None:
+    """A notebook (or Playwright's sync API) runs a loop in the calling thread; asyncio.run alone refuses that."""
+    write_ridgeline_run(tmp_path / "exp1", {"loss": [(0, 1.0)]})
+
+    async def inside_a_loop() -> Result:
+        return run_serve("--logdir", str(tmp_path), "--no-cache", "--get", "/api/scalars?run=exp1&tag=loss")
+
+    done = asyncio.run(inside_a_loop())
+    assert done.exit_code == 0, done.stderr
+    assert json.loads(done.stdout)["value"] == [1.0]
 
 
 def test_logdir_spec_names_the_runs(tmp_path: Path) -> None:

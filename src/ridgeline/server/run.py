@@ -11,6 +11,8 @@ import asyncio
 import errno
 import ipaddress
 import socket
+from collections.abc import Coroutine
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
@@ -114,5 +116,17 @@ def request_in_process(app: ASGIApp, target: str, headers: dict[str, str] | None
         elif message["type"] == "http.response.body":
             body.extend(message.get("body", b""))
 
-    asyncio.run(app(scope, receive, send))  # type: ignore[arg-type]
+    run_to_completion(app(scope, receive, send))  # type: ignore[arg-type]
     return status, bytes(body)
+
+
+def run_to_completion(coroutine: Coroutine[Any, Any, None]) -> None:
+    """``asyncio.run``, also where this thread already runs an event loop (a notebook, Playwright's sync API):
+    there the coroutine runs on a fresh loop in a helper thread, since asyncio.run refuses a nested loop."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        asyncio.run(coroutine)
+        return
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pool.submit(asyncio.run, coroutine).result()
