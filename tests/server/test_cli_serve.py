@@ -11,6 +11,7 @@ import json
 import re
 import signal
 import socket
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
@@ -65,7 +66,8 @@ def test_get_works_where_an_event_loop_already_runs(tmp_path: Path) -> None:
     async def inside_a_loop() -> Result:
         return run_serve("--logdir", str(tmp_path), "--no-cache", "--get", "/api/scalars?run=exp1&tag=loss")
 
-    done = asyncio.run(inside_a_loop())
+    with ThreadPoolExecutor(max_workers=1) as pool:  # its own thread: this one may already run a loop too
+        done = pool.submit(asyncio.run, inside_a_loop()).result()
     assert done.exit_code == 0, done.stderr
     assert json.loads(done.stdout)["value"] == [1.0]
 
