@@ -3,6 +3,7 @@
  * draws through one reused uPlot instance, refetches the zoomed step range at full resolution, appends live
  * data on every tick, and exposes data-ready / data-points for tests and benchmarks.
  */
+import { memo } from "preact/compat";
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import type uPlot from "uplot";
 import type { RunInfo } from "@app/types";
@@ -16,6 +17,7 @@ import { cache, fetchAnnotations, fetchSeries, seriesKey, type Annotation, type 
 import { buildModel, type ChartModel, type HoverSeries, type RunSeries } from "./model";
 import type { Settings } from "./settings";
 import { registry } from "./registry";
+import { observeNear } from "./visibility";
 
 export interface CardProps {
   tag: string;
@@ -29,8 +31,10 @@ export interface CardProps {
   theme: "light" | "dark";
   pinned: boolean;
   expanded: boolean;
-  onPin?: () => void;
-  onExpand?: () => void;
+  /** Called with the card's tag (stable callbacks let an unchanged card skip re-rendering). */
+  onPin?: (tag: string) => void;
+  /** Called with the card's id (the tag, or "A ⇄ B" for the combined card). */
+  onExpand?: (id: string) => void;
   onClose?: () => void;
   /** Load and draw before being scrolled into view (pages with few cards). */
   eager?: boolean;
@@ -39,7 +43,19 @@ export interface CardProps {
 const HEIGHT = 220;
 const TOOLTIP_ROWS = 8;
 
-export function Card(props: CardProps) {
+/** Each run's scalar tags as a set (a card asks per run and tag: `includes` over 10,000 tags was O(n) each). */
+const tagSets = new WeakMap<string[], Set<string>>();
+function scalarTags(r: RunInfo): Set<string> {
+  const list = r.tags.scalars ?? [];
+  let set = tagSets.get(list);
+  if (!set) tagSets.set(list, (set = new Set(list)));
+  return set;
+}
+
+/** A card re-renders only when one of its props changes (not for every change of the page around it). */
+export const Card = memo(CardView);
+
+function CardView(props: CardProps) {
   const { tag, tag2, runs, settings, tick } = props;
   const id = tag2 ? `${tag} ⇄ ${tag2}` : tag;
   const cardRef = useRef<HTMLDivElement>(null);
@@ -66,7 +82,8 @@ export function Card(props: CardProps) {
   const keys = useMemo(() => {
     const ks: { run: string; tag: string }[] = [];
     for (const r of runs) {
-      const has = (t: string) => (r.tags.scalars ?? []).includes(t);
+      const tags = scalarTags(r);
+      const has = (t: string) => tags.has(t);
       if (has(tag)) ks.push({ run: r.run, tag });
       if (tag2 && has(tag2)) ks.push({ run: r.run, tag: tag2 });
       if (xTag && has(xTag) && xTag !== tag) ks.push({ run: r.run, tag: xTag });
@@ -81,16 +98,14 @@ export function Card(props: CardProps) {
     const el = cardRef.current;
     if (!el) return;
     registry.add(id);
-    const io = new IntersectionObserver(
-      (entries) => {
-        const v = entries.some((e) => e.isIntersecting);
-        setVisible(v);
-        registry.setVisible(id, v);
-        if (v) setSeen(true);
-      },
-      { rootMargin: "200px" },
-    );
-    io.observe(el);
+    // Loaded from a little before it scrolls into view; counted as on screen (for chartsReady) only once it is.
+    const offAhead = observeNear(el, "200px 0px", (e) => {
+      if (e.isIntersecting) setSeen(true);
+    });
+    const offView = observeNear(el, "0px", (e) => {
+      setVisible(e.isIntersecting);
+      registry.setVisible(id, e.isIntersecting);
+    });
     const ro = new ResizeObserver(() => {
       const w = chartRef.current?.clientWidth ?? 0;
       if (w > 0) {
@@ -100,7 +115,8 @@ export function Card(props: CardProps) {
     });
     if (chartRef.current) ro.observe(chartRef.current);
     return () => {
-      io.disconnect();
+      offAhead();
+      offView();
       ro.disconnect();
       registry.remove(id);
     };
@@ -377,12 +393,12 @@ export function Card(props: CardProps) {
         )}
         <span class="rl-card-actions">
           {props.onPin && (
-            <button type="button" class="rl-icon" aria-pressed={props.pinned} aria-label={props.pinned ? `Unpin ${id}` : `Pin ${id} to the top`} title={props.pinned ? "Unpin" : "Pin to the top"} onClick={props.onPin}>
+            <button type="button" class="rl-icon" aria-pressed={props.pinned} aria-label={props.pinned ? `Unpin ${id}` : `Pin ${id} to the top`} title={props.pinned ? "Unpin" : "Pin to the top"} onClick={() => props.onPin?.(tag)}>
               {props.pinned ? "★" : "☆"}
             </button>
           )}
           {props.onExpand && (
-            <button type="button" class="rl-icon" aria-pressed={props.expanded} aria-label={props.expanded ? `Shrink ${id}` : `Expand ${id} to full width`} title={props.expanded ? "Shrink" : "Full width"} onClick={props.onExpand}>
+            <button type="button" class="rl-icon" aria-pressed={props.expanded} aria-label={props.expanded ? `Shrink ${id}` : `Expand ${id} to full width`} title={props.expanded ? "Shrink" : "Full width"} onClick={() => props.onExpand?.(id)}>
               ⤢
             </button>
           )}

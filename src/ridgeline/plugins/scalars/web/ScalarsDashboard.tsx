@@ -1,17 +1,36 @@
 /**
  * The scalars dashboard: a toolbar of settings (kept in the URL under "s."), pinned cards and a combined
- * two-axis chart on top, then one collapsible section per tag prefix with a card per tag.
+ * two-axis chart on top, then one collapsible section per tag prefix with a card per tag. With thousands of
+ * tags only the cards near the view are in the page (Sections.tsx).
  */
-import { useEffect, useMemo, useState } from "preact/hooks";
+import { memo } from "preact/compat";
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import type { DashboardProps } from "@app/types";
 import { colourFor } from "@app/palette";
 import { SMOOTHERS } from "@charts/smoothing";
 import { Card } from "./Card";
 import { fetchHparams } from "./data";
-import { groupRuns, groupTags, hparamNames } from "./groups";
+import { compareTags, groupRuns, groupTags, hparamNames } from "./groups";
+import { columnsFor, planSections } from "./layout";
+import { Sections } from "./Sections";
 import { useSettings } from "./settings";
 
 const EAGER_CARDS = 16;
+/** Estimated height of the toolbar above the first section (only used to guess what the first screen shows). */
+const TOOLBAR = 110;
+
+/** The tag pickers' options: one memoised list (10,000 options were diffed twice on every render). */
+const TagOptions = memo(function TagOptions({ tags }: { tags: string[] }) {
+  return (
+    <>
+      {tags.map((t) => (
+        <option key={t} value={t}>
+          {t}
+        </option>
+      ))}
+    </>
+  );
+});
 
 export function ScalarsDashboard({ runs, tagFilter, tick, theme }: DashboardProps) {
   const api = useSettings();
@@ -31,11 +50,31 @@ export function ScalarsDashboard({ runs, tagFilter, tick, theme }: DashboardProp
   const allTags = useMemo(() => {
     const s = new Set<string>();
     for (const r of runs) for (const t of r.tags.scalars ?? []) s.add(t);
-    return [...s].sort((a, b) => a.localeCompare(b));
+    return [...s].sort(compareTags);
   }, [runs]);
+  const allTagSet = useMemo(() => new Set(allTags), [allTags]);
   const groups = useMemo(() => groupTags(allTags, tagFilter), [allTags, tagFilter]);
-  const pinned = api.pinned.filter((t) => allTags.includes(t));
+  const pinned = api.pinned.filter((t) => allTagSet.has(t));
   const pinnedSet = new Set(pinned);
+
+  // Grid columns, from the dashboard's width (chunks are whole rows).
+  const rootRef = useRef<HTMLDivElement>(null);
+  const [columns, setColumns] = useState(() => columnsFor(window.innerWidth - 320));
+  const [screen, setScreen] = useState(() => window.innerHeight);
+  useLayoutEffect(() => {
+    const el = rootRef.current;
+    if (!el) return;
+    const measure = () => {
+      const style = getComputedStyle(el);
+      const inner = el.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+      if (inner > 0) setColumns(columnsFor(inner));
+      setScreen(window.innerHeight);
+    };
+    measure();
+    const ro = new ResizeObserver(measure);
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, []);
 
   useEffect(() => {
     if (settings.groupBy === "hparam") void fetchHparams(true).then(setHparams);
@@ -55,7 +94,14 @@ export function ScalarsDashboard({ runs, tagFilter, tick, theme }: DashboardProp
   // With few cards, draw them all at once (no loading flash while scrolling); with many, only what is seen.
   const eager = groups.reduce((n, g) => n + g.tags.length, 0) <= EAGER_CARDS;
   const toggle = (list: string[], item: string) => (list.includes(item) ? list.filter((x) => x !== item) : [...list, item]);
-  const card = (tag: string) => (
+  // Stable callbacks (reading the latest lists through a ref), so memoised cards skip unrelated renders.
+  const latest = useRef({ pinned: api.pinned, setPinned: api.setPinned, collapsed: api.collapsed, setCollapsed: api.setCollapsed });
+  latest.current = { pinned: api.pinned, setPinned: api.setPinned, collapsed: api.collapsed, setCollapsed: api.setCollapsed };
+  const onPin = useCallback((tag: string) => latest.current.setPinned(toggle(latest.current.pinned, tag)), []);
+  const onExpand = useCallback((id: string) => setExpanded((list) => toggle(list, id)), []);
+  const onToggleSection = useCallback((name: string) => latest.current.setCollapsed(toggle(latest.current.collapsed, name)), []);
+  const expandedSet = useMemo(() => new Set(expanded), [expanded]);
+  const card = (tag: string, eagerCard = eager) => (
     <Card
       key={tag}
       tag={tag}
@@ -66,17 +112,27 @@ export function ScalarsDashboard({ runs, tagFilter, tick, theme }: DashboardProp
       tick={tick}
       theme={theme}
       pinned={pinnedSet.has(tag)}
-      expanded={expanded.includes(tag)}
-      onPin={() => api.setPinned(toggle(api.pinned, tag))}
-      onExpand={() => setExpanded(toggle(expanded, tag))}
-      eager={eager}
+      expanded={expandedSet.has(tag)}
+      onPin={onPin}
+      onExpand={onExpand}
+      eager={eagerCard}
     />
   );
   const [ca, cb] = api.combine;
-  const showCombined = !!ca && !!cb && allTags.includes(ca) && allTags.includes(cb);
+  const showCombined = !!ca && !!cb && allTagSet.has(ca) && allTagSet.has(cb);
+  const combinedId = `${ca} ⇄ ${cb}`;
+
+  const collapsedSet = useMemo(() => new Set(api.collapsed), [api.collapsed.join("\u0000")]);
+  const planned = useMemo(() => {
+    const sections = groups
+      .map((g) => ({ name: g.name, items: g.tags.filter((t) => !pinnedSet.has(t)), open: !collapsedSet.has(g.name) }))
+      .filter((g) => g.items.length > 0);
+    const top = TOOLBAR + (showCombined || pinned.length ? 60 + Math.ceil((pinned.length + (showCombined ? 1 : 0)) / columns) * 274 : 0);
+    return planSections(sections, columns, top);
+  }, [groups, pinned.join("\u0000"), collapsedSet, columns, showCombined]);
 
   return (
-    <div class="rl-scalars">
+    <div class="rl-scalars" ref={rootRef}>
       <div class="rl-toolbar" role="toolbar" aria-label="Scalar chart settings">
         <label class="rl-field">
           <span>Smoothing</span>
@@ -133,9 +189,7 @@ export function ScalarsDashboard({ runs, tagFilter, tick, theme }: DashboardProp
             <span>X tag</span>
             <select data-testid="x-tag" value={settings.xTag} onChange={(e) => set("xTag", (e.target as HTMLSelectElement).value)}>
               <option value="">(choose a tag)</option>
-              {allTags.map((t) => (
-                <option value={t}>{t}</option>
-              ))}
+              <TagOptions tags={allTags} />
             </select>
           </label>
         )}
@@ -191,15 +245,11 @@ export function ScalarsDashboard({ runs, tagFilter, tick, theme }: DashboardProp
           <legend>Two tags, two y axes</legend>
           <select aria-label="Left axis tag" value={combineA} onChange={(e) => setCombineA((e.target as HTMLSelectElement).value)}>
             <option value="">(left tag)</option>
-            {allTags.map((t) => (
-              <option value={t}>{t}</option>
-            ))}
+            <TagOptions tags={allTags} />
           </select>
           <select aria-label="Right axis tag" value={combineB} onChange={(e) => setCombineB((e.target as HTMLSelectElement).value)}>
             <option value="">(right tag)</option>
-            {allTags.map((t) => (
-              <option value={t}>{t}</option>
-            ))}
+            <TagOptions tags={allTags} />
           </select>
           <button type="button" disabled={!combineA || !combineB || combineA === combineB} onClick={() => api.setCombine([combineA, combineB])}>
             Combine
@@ -226,33 +276,25 @@ export function ScalarsDashboard({ runs, tagFilter, tick, theme }: DashboardProp
                 tick={tick}
                 theme={theme}
                 pinned
-                expanded={expanded.includes(`${ca}⇄${cb}`)}
-                onExpand={() => setExpanded(toggle(expanded, `${ca}⇄${cb}`))}
+                expanded={expandedSet.has(combinedId)}
+                onExpand={onExpand}
                 onClose={() => api.setCombine([])}
               />
             )}
-            {pinned.map(card)}
+            {pinned.map((t) => card(t))}
           </div>
         </section>
       )}
 
-      {groups.map((g) => {
-        const tags = g.tags.filter((t) => !pinnedSet.has(t));
-        if (!tags.length) return null;
-        const open = !api.collapsed.includes(g.name);
-        const id = `rl-group-${g.name || "_"}`;
-        return (
-          <section class="rl-group" key={g.name} aria-labelledby={id}>
-            <h2 class="rl-group-title">
-              <button type="button" id={id} aria-expanded={open} onClick={() => api.setCollapsed(toggle(api.collapsed, g.name))}>
-                <span aria-hidden="true">{open ? "▾" : "▸"}</span> {g.name || "(no prefix)"}{" "}
-                <span class="rl-muted">({tags.length})</span>
-              </button>
-            </h2>
-            {open && <div class="rl-grid">{tags.map(card)}</div>}
-          </section>
-        );
-      })}
+      <Sections
+        sections={planned}
+        columns={columns}
+        screen={screen * 1.5}
+        eagerScreen={screen}
+        eagerAll={eager}
+        onToggle={onToggleSection}
+        card={card}
+      />
     </div>
   );
 }

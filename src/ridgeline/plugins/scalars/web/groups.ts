@@ -8,6 +8,9 @@ export interface TagGroup {
   tags: string[];
 }
 
+/** Tag order: a collator's compare (the same order as localeCompare, several times faster on 10,000 tags). */
+export const compareTags = new Intl.Collator().compare;
+
 /** The tags matching `filter`, grouped by prefix ("train/loss" -> "train"; no '/' -> ""), sorted. */
 export function groupTags(tags: Iterable<string>, filter: RegExp | null): TagGroup[] {
   const groups = new Map<string, string[]>();
@@ -23,8 +26,8 @@ export function groupTags(tags: Iterable<string>, filter: RegExp | null): TagGro
     groups.set(name, list);
   }
   return [...groups.entries()]
-    .sort(([a], [b]) => (a === "" ? -1 : b === "" ? 1 : a.localeCompare(b)))
-    .map(([name, list]) => ({ name, tags: list.sort((a, b) => a.localeCompare(b)) }));
+    .sort(([a], [b]) => (a === "" ? -1 : b === "" ? 1 : compareTags(a, b)))
+    .map(([name, list]) => ({ name, tags: list.sort(compareTags) }));
 }
 
 export type GroupBy = "none" | "regex" | "hparam";

@@ -1,13 +1,15 @@
 /**
  * Which cards are on screen and which have drawn: the page sets `document.body.dataset.chartsReady` to
- * "true" once every visible card is ready (tests and bench/ui.py wait on it).
+ * "true" once every visible card is ready (tests and bench/ui.py wait on it). A card whose visibility has not
+ * been reported yet (just mounted, e.g. a section scrolled near) keeps the page not ready until it is.
  */
 class Registry {
-  private readonly cards = new Map<string, { visible: boolean; ready: boolean }>();
+  /** visible: null until the card's first intersection report. */
+  private readonly cards = new Map<string, { visible: boolean | null; ready: boolean }>();
   private scheduled = false;
 
   add(id: string): void {
-    if (!this.cards.has(id)) this.cards.set(id, { visible: false, ready: false });
+    if (!this.cards.has(id)) this.cards.set(id, { visible: null, ready: false });
     this.update();
   }
   remove(id: string): void {
@@ -21,9 +23,9 @@ class Registry {
   }
   setReady(id: string, ready: boolean): void {
     const c = this.cards.get(id);
-    // A card reports from a layout effect, before its passive effect has added it: add it (not visible yet).
+    // A card reports from a layout effect, before its passive effect has added it: add it (visibility unknown).
     if (c) c.ready = ready;
-    else this.cards.set(id, { visible: false, ready });
+    else this.cards.set(id, { visible: null, ready });
     this.update();
   }
   private update(): void {
@@ -35,7 +37,7 @@ class Registry {
       let anyVisible = false;
       for (const c of this.cards.values()) {
         if (c.visible) anyVisible = true;
-        if (c.visible && !c.ready) ok = false;
+        if (c.visible === null || (c.visible && !c.ready)) ok = false;
       }
       // Before the first intersection report no card counts as visible: not ready yet while cards exist.
       if (this.cards.size > 0 && !anyVisible) ok = false;
