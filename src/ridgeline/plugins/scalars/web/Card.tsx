@@ -200,12 +200,15 @@ function CardView(props: CardProps) {
       const z = zoomData?.get(seriesKey(run, t));
       return z ?? cache.get(run, t)?.data ?? null;
     };
+    // A zoomed-in window is smoothed as the continuation of the whole run (as drawn before zooming).
+    const contextOf = (run: string, t: string): SeriesData | null =>
+      zoomData?.has(seriesKey(run, t)) ? cache.get(run, t)?.data ?? null : null;
     for (const r of runs) {
       const full = cache.get(r.run, tag)?.data;
       const start = full?.wall.length ? full.wall[0] : 0;
       const xData = xTag ? cache.get(r.run, xTag)?.data ?? null : null;
       const d = get(r.run, tag);
-      if (d) list.push({ run: r.run, colour: r.colour, data: d, start, xData, suffix: tag2 ? tag : undefined });
+      if (d) list.push({ run: r.run, colour: r.colour, data: d, start, xData, suffix: tag2 ? tag : undefined, context: contextOf(r.run, tag) });
       if (tag2) {
         const d2 = get(r.run, tag2);
         const full2 = cache.get(r.run, tag2)?.data;
@@ -218,6 +221,7 @@ function CardView(props: CardProps) {
             xData,
             scale: "y2",
             suffix: tag2,
+            context: contextOf(r.run, tag2),
           });
       }
     }

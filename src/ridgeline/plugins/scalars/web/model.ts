@@ -7,7 +7,7 @@ import type uPlot from "uplot";
 import { groupStats, interpolateAt } from "@charts/aggregate";
 import { joinSeries, type JoinInput } from "@charts/join";
 import type { BandSpec, LineSpec } from "@charts/plot";
-import { smooth, type Smoother } from "@charts/smoothing";
+import { smooth, smoothWindow, type Smoother } from "@charts/smoothing";
 import type { SeriesData } from "./data";
 
 export type XAxis = "step" | "relative" | "wall" | "tag";
@@ -23,6 +23,13 @@ export interface RunSeries {
   scale?: "y" | "y2";
   /** Shown after the run name in tooltips (the tag, on a two-axis chart). */
   suffix?: string;
+  /**
+   * When `data` is a zoomed-in window: the whole run as first fetched. The window's smoothing continues the
+   * whole run's (smoothWindow) instead of restarting at the window's first point.
+   */
+  context?: SeriesData | null;
+  /** Dash pattern of the curve (custom scalars tell tags apart by it); default: solid, dashed on y2. */
+  dash?: number[];
 }
 
 export interface ModelSettings {
@@ -129,7 +136,11 @@ export function buildModel(series: RunSeries[], st: ModelSettings): ChartModel {
       s = kept.s;
       x = kept.x;
     }
-    const smoothed = smooth(st.smoother, s.data.step, s.data.value, st.smoothing);
+    let context = given.context ?? null;
+    if (context && st.xLog) context = positiveX({ ...given, data: context }, xOf({ ...given, data: context }, st.xAxis)).s.data;
+    const smoothed = context
+      ? smoothWindow(st.smoother, { x: context.step, values: context.value }, s.data.step, s.data.value, st.smoothing)
+      : smooth(st.smoother, s.data.step, s.data.value, st.smoothing);
     points += s.data.step.length;
     reduced ||= s.data.reduced;
     if (st.yLog) for (const v of s.data.value) if (v <= 0) nonPositive++;
@@ -192,7 +203,7 @@ export function buildModel(series: RunSeries[], st: ModelSettings): ChartModel {
         lines.push({ label: `${label} (raw)`, colour: s.colour, alpha: 0.25, width: 1, faint: true, scale });
         columns.push(positive(s.data.value, st.yLog));
       }
-      lines.push({ label, colour: s.colour, width: lineWidth, scale, dash: scale === "y2" ? [6, 3] : undefined });
+      lines.push({ label, colour: s.colour, width: lineWidth, scale, dash: s.dash ?? (scale === "y2" ? [6, 3] : undefined) });
       columns.push(positive(smoothed, st.yLog));
       if (s.data.low && s.data.high) {
         const at = lines.length + 1;
