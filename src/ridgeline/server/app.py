@@ -17,6 +17,8 @@ from fastapi.exceptions import RequestValidationError
 
 from ridgeline._version import __version__
 from ridgeline.api import LogDir
+from ridgeline.plugins.distributions import plugin as distributions_plugin
+from ridgeline.plugins.histograms import plugin as histograms_plugin
 from ridgeline.plugins.scalars import plugin as scalars_plugin
 from ridgeline.server.auth import TokenAuth
 from ridgeline.server.plugin_host import Plugin, PluginHost
@@ -25,7 +27,7 @@ from ridgeline.server.routes import RunIndex
 from ridgeline.server.routes import router as core_router
 from ridgeline.server.static import mount_static
 
-BUILTIN_PLUGINS: tuple[Plugin, ...] = (scalars_plugin,)
+BUILTIN_PLUGINS: tuple[Plugin, ...] = (scalars_plugin, histograms_plugin, distributions_plugin)
 
 
 def create_app(

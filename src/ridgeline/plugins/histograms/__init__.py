@@ -1,0 +1,12 @@
+"""The histograms dashboard: its plugin object; routes ``GET /api/histograms`` (built-in, under ``/api``).
+
+:mod:`.reading` is shared with the distributions plugin (sampling steps, decoding, common bins)."""
+
+from __future__ import annotations
+
+from ridgeline.plugins.histograms.routes import router
+from ridgeline.plugins.scalars import ScalarsPlugin
+
+plugin = ScalarsPlugin(name="histograms", router=router)
+
+__all__ = ["plugin"]

@@ -1,0 +1,60 @@
+"""Thin routes of the histograms plugin: ``GET /api/histograms`` (see :mod:`.payload` for the shape)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Request
+
+from ridgeline.api import LogDir
+from ridgeline.plugins.histograms.payload import histograms_payload
+from ridgeline.plugins.histograms.reading import entries
+from ridgeline.server.responses import ApiError, OrjsonResponse
+
+router = APIRouter()
+
+MaxSteps = Annotated[
+    int | None,
+    Query(ge=1, description="decode at most this many steps, evenly spread (first and last always in)"),
+]
+Bins = Annotated[
+    int | None,
+    Query(ge=1, le=1000, description="put every histogram on this many equal bins over a common range"),
+]
+
+
+@router.get("/histograms")
+def histograms(
+    request: Request,
+    run: str,
+    tag: str,
+    max_steps: MaxSteps = None,
+    bins: Bins = None,
+    step: Annotated[int | None, Query(description="only the histogram at this step")] = None,
+    range_min: Annotated[float | None, Query(description="with bins and range_max: the bins' range")] = None,
+    range_max: Annotated[float | None, Query(description="with bins and range_min: the bins' range")] = None,
+) -> OrjsonResponse:
+    """A tag's histograms over steps: ``{"steps", "total_steps", "sampled", "histograms"}``.
+
+    ``steps`` is every step the tag has; ``histograms`` the ones decoded (all, a ``max_steps`` sample, or the one
+    ``step``), each ``{"step", "wall_time", "buckets": [[left, right, count], ...]}``, or with ``bins``
+    ``{"step", "wall_time", "count": [...], "total"}`` on ``bins`` equal bins over ``"range": [min, max]`` (the
+    sample's extent, or ``range_min``..``range_max``). A value that cannot be decoded is
+    ``{"step", "wall_time", "error"}``.
+    """
+    if (range_min is None) != (range_max is None):
+        raise ApiError(400, "range_min and range_max go together")
+    value_range = None
+    if range_min is not None and range_max is not None:
+        if not range_max > range_min:
+            raise ApiError(400, "range_max must be greater than range_min")
+        value_range = (range_min, range_max)
+    logdir: LogDir = request.app.state.logdir
+    found = entries(logdir, run, tag)
+    return OrjsonResponse(
+        {
+            "run": run,
+            "tag": tag,
+            **histograms_payload(found, max_steps=max_steps, bins=bins, step=step, value_range=value_range),
+        }
+    )
