@@ -40,6 +40,8 @@ from ridgeline.ingest.decode import (
     GRAPH_TAG,
     META_GRAPH_TAG,
     RUN_METADATA_PREFIX,
+    SHOWN_WHEN_MALFORMED,
+    DecodedValue,
     DecodeError,
     EventDecoder,
     decode_value,
@@ -633,9 +635,11 @@ def test_bad_values_raise_decode_error(kind: str, tensor: tensor_pb2.TensorProto
     with pytest.raises(DecodeError):
         decode_value(kind, data, 0, metadata({"meshes": "mesh"}.get(kind, kind)))  # type: ignore[arg-type]
     if plugin is not None:
-        # Found at classification already (dtype and shape): a problem, and the value is skipped.
+        # Found at classification already (dtype and shape): a problem, and the value is skipped, except for the
+        # kinds whose cards explain a bad value at its step (it is kept; decode_value raises for it).
         decoded = EventDecoder().decode(tensor_value("bad", tensor, plugin))
-        assert decoded.values == [] and len(decoded.problems) == 1 and "'bad'" in decoded.problems[0]
+        kept = [DecodedValue(kind, "bad", 0)] if kind in SHOWN_WHEN_MALFORMED else []  # type: ignore[arg-type]
+        assert decoded.values == kept and len(decoded.problems) == 1 and "'bad'" in decoded.problems[0]
 
 
 def test_decode_value_errors() -> None:

@@ -146,6 +146,12 @@ class DecodedEvent:
     problems: list[str] = field(default_factory=list)
 
 
+# Kinds whose dashboards show a value of the wrong shape or type as an error in its card, at its step (text, PR
+# curves): such a value is a problem AND stays in its series, where decode_value raises DecodeError for it.
+# Values of other kinds that fail the check at classification are only problems.
+SHOWN_WHEN_MALFORMED: frozenset[str] = frozenset({"text", "pr_curves"})
+
+
 class EventDecoder:
     """Classifies the events of one run, in file order, remembering each tag's first SummaryMetadata."""
 
@@ -247,7 +253,12 @@ class EventDecoder:
         if kind == "scalars":
             decoded.values.append(DecodedValue(kind, tag, index, _tensor_scalar(value.tensor)))
             return
-        _check_tensor(kind, value.tensor)
+        try:
+            _check_tensor(kind, value.tensor)
+        except DecodeError:
+            if kind in SHOWN_WHEN_MALFORMED:  # still a problem, but its step stays listed for its card to explain
+                decoded.values.append(DecodedValue(kind, tag, index))
+            raise
         decoded.values.append(DecodedValue(kind, tag, index))
 
 

@@ -19,7 +19,9 @@ from ridgeline._version import __version__
 from ridgeline.api import LogDir
 from ridgeline.plugins.distributions import plugin as distributions_plugin
 from ridgeline.plugins.histograms import plugin as histograms_plugin
+from ridgeline.plugins.pr_curves import plugin as pr_curves_plugin
 from ridgeline.plugins.scalars import plugin as scalars_plugin
+from ridgeline.plugins.text import plugin as text_plugin
 from ridgeline.server.auth import TokenAuth
 from ridgeline.server.plugin_host import Plugin, PluginHost
 from ridgeline.server.responses import ApiError, OrjsonResponse, error
@@ -27,7 +29,13 @@ from ridgeline.server.routes import RunIndex
 from ridgeline.server.routes import router as core_router
 from ridgeline.server.static import mount_static
 
-BUILTIN_PLUGINS: tuple[Plugin, ...] = (scalars_plugin, histograms_plugin, distributions_plugin)
+BUILTIN_PLUGINS: tuple[Plugin, ...] = (
+    scalars_plugin,
+    text_plugin,
+    pr_curves_plugin,
+    histograms_plugin,
+    distributions_plugin,
+)
 
 
 def create_app(

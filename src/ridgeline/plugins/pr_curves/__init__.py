@@ -1,0 +1,11 @@
+"""The PR curves dashboard: precision against recall per tag, one curve per run, with a step slider. Its route is
+``/api/pr_curves``."""
+
+from __future__ import annotations
+
+from ridgeline.plugins.pr_curves.routes import router
+from ridgeline.plugins.scalars import ScalarsPlugin
+
+plugin = ScalarsPlugin(name="pr_curves", router=router)
+
+__all__ = ["plugin"]

@@ -1,0 +1,11 @@
+"""The text dashboard: markdown text summaries (and 2-D text tables) per tag, with a step slider. Its routes are
+``/api/text`` and ``/api/text/runinfo``."""
+
+from __future__ import annotations
+
+from ridgeline.plugins.scalars import ScalarsPlugin
+from ridgeline.plugins.text.routes import router
+
+plugin = ScalarsPlugin(name="text", router=router)
+
+__all__ = ["plugin"]
