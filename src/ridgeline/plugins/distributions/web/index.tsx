@@ -1,0 +1,30 @@
+/** The distributions dashboard: percentile bands of every histogram tag, a card per tag, a plot per run. */
+import { useMemo } from "preact/hooks";
+import type { Dashboard, DashboardProps } from "@app/types";
+import { TagSections } from "../../histograms/web/cards";
+import { histogramTags, runsWithTag } from "../../histograms/web/data";
+import { DistributionCard } from "./DistributionCard";
+import "../../histograms/web/histograms.css";
+
+function DistributionsDashboard({ runs, tagFilter, tick, theme }: DashboardProps) {
+  const tags = useMemo(() => histogramTags(runs), [runs]);
+  return (
+    <TagSections
+      prefix="d."
+      what="histogram"
+      tags={tags}
+      tagFilter={tagFilter}
+      card={(tag) => <DistributionCard key={tag} tag={tag} runs={runsWithTag(runs, tag)} tick={tick} theme={theme} />}
+    />
+  );
+}
+
+const dashboard: Dashboard = {
+  name: "distributions",
+  title: "Distributions",
+  order: 30,
+  hasData: (runs) => runs.some((r) => (r.tags.histograms ?? []).length > 0),
+  component: DistributionsDashboard,
+};
+
+export default dashboard;

@@ -1,0 +1,32 @@
+/** The histograms dashboard: a mode switch (offset / overlay, kept in the URL as "h.mode"), then a card per tag. */
+import { useMemo } from "preact/hooks";
+import type { DashboardProps } from "@app/types";
+import { useUrlState } from "@app/state";
+import { TagSections } from "./cards";
+import { histogramTags, runsWithTag } from "./data";
+import type { Mode } from "./draw";
+import { HistogramCard } from "./HistogramCard";
+
+export function HistogramsDashboard({ runs, tagFilter, tick, theme }: DashboardProps) {
+  const [mode, setMode] = useUrlState<Mode>("h.mode", "offset");
+  const tags = useMemo(() => histogramTags(runs), [runs]);
+  return (
+    <TagSections
+      prefix="h."
+      what="histogram"
+      tags={tags}
+      tagFilter={tagFilter}
+      card={(tag) => <HistogramCard key={tag} tag={tag} runs={runsWithTag(runs, tag)} mode={mode} tick={tick} theme={theme} />}
+    >
+      <div class="rl-toolbar" role="toolbar" aria-label="Histogram settings">
+        <label class="rl-field">
+          <span>Mode</span>
+          <select data-testid="histogram-mode" value={mode} onChange={(e) => setMode((e.target as HTMLSelectElement).value as Mode)}>
+            <option value="offset">offset</option>
+            <option value="overlay">overlay</option>
+          </select>
+        </label>
+      </div>
+    </TagSections>
+  );
+}
