@@ -7,15 +7,17 @@ s = logdir.scalars("exp1", "loss/train")      # s.step, s.wall_time, s.value
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
 from ridgeline.ingest.decode import decode_value
+from ridgeline.ingest.values import DecodeError
 from ridgeline.ingest.discovery import sources_from
 from ridgeline.ingest.loop import Ingestor, RunState
 from ridgeline.ingest.projector import EmbeddingRef, read_projector
@@ -27,6 +29,8 @@ from ridgeline.writer.run_metadata import ANNOTATION_TAG, RUN_METADATA_TAG, pars
 
 if TYPE_CHECKING:
     import pandas
+
+T = TypeVar("T")
 
 # Tags that carry ridgeline's or TensorBoard's own bookkeeping: reachable through their own methods.
 _INTERNAL_TAG = re.compile(r"^(_ridgeline/|_hparams_/|custom_scalars__config__$|__graph__$|__run_metadata__/)")
@@ -60,6 +64,19 @@ class Entry:
     def value(self) -> Any:
         return self._logdir._decode(self._run, self._kind, self._tag, self._ref)
 
+    @property
+    def key(self) -> str:
+        """A short id of the stored record behind this value: it changes when the value at this step is
+        rewritten (a restart), so it can name the value in URLs, ETags and caches."""
+        ref = self._ref
+        name = f"{ref.path}\0{ref.offset}\0{ref.length}\0{ref.value_index}".encode()
+        return hashlib.blake2b(name, digest_size=8).hexdigest()
+
+    def describe(self, summary: Callable[[Any], T]) -> T:
+        """``summary(self.value)``, remembered per stored record (say an image's size and count): the next
+        listing reads no file, and the decoded value itself is not kept. A DecodeError is remembered too."""
+        return self._logdir._describe(self, summary)
+
 
 class LogDir:
     """One or several log directories, read completely; ``reload()`` picks up what was appended since."""
@@ -67,6 +84,7 @@ class LogDir:
     def __init__(self, ingestor: Ingestor, *, cache_bytes: int = 256 << 20) -> None:
         self._ingestor = ingestor
         self._values = ValueCache(max_bytes=cache_bytes)
+        self._summaries: dict[tuple[BlobRef, Callable[[Any], Any]], Any] = {}
 
     @property
     def ingestor(self) -> Ingestor:
@@ -210,13 +228,26 @@ class LogDir:
         ]
 
     def _decode(self, run: str, kind: Kind, tag: str, ref: BlobRef) -> Any:
+        return self._values.get(ref, lambda ref: self._load(run, kind, tag, ref))
+
+    def _load(self, run: str, kind: Kind, tag: str, ref: BlobRef) -> Any:
         state: RunState = self._ingestor.states[run]
+        data = state.fs.read(ref.path, ref.offset, ref.length)
+        return decode_value(kind, data, ref.value_index, state.decoder.metadata(tag))
 
-        def load(ref: BlobRef) -> Any:
-            data = state.fs.read(ref.path, ref.offset, ref.length)
-            return decode_value(kind, data, ref.value_index, state.decoder.metadata(tag))
-
-        return self._values.get(ref, load)
+    def _describe(self, entry: Entry, summary: Callable[[Any], T]) -> T:
+        key = (entry._ref, summary)
+        known = self._summaries.get(key)
+        if known is None:
+            try:
+                known = summary(self._load(entry._run, entry._kind, entry._tag, entry._ref))
+            except DecodeError as error:
+                known = error
+            self._summaries[key] = known
+        if isinstance(known, DecodeError):
+            raise known
+        result: T = known
+        return result
 
     def select_scalars(self, run: str = "", tag: str = "") -> list[tuple[str, str]]:
         """(run, tag) of every scalar series whose run and tag match the regular expressions (``search``)."""

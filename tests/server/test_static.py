@@ -13,6 +13,7 @@ from fastapi import APIRouter
 
 import ridgeline
 from ridgeline.server import create_app
+from ridgeline.server.app import BUILTIN_PLUGINS
 from ridgeline.server.plugin_host import PluginHost
 from tests.server.conftest import in_thread, raw_get
 
@@ -113,7 +114,7 @@ def test_third_party_plugins_are_served_under_their_prefix(tmp_path: Path) -> No
     app = create_app(ridgeline.open(tmp_path, cache=False), plugins=[Other("greeter", router)])
     with in_thread(app) as client:
         assert client.get("/api/plugins/greeter/hello").json() == {"hello": "world"}
-        assert client.get("/api/plugins").json() == {"plugins": ["scalars", "greeter"]}
+        assert client.get("/api/plugins").json() == {"plugins": [*(p.name for p in BUILTIN_PLUGINS), "greeter"]}
 
 
 def test_plugin_names_are_checked(tmp_path: Path) -> None:

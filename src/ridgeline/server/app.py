@@ -17,8 +17,10 @@ from fastapi.exceptions import RequestValidationError
 
 from ridgeline._version import __version__
 from ridgeline.api import LogDir
+from ridgeline.plugins.audio import plugin as audio_plugin
 from ridgeline.plugins.distributions import plugin as distributions_plugin
 from ridgeline.plugins.histograms import plugin as histograms_plugin
+from ridgeline.plugins.images import plugin as images_plugin
 from ridgeline.plugins.pr_curves import plugin as pr_curves_plugin
 from ridgeline.plugins.scalars import plugin as scalars_plugin
 from ridgeline.plugins.text import plugin as text_plugin
@@ -33,6 +35,8 @@ BUILTIN_PLUGINS: tuple[Plugin, ...] = (
     scalars_plugin,
     text_plugin,
     pr_curves_plugin,
+    images_plugin,
+    audio_plugin,
     histograms_plugin,
     distributions_plugin,
 )

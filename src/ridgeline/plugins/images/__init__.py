@@ -1,0 +1,10 @@
+"""The images dashboard: a card per image tag with a step slider (``/api/images``, ``/api/images/blob``)."""
+
+from __future__ import annotations
+
+from ridgeline.plugins.images.routes import router
+from ridgeline.plugins.scalars import ScalarsPlugin
+
+plugin = ScalarsPlugin(name="images", router=router)
+
+__all__ = ["plugin"]

@@ -1,0 +1,53 @@
+"""Thin routes of the images dashboard: ``GET /api/images`` lists a tag's steps (with the count and size of the
+images at each, read from the stored records without decoding pixels) and ``GET /api/images/blob`` answers one
+encoded image with its own content type (see :mod:`ridgeline.plugins.images.media`)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import Response
+
+from ridgeline.api import LogDir
+from ridgeline.plugins.images import media
+from ridgeline.server.responses import OrjsonResponse
+
+router = APIRouter()
+
+Step = Annotated[int, Query(description="the step whose value to answer")]
+Index = Annotated[int, Query(ge=0, description="which image of the step's batch (0 for a single image)")]
+Key = Annotated[
+    str | None,
+    Query(
+        description="the step's `key` from the listing: when it names the current record the answer is cached "
+        "for good (Cache-Control: immutable), else it is revalidated with its ETag"
+    ),
+]
+
+
+def _logdir(request: Request) -> LogDir:
+    logdir: LogDir = request.app.state.logdir
+    return logdir
+
+
+@router.get("/images")
+def images(request: Request, run: str, tag: str) -> OrjsonResponse:
+    """The steps of an image tag: ``{"run", "tag", "steps": [{"step", "wall_time", "key", "count", "width",
+    "height", "content_types"}]}`` in step order.
+
+    ``count`` is how many images the step holds (a batch written as separate images, as TensorFlow's
+    ``tf.summary.image`` does; torch's ``add_images`` writes one grid); ``key`` names the stored record (pass it
+    to the blob route). A step whose value cannot be shown has an ``error`` saying why (no bytes, zero size, not
+    an image format)."""
+    found = media.entries(_logdir(request), "images", run, tag)
+    return OrjsonResponse({"run": run, "tag": tag, "steps": media.listing(found, media.describe_images)})
+
+
+@router.get("/images/blob", response_class=Response)
+def image_blob(request: Request, run: str, tag: str, step: Step, index: Index = 0, key: Key = None) -> Response:
+    """One encoded image as stored (PNG, JPEG, GIF, WebP, BMP or SVG, with that Content-Type), with an ETag;
+    404 when the run, tag, step or index is unknown or the image is empty."""
+    logdir = _logdir(request)
+    entry = media.entry_at(media.entries(logdir, "images", run, tag), step, run, tag)
+    return media.blob(request, entry, index, key)

@@ -1,0 +1,44 @@
+/**
+ * Cards that load only once scrolled into view and report when they have drawn: `useLazyCard` observes the
+ * card, tells the page's ready registry (which sets `document.body.dataset.chartsReady` for tests and
+ * bench/ui.py) whether it is visible and (`useReadyFlag`) ready, and returns whether it was ever near the viewport.
+ */
+import type { RefObject } from "preact";
+import { useEffect, useLayoutEffect, useState } from "preact/hooks";
+
+/** What the scalars dashboard's `registry` offers (see src/ridgeline/plugins/scalars/web/registry.ts). */
+export interface ReadyRegistry {
+  add(id: string): void;
+  remove(id: string): void;
+  setVisible(id: string, visible: boolean): void;
+  setReady(id: string, ready: boolean): void;
+}
+
+/** True once the card was within `margin` of the viewport (it stays true: what was loaded stays shown). */
+export function useLazyCard(ref: RefObject<Element | null>, id: string, registry: ReadyRegistry, margin = "200px"): boolean {
+  const [seen, setSeen] = useState(false);
+  useEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    registry.add(id);
+    const io = new IntersectionObserver(
+      (entries) => {
+        const visible = entries.some((e) => e.isIntersecting);
+        registry.setVisible(id, visible);
+        if (visible) setSeen(true);
+      },
+      { rootMargin: margin },
+    );
+    io.observe(el);
+    return () => {
+      io.disconnect();
+      registry.remove(id);
+    };
+  }, [id]);
+  return seen;
+}
+
+/** Reports whether the card has drawn what it has (in the commit that drew it, not after the next paint). */
+export function useReadyFlag(id: string, registry: ReadyRegistry, ready: boolean): void {
+  useLayoutEffect(() => registry.setReady(id, ready), [id, ready]);
+}
