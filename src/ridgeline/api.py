@@ -32,8 +32,9 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-# Tags that carry ridgeline's or TensorBoard's own bookkeeping: reachable through their own methods.
-_INTERNAL_TAG = re.compile(r"^(_ridgeline/|_hparams_/|custom_scalars__config__$|__graph__$|__run_metadata__/)")
+# Tags that carry ridgeline's or TensorBoard's own bookkeeping: reachable through their own methods. The custom
+# scalars layout's tag stays listed (kind "custom_scalars"): it tells a page which runs have a layout.
+_INTERNAL_TAG = re.compile(r"^(_ridgeline/|_hparams_/|__graph__$|__run_metadata__/)")
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,6 +18,7 @@ from fastapi.exceptions import RequestValidationError
 from ridgeline._version import __version__
 from ridgeline.api import LogDir
 from ridgeline.plugins.audio import plugin as audio_plugin
+from ridgeline.plugins.custom_scalars import plugin as custom_scalars_plugin
 from ridgeline.plugins.distributions import plugin as distributions_plugin
 from ridgeline.plugins.histograms import plugin as histograms_plugin
 from ridgeline.plugins.images import plugin as images_plugin
@@ -39,6 +40,7 @@ BUILTIN_PLUGINS: tuple[Plugin, ...] = (
     audio_plugin,
     histograms_plugin,
     distributions_plugin,
+    custom_scalars_plugin,
 )
 
 

@@ -7,8 +7,8 @@ import { memo } from "preact/compat";
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import type { DashboardProps } from "@app/types";
 import { colourFor } from "@app/palette";
-import { SMOOTHERS } from "@charts/smoothing";
 import { Card } from "./Card";
+import { CurveControls } from "./CurveControls";
 import { fetchHparams } from "./data";
 import { compareTags, groupRuns, groupTags, hparamNames } from "./groups";
 import { columnsFor, planSections } from "./layout";
@@ -134,47 +134,7 @@ export function ScalarsDashboard({ runs, tagFilter, tick, theme }: DashboardProp
   return (
     <div class="rl-scalars" ref={rootRef}>
       <div class="rl-toolbar" role="toolbar" aria-label="Scalar chart settings">
-        <label class="rl-field">
-          <span>Smoothing</span>
-          <input
-            type="range"
-            data-testid="smoothing"
-            min="0"
-            max="0.999"
-            step="0.001"
-            value={settings.smoothing}
-            aria-valuetext={settings.smoothing.toFixed(3)}
-            onInput={(e) => set("smoothing", Number((e.target as HTMLInputElement).value))}
-          />
-          <output class="rl-num">{settings.smoothing.toFixed(3)}</output>
-        </label>
-        <label class="rl-field">
-          <span>Smoother</span>
-          <select data-testid="smoother" value={settings.smoother} onChange={(e) => set("smoother", (e.target as HTMLSelectElement).value as never)}>
-            {SMOOTHERS.map((s) => (
-              <option value={s.value}>{s.label}</option>
-            ))}
-          </select>
-        </label>
-        <label class="rl-field">
-          <span>Y scale</span>
-          <select data-testid="y-scale" value={settings.yScale} onChange={(e) => set("yScale", (e.target as HTMLSelectElement).value as never)}>
-            <option value="linear">linear</option>
-            <option value="log">log</option>
-          </select>
-        </label>
-        <label class="rl-field">
-          <span>Y min</span>
-          <input type="text" inputMode="decimal" class="rl-short" data-testid="y-min" placeholder="auto" value={settings.yMin} onChange={(e) => set("yMin", (e.target as HTMLInputElement).value)} />
-        </label>
-        <label class="rl-field">
-          <span>Y max</span>
-          <input type="text" inputMode="decimal" class="rl-short" data-testid="y-max" placeholder="auto" value={settings.yMax} onChange={(e) => set("yMax", (e.target as HTMLInputElement).value)} />
-        </label>
-        <label class="rl-field rl-check">
-          <input type="checkbox" data-testid="outliers" checked={settings.outliers} onChange={(e) => set("outliers", (e.target as HTMLInputElement).checked)} />
-          <span>Ignore outliers</span>
-        </label>
+        <CurveControls settings={settings} set={set} />
         <label class="rl-field">
           <span>X axis</span>
           <select data-testid="x-axis" value={settings.xAxis} onChange={(e) => set("xAxis", (e.target as HTMLSelectElement).value as never)}>

@@ -1,0 +1,323 @@
+/**
+ * One chart of a custom scalars layout: a multiline chart (every scalar tag its regexes match, for each selected
+ * run: runs in their colours, tags told apart by dash pattern, named in the legend) or a margin chart (a value
+ * line with a band filled between its lower and upper tags). Drawn with the scalars dashboard's chart code:
+ * the series cache and batched binary requests (data.ts), its model and smoothing (model.ts), the uPlot
+ * wrapper (@charts/plot) and the ready registry. Loads when scrolled near; appends live data on every tick.
+ */
+import { memo } from "preact/compat";
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
+import type uPlot from "uplot";
+import type { RunInfo } from "@app/types";
+import { nearestIndex } from "@charts/aggregate";
+import { formatDuration, formatNumber, formatStep, formatWallTime } from "@charts/format";
+import { Plot, type XMode } from "@charts/plot";
+import { tooltipHtml, type TooltipRow } from "@charts/tooltip";
+import { cache, seriesKey } from "../../scalars/web/data";
+import { buildModel, type ChartModel, type RunSeries } from "../../scalars/web/model";
+import { registry } from "../../scalars/web/registry";
+import type { Settings } from "../../scalars/web/settings";
+import { observeNear } from "../../scalars/web/visibility";
+import { buildMarginModel, chartId, chartKeys, dashArray, dashFor, multilineTags, type ChartSpec, type MarginInput } from "./chart";
+
+export interface ChartCardProps {
+  category: string;
+  chart: ChartSpec;
+  runs: RunInfo[];
+  settings: Settings;
+  tick: number;
+  /** Load and draw before being scrolled into view (pages with few charts). */
+  eager: boolean;
+}
+
+const HEIGHT = 240;
+const TOOLTIP_ROWS = 10;
+
+export const ChartCard = memo(ChartCardView);
+
+function ChartCardView({ category, chart, runs, settings, tick, eager }: ChartCardProps) {
+  const id = chartId(category, chart);
+  const handle = `${category}/${chart.title}`;
+  const cardRef = useRef<HTMLDivElement>(null);
+  const chartRef = useRef<HTMLDivElement>(null);
+  const tipRef = useRef<HTMLDivElement>(null);
+  const plotRef = useRef<Plot | null>(null);
+  const plotKeyRef = useRef("");
+  const modelRef = useRef<ChartModel | null>(null);
+  const settingsRef = useRef(settings);
+  settingsRef.current = settings;
+  const [seen, setSeen] = useState(eager);
+  const [width, setWidth] = useState(420);
+  const [loaded, setLoaded] = useState(false);
+  const [version, setVersion] = useState(0);
+  const [zoom, setZoom] = useState<[number, number] | null>(null);
+  const [ready, setReady] = useState(false);
+
+  const keys = useMemo(() => chartKeys(chart, runs), [chart, runs]);
+  const keysId = keys.map((k) => seriesKey(k.run, k.tag)).join("\u0001");
+  const tags = useMemo(() => (chart.kind === "multiline" ? multilineTags(chart, runs) : []), [chart, runs]);
+  const maxPoints = Math.max(200, Math.round(2 * width));
+  const drawable = keys.length > 0;
+
+  useEffect(() => {
+    const el = cardRef.current;
+    if (!el) return;
+    registry.add(id);
+    const offAhead = observeNear(el, "200px 0px", (e) => {
+      if (e.isIntersecting) setSeen(true);
+    });
+    const offView = observeNear(el, "0px", (e) => registry.setVisible(id, e.isIntersecting));
+    const ro = new ResizeObserver(() => {
+      const w = chartRef.current?.clientWidth ?? 0;
+      if (w > 0) setWidth(w);
+    });
+    if (chartRef.current) ro.observe(chartRef.current);
+    return () => {
+      offAhead();
+      offView();
+      ro.disconnect();
+      registry.remove(id);
+    };
+  }, [id]);
+
+  // A chart with nothing to draw (no matching tag, an empty chart) is ready as soon as it says so.
+  const shownReady = ready || (seen && !drawable);
+  useLayoutEffect(() => registry.setReady(id, shownReady), [id, shownReady]);
+
+  useLayoutEffect(() => {
+    if (!seen || !drawable) return;
+    let live = true;
+    setReady(false);
+    void cache.load(keys, maxPoints, eager).then(() => {
+      if (!live) return;
+      setLoaded(true);
+      setVersion((v) => v + 1);
+    });
+    return () => {
+      live = false;
+    };
+  }, [seen, keysId, maxPoints]);
+
+  const firstTick = useRef(tick);
+  useEffect(() => {
+    if (tick === firstTick.current || !seen || !loaded) return;
+    let live = true;
+    void cache.refresh(keys).then((changed) => {
+      if (live && changed) setVersion((v) => v + 1);
+    });
+    return () => {
+      live = false;
+    };
+  }, [tick]);
+
+  const model = useMemo((): ChartModel | null => {
+    if (!loaded || !drawable) return null;
+    const xAxis = settings.xAxis === "tag" ? "step" : settings.xAxis;
+    if (chart.kind === "margin") {
+      const inputs: MarginInput[] = [];
+      for (const r of runs) {
+        (chart.series ?? []).forEach((s, index) => {
+          const value = cache.get(r.run, s.value)?.data;
+          if (!value) return;
+          const lower = cache.get(r.run, s.lower)?.data ?? null;
+          const upper = cache.get(r.run, s.upper)?.data ?? null;
+          inputs.push({ run: r.run, colour: r.colour, series: s, index, value, lower, upper });
+        });
+      }
+      return buildMarginModel(inputs, xAxis, settings.yScale === "log", width);
+    }
+    const list: RunSeries[] = [];
+    for (const r of runs) {
+      tags.forEach((t, i) => {
+        const data = cache.get(r.run, t)?.data;
+        if (!data) return;
+        list.push({ run: r.run, colour: r.colour, data, start: data.wall.length ? data.wall[0] : 0, suffix: t, dash: dashFor(i) });
+      });
+    }
+    return buildModel(list, {
+      smoothing: settings.smoothing,
+      smoother: settings.smoother,
+      xAxis,
+      yLog: settings.yScale === "log",
+      groups: null,
+      groupBand: settings.groupBand,
+      groupColour: () => "",
+      width,
+    });
+  }, [loaded, version, runs, chart, tags, settings, width, drawable]);
+  modelRef.current = model;
+
+  const xMode: XMode = settings.xAxis === "tag" ? "step" : settings.xAxis;
+  const plotKey = model ? [model.structure, xMode, settings.yScale].join("|") : "";
+  useLayoutEffect(() => {
+    const el = chartRef.current;
+    if (!model || !el) return;
+    let plot = plotRef.current;
+    if (!plot || plotKeyRef.current !== plotKey) {
+      plot?.destroy();
+      el.querySelectorAll(".uplot").forEach((n) => n.remove());
+      plot = new Plot(
+        el,
+        {
+          width: Math.max(200, el.clientWidth || width),
+          height: HEIGHT,
+          xMode,
+          xLog: false,
+          yLog: settings.yScale === "log",
+          yFixed: { min: parseNum(settings.yMin), max: parseNum(settings.yMax) },
+          ignoreOutliers: settings.outliers,
+          syncKey: `ridgeline-custom-scalars-${xMode}`,
+          lines: model.lines,
+          bands: model.bands,
+          onZoom: (r) => setZoom(r),
+          onCursor: (u, own) => showTooltip(u, own, tipRef.current, modelRef.current, settingsRef.current),
+        },
+        model.data,
+      );
+      plotRef.current = plot;
+      plotKeyRef.current = plotKey;
+      if (zoom) plot.setData(model.data, zoom);
+    } else {
+      plot.cfg.yFixed = { min: parseNum(settings.yMin), max: parseNum(settings.yMax) };
+      plot.cfg.ignoreOutliers = settings.outliers;
+      plot.setData(model.data, zoom);
+    }
+    const g = ((window as unknown as { __ridgeline?: { charts?: Map<string, uPlot> } }).__ridgeline ??= {});
+    (g.charts ??= new Map()).set(`custom_scalars:${handle}`, plot.u);
+    setReady(true);
+  }, [model, plotKey, zoom, settings.yMin, settings.yMax, settings.outliers]);
+
+  useEffect(() => {
+    plotRef.current?.setSize(Math.max(200, chartRef.current?.clientWidth ?? width), HEIGHT);
+  }, [width]);
+  useEffect(
+    () => () => {
+      plotRef.current?.destroy();
+      plotRef.current = null;
+      (window as unknown as { __ridgeline?: { charts?: Map<string, uPlot> } }).__ridgeline?.charts?.delete(`custom_scalars:${handle}`);
+    },
+    [],
+  );
+
+  const nf = model?.nonfinite;
+  const nfTotal = nf ? nf.nan + nf.inf + nf.ninf : 0;
+  return (
+    <div
+      ref={cardRef}
+      class="rl-card rl-cs-card"
+      data-testid="custom_scalars-card"
+      data-tag={chart.title}
+      data-category={category}
+      data-kind={chart.kind}
+      data-ready={shownReady ? "true" : "false"}
+      data-points={String(model?.points ?? 0)}
+    >
+      <header class="rl-card-head">
+        <h3 class="rl-card-title" title={`${chart.title} (${chart.kind})`}>
+          {chart.title || <span class="rl-muted">(untitled)</span>}
+        </h3>
+        {nfTotal > 0 && <span class="rl-badge rl-badge-warn">{nfTotal} non-finite</span>}
+        {model?.reduced && (
+          <span class="rl-badge" data-testid="reduced" title="Reduced by the server to about two points per pixel; the band around a line shows each bucket's min and max.">
+            reduced
+          </span>
+        )}
+        {zoom && (
+          <button type="button" class="rl-icon" onClick={() => setZoom(null)} title="Reset zoom (or double-click the chart)">
+            Reset zoom
+          </button>
+        )}
+      </header>
+      {(chart.errors ?? []).map((e) => (
+        <p class="rl-card-note rl-cs-error" role="note" key={e}>
+          {e}
+        </p>
+      ))}
+      {drawable ? (
+        <div class="rl-chart" ref={chartRef} style={{ height: `${HEIGHT}px` }}>
+          {!model && <div class="rl-loading">{seen ? "Loading…" : ""}</div>}
+          <div class="rl-tooltip" ref={tipRef} role="tooltip" hidden />
+        </div>
+      ) : (
+        <div class="rl-cs-placeholder" ref={chartRef} data-testid="custom_scalars-placeholder">
+          {placeholder(chart)}
+        </div>
+      )}
+      <Legend chart={chart} tags={tags} />
+    </div>
+  );
+}
+
+function placeholder(chart: ChartSpec): string {
+  if (chart.kind === "empty") return "This chart has neither tag regexes (multiline) nor value/lower/upper tags (margin).";
+  if (chart.kind === "margin") {
+    const wanted = (chart.series ?? []).map((s) => s.value).join(", ");
+    return wanted ? `No selected run has the value tag ${wanted}.` : "This margin chart names no series.";
+  }
+  const regexes = (chart.tags ?? []).map((t) => JSON.stringify(t)).join(", ");
+  return regexes ? `No scalar tag of the selected runs matches ${regexes}.` : "This chart names no tag regex.";
+}
+
+/** Which dash is which tag (multiline) or which series (margin: value, and its band's lower and upper tags). */
+function Legend({ chart, tags }: { chart: ChartSpec; tags: string[] }) {
+  const items =
+    chart.kind === "margin"
+      ? (chart.series ?? []).map((s, i) => ({ key: `${i}`, dash: dashFor(i), text: s.value, note: `band: ${s.lower} – ${s.upper}` }))
+      : tags.map((t, i) => ({ key: t, dash: dashFor(i), text: t, note: "" }));
+  if (items.length === 0) return null;
+  return (
+    <ul class="rl-cs-legend" aria-label="Legend">
+      {items.map((it) => (
+        <li key={it.key} data-legend-tag={it.text}>
+          <svg width="28" height="8" aria-hidden="true">
+            <line x1="0" y1="4" x2="28" y2="4" stroke="currentColor" stroke-width="2" stroke-dasharray={dashArray(it.dash)} />
+          </svg>
+          <span>{it.text}</span>
+          {it.note && <span class="rl-muted"> ({it.note})</span>}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function parseNum(s: string): number | null {
+  if (s.trim() === "") return null;
+  const n = Number(s);
+  return Number.isFinite(n) ? n : null;
+}
+
+function showTooltip(u: uPlot, own: boolean, tip: HTMLDivElement | null, model: ChartModel | null, settings: Settings): void {
+  if (!tip) return;
+  const left = u.cursor.left;
+  if (!own || !model || left == null || left < 0) {
+    tip.hidden = true;
+    return;
+  }
+  const x = u.posToVal(left, "x");
+  const top = u.cursor.top ?? 0;
+  const rows: TooltipRow[] = [];
+  for (const h of model.hover) {
+    const i = nearestIndex(h.x, x);
+    if (i < 0) continue;
+    const y = h.smoothed[i];
+    rows.push({
+      label: h.label,
+      colour: h.colour,
+      smoothed: y,
+      raw: h.raw[i],
+      step: h.step[i],
+      time: h.wall ? formatDuration(h.wall[i] - h.wall[0]) : "",
+      extra: h.bandLow ? `${formatNumber(h.bandLow[i])} – ${formatNumber(h.bandHigh![i])}` : undefined,
+      distance: Math.abs((Number.isFinite(y) ? u.valToPos(y, "y") : Infinity) - top),
+    });
+  }
+  const xm = settings.xAxis;
+  const header = xm === "wall" ? formatWallTime(x) : xm === "relative" ? formatDuration(x) : `step ${formatStep(x)}`;
+  tip.innerHTML = tooltipHtml(header, rows, settings.tooltipSort, TOOLTIP_ROWS);
+  tip.hidden = false;
+  const x0 = u.bbox.left / devicePixelRatio + left;
+  const flip = left > u.over.clientWidth / 2;
+  tip.style.transform = flip
+    ? `translate(max(-4px, calc(${Math.round(x0 - 16)}px - 100%)), 4px)`
+    : `translate(clamp(-4px, ${Math.round(x0 + 16)}px, calc(${Math.round(u.width + 4)}px - 100%)), 4px)`;
+}
