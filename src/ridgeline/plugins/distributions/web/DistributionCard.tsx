@@ -85,9 +85,10 @@ function RunPlot({ l, width, theme }: { l: Loaded; width: number; theme: string 
   );
 }
 
-export function DistributionCard({ tag, runs, tick, theme }: { tag: string; runs: RunInfo[]; tick: number; theme: "light" | "dark" }) {
+export function DistributionCard(props: { tag: string; runs: RunInfo[]; tick: number; theme: "light" | "dark"; eager: boolean }) {
+  const { tag, runs, tick, theme, eager } = props;
   const ref = useRef<HTMLDivElement>(null);
-  const seen = useLazyCard(ref, `distributions:${tag}`);
+  const seen = useLazyCard(ref, `distributions:${tag}`, eager);
   const { loaded, width, body } = useRunData(seen, tag, runs, tick, fetchDistributions);
   const ready = loaded !== null && width > 0;
   useCardReady(`distributions:${tag}`, ready);

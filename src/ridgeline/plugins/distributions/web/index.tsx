@@ -14,7 +14,7 @@ function DistributionsDashboard({ runs, tagFilter, tick, theme }: DashboardProps
       what="histogram"
       tags={tags}
       tagFilter={tagFilter}
-      card={(tag) => <DistributionCard key={tag} tag={tag} runs={runsWithTag(runs, tag)} tick={tick} theme={theme} />}
+      card={(tag, eager) => <DistributionCard key={tag} tag={tag} runs={runsWithTag(runs, tag)} tick={tick} theme={theme} eager={eager} />}
     />
   );
 }

@@ -17,6 +17,8 @@ export interface HistogramCardProps {
   mode: Mode;
   tick: number;
   theme: "light" | "dark";
+  /** Load at once (among the page's first cards). */
+  eager?: boolean;
 }
 
 const HEIGHT = 240;
@@ -104,9 +106,9 @@ function Plot({ curves, mode, width, highlight, theme, testid }: { curves: Curve
   );
 }
 
-export function HistogramCard({ tag, runs, mode, tick, theme }: HistogramCardProps) {
+export function HistogramCard({ tag, runs, mode, tick, theme, eager }: HistogramCardProps) {
   const ref = useRef<HTMLDivElement>(null);
-  const seen = useLazyCard(ref, `histograms:${tag}`);
+  const seen = useLazyCard(ref, `histograms:${tag}`, eager);
   const { loaded, width, body } = useRunData(seen, tag, runs, tick, (run, t, signal) => fetchHistograms(run, t, { signal }));
   const [stepIdx, setStepIdx] = useState<number | null>(null);
   const [picked, setPicked] = useState<Map<string, BinnedHistogram>>(new Map());

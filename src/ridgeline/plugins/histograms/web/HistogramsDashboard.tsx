@@ -16,7 +16,7 @@ export function HistogramsDashboard({ runs, tagFilter, tick, theme }: DashboardP
       what="histogram"
       tags={tags}
       tagFilter={tagFilter}
-      card={(tag) => <HistogramCard key={tag} tag={tag} runs={runsWithTag(runs, tag)} mode={mode} tick={tick} theme={theme} />}
+      card={(tag, eager) => <HistogramCard key={tag} tag={tag} runs={runsWithTag(runs, tag)} mode={mode} tick={tick} theme={theme} eager={eager} />}
     >
       <div class="rl-toolbar" role="toolbar" aria-label="Histogram settings">
         <label class="rl-field">

@@ -22,10 +22,11 @@ function scrollParent(el: Element): Element | null {
 
 /**
  * Registers the card `id` with the readiness registry and returns whether it has come near the view (it then
- * loads, and stays loaded). Its readiness is reported with {@link useCardReady}.
+ * loads, and stays loaded); an `eager` card (among the first on the page) loads at once, without waiting for
+ * its first intersection report. Its readiness is reported with {@link useCardReady}.
  */
-export function useLazyCard(ref: RefObject<HTMLElement | null>, id: string): boolean {
-  const [seen, setSeen] = useState(false);
+export function useLazyCard(ref: RefObject<HTMLElement | null>, id: string, eager = false): boolean {
+  const [seen, setSeen] = useState(eager);
   useEffect(() => {
     const el = ref.current;
     if (!el) return;
@@ -61,14 +62,19 @@ export interface TagSectionsProps {
   tagFilter: RegExp | null;
   /** What the page is called in its empty messages ("histogram"). */
   what: string;
-  card: (tag: string) => VNode;
+  /** `eager`: among the first EAGER_CARDS cards of the page (load without waiting to be seen). */
+  card: (tag: string, eager: boolean) => VNode;
   children?: ComponentChildren;
 }
+
+/** The first cards of the page load at once: about two screens' worth. */
+const EAGER_CARDS = 6;
 
 /** The toolbar (children), then one collapsible section per tag prefix; collapsed ones are kept in the URL. */
 export function TagSections({ prefix, tags, tagFilter, what, card, children }: TagSectionsProps) {
   const [collapsed, setCollapsed] = useUrlState<string[]>(`${prefix}collapsed`, []);
   const groups = groupTags(tags, tagFilter);
+  let shown = 0;
   return (
     <div class="rl-scalars rl-hist-page">
       {children}
@@ -86,7 +92,7 @@ export function TagSections({ prefix, tags, tagFilter, what, card, children }: T
                 <span class="rl-muted">({g.tags.length})</span>
               </button>
             </h2>
-            {open && <div class="rl-grid">{g.tags.map(card)}</div>}
+            {open && <div class="rl-grid">{g.tags.map((t) => card(t, shown++ < EAGER_CARDS))}</div>}
           </section>
         );
       })}
@@ -126,7 +132,8 @@ export function useRunData<T>(
   const [loaded, setLoaded] = useState<RunData<T>[] | null>(null);
   const [width, setWidth] = useState(0);
   const runKey = runs.map((r) => `${r.run}\u0000${r.colour}`).join("\u0001");
-  useEffect(() => {
+  // Layout effects: the width and the requests are known before the first paint, not after it.
+  useLayoutEffect(() => {
     const el = body.current;
     if (!el) return;
     const ro = new ResizeObserver(() => setWidth(el.clientWidth));
@@ -134,7 +141,7 @@ export function useRunData<T>(
     setWidth(el.clientWidth);
     return () => ro.disconnect();
   }, []);
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (!seen) return;
     const ctl = new AbortController();
     void Promise.all(

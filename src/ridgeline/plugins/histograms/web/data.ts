@@ -43,6 +43,8 @@ export interface DistributionsResponse {
 /** Steps drawn per histogram card (sampled server-side; the step slider reaches the others) and bins. */
 export const MAX_STEPS = 50;
 export const BINS = 40;
+/** Steps a distribution plot uses at most (as TensorBoard's reservoir of 500), evenly spread. */
+export const DISTRIBUTION_STEPS = 500;
 
 export function fetchHistograms(
   run: string,
@@ -65,7 +67,7 @@ export function fetchHistograms(
 }
 
 export function fetchDistributions(run: string, tag: string, signal?: AbortSignal): Promise<DistributionsResponse> {
-  return getJson<DistributionsResponse>("api/distributions", { run, tag, max_steps: 1000 }, { signal });
+  return getJson<DistributionsResponse>("api/distributions", { run, tag, max_steps: DISTRIBUTION_STEPS }, { signal });
 }
 
 /** Every histogram tag of the selected runs. */
