@@ -31,7 +31,10 @@ interval is its real cost):
 
 Every figure is the median over ``--repeats`` page loads; the dashboards take turns and the order alternates.
 
-    python bench/ui.py [--repeats R] [--quick] [--only a,b,c] [--data-dir DIR] [--json PATH] [--no-tensorboard]
+Scenario (h), in bench/ui_histograms.py: first paint of the histograms dashboard (50 tags x 1,000 steps) against
+TensorBoard's histograms dashboard.
+
+    python bench/ui.py [--repeats R] [--quick] [--only a,b,c,h] [--data-dir DIR] [--json PATH] [--no-tensorboard]
 """
 
 from __future__ import annotations
@@ -475,7 +478,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="tiny log directories, one repeat (a smoke test)")
-    parser.add_argument("--only", default="a,b,c", help="which log directories, e.g. a,b")
+    parser.add_argument("--only", default="a,b,c,h", help="which log directories, e.g. a,b (h: histograms)")
     parser.add_argument("--data-dir", type=Path, default=None, help="where the log directories are kept")
     parser.add_argument("--screenshots", type=Path, default=None, help="save each dashboard's first load here")
     parser.add_argument("--json", type=Path, default=None, help="write every sample and summary here")
@@ -491,6 +494,7 @@ def main() -> int:
         chosen = [d for d in datasets(args.quick) if d.key in wanted]
         paths = {d.key: ensure_dataset(root, d) for d in chosen}
         results = []
+        histograms = None
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             try:
@@ -500,12 +504,22 @@ def main() -> int:
                             browser, paths[dataset.key], dataset, repeats, args.screenshots, not args.no_tensorboard
                         )
                     )
+                if "h" in wanted:
+                    from ui_histograms import bench_histograms  # bench/ui_histograms.py (imports this module)
+
+                    histograms = bench_histograms(
+                        browser, root, repeats, args.quick, args.screenshots, not args.no_tensorboard
+                    )
             finally:
                 browser.close()
     info = machine()
     print(f"\n{info['cpu']}, {info['cores']} cores; {info['chromium']}; TensorBoard {info['tensorboard']}")
     print(f"median of {repeats} page loads each; ratio = TensorBoard / ridgeline\n")
     print(report(results))
+    if histograms is not None:
+        from ui_histograms import histograms_report
+
+        print("\n" + histograms_report(histograms))
     targets = [r for r in results if r["dataset"]["key"] in ("a", "b")]
     print(
         f"\ntargets: first complete chart of (a) and (b) under {LOAD_TARGET_S:.0f} s: "
@@ -514,9 +528,15 @@ def main() -> int:
         + ", ".join(f"{r['dataset']['key']} {r['ridgeline']['frame_ms_p95']:.1f} ms p95" for r in results)
     )
     if args.json:
-        args.json.write_text(json.dumps({"machine": info, "repeats": repeats, "results": results}, indent=1) + "\n")
+        extra = {"histograms": histograms} if histograms is not None else {}
+        args.json.write_text(
+            json.dumps({"machine": info, "repeats": repeats, "results": results, **extra}, indent=1) + "\n"
+        )
     failed = any(
-        result[name]["failed"] for result in results for name in ("ridgeline", "TensorBoard") if name in result
+        result[name]["failed"]
+        for result in [*results, *([histograms] if histograms else [])]
+        for name in ("ridgeline", "TensorBoard")
+        if name in result
     )
     return 1 if failed else 0
 

@@ -1,0 +1,214 @@
+"""The histograms scenario of bench/ui.py: time to first paint of ridgeline's histograms dashboard against
+TensorBoard's, on one log directory of 50 histogram tags x 1,000 steps (1 run, written with ridgeline's
+SummaryWriter, 64 equal bins per histogram; kept under ``--data-dir`` like the scalar ones).
+
+Both servers over the same directory, each finished reading it first (ridgeline: ``/api/runs`` lists every tag
+at the last step; TensorBoard: its histograms route answers every tag up to the last step). First paint: from
+``page.goto`` in a fresh context until the first card's plot is drawn, checked on pixels as for the scalars:
+ridgeline's ``document.body.dataset.chartsReady`` (every visible card drawn), TensorBoard's first
+``vz-histogram-timeseries`` holding drawn paths once the first tag's histograms arrived; then a screenshot of the
+plot must show coloured pixels. Median over ``--repeats`` loads, the dashboards taking turns.
+
+    python bench/ui.py --only h [--repeats R] [--quick] [--no-tensorboard]
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+import urllib.parse
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from playwright.sync_api import Browser, Page
+from playwright.sync_api import Error as PlaywrightError
+from ui import (
+    LOAD_TIMEOUT_S,
+    SERVER_TIMEOUT_S,
+    VIEWPORT,
+    Server,
+    coloured_pixels,
+    median,
+    wait_until,
+)
+
+DATA_VERSION = 1
+BINS = 64
+RIDGELINE_PLOT = "[data-testid=histogram-canvas]"
+TENSORBOARD_PLOT = "vz-histogram-timeseries svg"
+
+
+def shape(quick: bool) -> tuple[int, int]:
+    """(tags, steps)."""
+    return (6, 60) if quick else (50, 1_000)
+
+
+def tag_names(tags: int) -> list[str]:
+    return [f"layer_{i // 10}/weights_{i:02d}" for i in range(tags)]
+
+
+def ensure_logdir(root: Path, quick: bool) -> Path:
+    """The log directory under ``root``, written unless already complete."""
+    from ridgeline import SummaryWriter
+
+    tags, steps = shape(quick)
+    path = root / f"histograms-1x{tags}x{steps}-v{DATA_VERSION}"
+    marker = path / ".complete"
+    if marker.exists():
+        return path
+    start = time.perf_counter()
+    rng = np.random.default_rng(DATA_VERSION)
+    with SummaryWriter(path / "run_000", max_queue=100_000) as writer:
+        for step in range(steps):
+            for j, tag in enumerate(tag_names(tags)):
+                values = rng.normal(step / steps * (1 + j % 5), 1.0 + step / steps, 1_000)
+                writer.add_histogram(tag, values, step, bins=BINS, walltime=1_780_000_000.0 + step)
+    print(
+        f"wrote {tags} histogram tags x {steps:,} steps to {path} ({time.perf_counter() - start:.1f} s)",
+        file=sys.stderr,
+    )
+    marker.write_text("ok\n")
+    return path
+
+
+def start_servers(path: Path, tags: list[str], steps: int, tensorboard: bool) -> dict[str, Server]:
+    from ingest import cmdline, find_data_server, http_json  # bench/ingest.py
+    from ui import start_ridgeline, start_tensorboard
+
+    class Probe:  # what start_ridgeline/start_tensorboard wait for: the histogram tags instead of scalar ones
+        def __init__(self) -> None:
+            self.steps = steps
+
+        def run_names(self) -> list[str]:
+            return ["run_000"]
+
+        def tag_names(self) -> list[str]:
+            return []
+
+    servers: dict[str, Server] = {}
+    servers["ridgeline"] = start_ridgeline(path, Probe(), SERVER_TIMEOUT_S)  # type: ignore[arg-type]
+    ours = servers["ridgeline"]
+    api = ours.url
+    ours.url = f"{api}?tab=histograms"
+    wait_until(
+        lambda: set(tags) <= set(http_json(api + "api/runs", timeout=10)["runs"][0]["tags"].get("histograms", [])),
+        ours.process,
+        "ridgeline serve (every histogram tag)",
+        SERVER_TIMEOUT_S,
+    )
+    if tensorboard:
+        theirs = start_tensorboard(path, Probe(), SERVER_TIMEOUT_S)  # type: ignore[arg-type]
+        servers["TensorBoard"] = theirs
+        base = theirs.url.split("#")[0].rstrip("/")
+        theirs.url = f"{base}/#histograms"
+
+        def complete() -> bool:
+            if theirs.data_server[0] is None and (pid := find_data_server(theirs.process.pid)) is not None:
+                theirs.data_server[:] = [pid, cmdline(pid)]
+            for tag in (tags[0], tags[-1]):
+                query = urllib.parse.urlencode({"run": "run_000", "tag": tag})
+                body = http_json(f"{base}/data/plugin/histograms/histograms?{query}", timeout=60)
+                if not body or body[-1][1] != steps - 1:
+                    return False
+            return True
+
+        wait_until(complete, theirs.process, "tensorboard (every histogram tag)", SERVER_TIMEOUT_S)
+    return servers
+
+
+def first_paint(browser: Browser, server: Server, first_tag: str, shot: Path | None) -> dict[str, Any]:
+    context = browser.new_context(viewport=VIEWPORT, device_scale_factor=1)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    arrived: list[float] = []
+    quoted = urllib.parse.quote(first_tag, safe="")
+
+    def is_first(request: Any) -> bool:
+        return "/histograms" in request.url and (quoted in request.url or first_tag in request.url)
+
+    page.on("requestfinished", lambda r: arrived.append(time.perf_counter()) if is_first(r) else None)
+    ours = server.name == "ridgeline"
+    plot = page.locator(RIDGELINE_PLOT if ours else TENSORBOARD_PLOT).first
+    try:
+        start = time.perf_counter()
+        page.goto(server.url, wait_until="commit")
+        load_s = wait_drawn(page, plot, ours, arrived, start) - start
+        if shot is not None:
+            page.screenshot(path=shot)
+    finally:
+        context.close()
+    return {"load_s": load_s, "page_errors": errors}
+
+
+def wait_drawn(page: Page, plot: Any, ours: bool, arrived: list[float], start: float) -> float:
+    deadline = start + LOAD_TIMEOUT_S
+
+    def signalled() -> bool:
+        if ours:
+            return bool(page.evaluate("document.body.dataset.chartsReady === 'true'"))
+        return bool(arrived) and page.locator("vz-histogram-timeseries svg path").count() > 0
+
+    while not signalled():
+        if time.perf_counter() > deadline:
+            raise TimeoutError(f"no histogram plot within {LOAD_TIMEOUT_S:.0f} s")
+        page.wait_for_timeout(5)
+    at = time.perf_counter()
+    first = True
+    while time.perf_counter() < deadline:
+        shot_at = time.perf_counter()
+        if coloured_pixels(plot.screenshot(animations="disabled")) >= 100:
+            return at if first else shot_at
+        first = False
+        page.wait_for_timeout(10)
+    raise TimeoutError(f"the histogram plot drew nothing within {LOAD_TIMEOUT_S:.0f} s")
+
+
+def bench_histograms(
+    browser: Browser, root: Path, repeats: int, quick: bool, shots: Path | None, tensorboard: bool
+) -> dict[str, Any]:
+    """The scenario's samples and medians (``{"label", "ridgeline": {...}, "TensorBoard": {...}}``)."""
+    tags, steps = shape(quick)
+    names = tag_names(tags)
+    path = ensure_logdir(root, quick)
+    label = f"(h) histograms: {tags} tags x {steps:,} steps"
+    samples: dict[str, list[dict[str, Any]]] = {"ridgeline": [], **({"TensorBoard": []} if tensorboard else {})}
+    servers = start_servers(path, names, steps, tensorboard)
+    try:
+        order = list(samples)
+        for repeat in range(repeats):
+            for name in order if repeat % 2 == 0 else order[::-1]:
+                shot = None if shots is None or repeat else shots / f"h-{name}.png"
+                try:
+                    sample = first_paint(browser, servers[name], names[0], shot)
+                except (TimeoutError, AssertionError, PlaywrightError) as error:
+                    sample = {"failed": f"{type(error).__name__}: {error}".splitlines()[0]}
+                samples[name].append(sample)
+                shown = sample.get("failed") or f"first paint {sample['load_s'] * 1e3:7.0f} ms"
+                print(f"  h {name:<11} {shown}", file=sys.stderr)
+    finally:
+        for server in servers.values():
+            server.stop()
+    result: dict[str, Any] = {"label": label, "samples": samples}
+    for name, runs in samples.items():
+        done = [s for s in runs if "failed" not in s]
+        result[name] = {
+            "load_s": median([s["load_s"] for s in done]),
+            "failed": [s["failed"] for s in runs if "failed" in s],
+            "page_errors": sum(len(s["page_errors"]) for s in done),
+        }
+    return result
+
+
+def histograms_report(result: dict[str, Any]) -> str:
+    ours = result["ridgeline"]["load_s"]
+    line = f"| {result['label']} | {ours * 1e3:,.0f} ms |"
+    if "TensorBoard" in result:
+        theirs = result["TensorBoard"]["load_s"]
+        line += f" {theirs * 1e3:,.0f} ms | {theirs / ours:.1f}x |"
+    else:
+        line += " - | - |"
+    return "\n".join(
+        ["| scenario | first paint: ridgeline | TensorBoard | ratio |", "| --- | ---: | ---: | ---: |", line]
+    )
