@@ -18,16 +18,16 @@ export function AudioDashboard({ runs, tagFilter, tick }: DashboardProps) {
         kind="audio"
         runs={runs}
         tagFilter={tagFilter}
-        card={(run, tag) => <AudioCard key={`${run.run}\u0000${tag}`} run={run} tag={tag} tick={tick} />}
+        card={(run, tag, eager) => <AudioCard key={`${run.run}\u0000${tag}`} run={run} tag={tag} eager={eager} tick={tick} />}
       />
     </div>
   );
 }
 
-function AudioCard({ run, tag, tick }: { run: RunInfo; tag: string; tick: number }) {
+function AudioCard({ run, tag, eager, tick }: { run: RunInfo; tag: string; eager: boolean; tick: number }) {
   const ref = useRef<HTMLDivElement>(null);
   const id = `audio\u0000${run.run}\u0000${tag}`;
-  const seen = useLazyCard(ref, id, registry);
+  const seen = useLazyCard(ref, id, registry) || eager;
   const listing = useMediaSteps("audio", run.run, tag, seen, tick);
   const stepNumbers = useStepNumbers(listing.steps);
   const [index, setIndex] = useStepIndex(stepNumbers);

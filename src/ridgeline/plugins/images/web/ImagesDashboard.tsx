@@ -57,7 +57,7 @@ export function ImagesDashboard({ runs, tagFilter, tick }: DashboardProps) {
         kind="images"
         runs={runs}
         tagFilter={tagFilter}
-        card={(run, tag) => <ImageCard key={`${run.run}\u0000${tag}`} run={run} tag={tag} tick={tick} view={view} />}
+        card={(run, tag, eager) => <ImageCard key={`${run.run}\u0000${tag}`} run={run} tag={tag} eager={eager} tick={tick} view={view} />}
       />
       {opened ? <Overlay opened={opened} filter={filter} onClose={() => setOpened(null)} /> : null}
     </div>
@@ -83,11 +83,11 @@ function FactorSlider(props: { label: string; testid: string; value: number; onC
   );
 }
 
-function ImageCard({ run, tag, tick, view }: { run: RunInfo; tag: string; tick: number; view: View }) {
+function ImageCard({ run, tag, eager, tick, view }: { run: RunInfo; tag: string; eager: boolean; tick: number; view: View }) {
   const ref = useRef<HTMLDivElement>(null);
   const id = `images\u0000${run.run}\u0000${tag}`;
   const [settled, setSettled] = useState<Record<string, "ok" | "error">>({});
-  const seen = useLazyCard(ref, id, registry);
+  const seen = useLazyCard(ref, id, registry) || eager;
   const listing = useMediaSteps("images", run.run, tag, seen, tick);
   const steps = listing.steps ?? [];
   const stepNumbers = useStepNumbers(listing.steps);

@@ -3,7 +3,7 @@
  * fetched once the card is seen and again on every reload, and the URL of one image or clip (the blob route,
  * with the record's key so the browser may cache it for good).
  */
-import { useMemo, useEffect, useState } from "preact/hooks";
+import { useLayoutEffect, useMemo, useState } from "preact/hooks";
 import { apiUrl, getJson } from "@api/client";
 
 export type MediaKind = "images" | "audio";
@@ -34,7 +34,8 @@ export interface MediaListing {
 /** The tag's steps, loaded once `active` (the card was seen) and reloaded when `tick` changes. */
 export function useMediaSteps(kind: MediaKind, run: string, tag: string, active: boolean, tick: number): MediaListing {
   const [listing, setListing] = useState<MediaListing>({ steps: null, error: null });
-  useEffect(() => {
+  // A layout effect: the request leaves before the page's first paint, not after it.
+  useLayoutEffect(() => {
     if (!active) return;
     const abort = new AbortController();
     getJson<{ steps: MediaStep[] }>(`api/${kind}`, { run, tag }, { signal: abort.signal }).then(
