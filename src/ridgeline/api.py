@@ -187,6 +187,17 @@ class LogDir:
         entries = self._entries(run, "hparams", "_hparams_/session_start_info", missing_ok=True)
         return entries[-1].value if entries else None
 
+    def hparams_experiment(self, run: str) -> Any:
+        """The experiment summary written in the run (declared hparams with their types and domains, metrics), or
+        None. torch's ``add_hparams`` writes one per trial; TF2's ``hp.hparams_config`` one at its log dir."""
+        entries = self._entries(run, "hparams", "_hparams_/experiment", missing_ok=True)
+        return entries[-1].value if entries else None
+
+    def hparams_session_end(self, run: str) -> Any:
+        """The run's session end (``status``, ``end_time_secs``), or None when none was written."""
+        entries = self._entries(run, "hparams", "_hparams_/session_end_info", missing_ok=True)
+        return entries[-1].value if entries else None
+
     def custom_scalars(self, run: str) -> Any:
         entries = self._entries(run, "custom_scalars", "custom_scalars__config__", missing_ok=True)
         return entries[-1].value if entries else None

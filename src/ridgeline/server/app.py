@@ -21,6 +21,7 @@ from ridgeline.plugins.audio import plugin as audio_plugin
 from ridgeline.plugins.custom_scalars import plugin as custom_scalars_plugin
 from ridgeline.plugins.distributions import plugin as distributions_plugin
 from ridgeline.plugins.histograms import plugin as histograms_plugin
+from ridgeline.plugins.hparams import plugin as hparams_plugin
 from ridgeline.plugins.images import plugin as images_plugin
 from ridgeline.plugins.pr_curves import plugin as pr_curves_plugin
 from ridgeline.plugins.scalars import plugin as scalars_plugin
@@ -41,6 +42,7 @@ BUILTIN_PLUGINS: tuple[Plugin, ...] = (
     histograms_plugin,
     distributions_plugin,
     custom_scalars_plugin,
+    hparams_plugin,
 )
 
 

@@ -18,6 +18,9 @@ from ridgeline.writer.run_metadata import ANNOTATION_TAG
 
 router = APIRouter()
 
+# A run with a session start is a trial of the hparams dashboard: /api/runs lists it under the kind "hparams".
+HPARAMS_START_TAG = "_hparams_/session_start_info"
+
 RunRegex = Annotated[str | None, Query(description="only runs whose name matches this regular expression (search)")]
 TagRegex = Annotated[str | None, Query(description="only tags that match this regular expression (search)")]
 
@@ -52,9 +55,12 @@ class RunIndex:
                 step = int(steps[-1])
                 last_step = step if last_step is None else max(last_step, step)
         notes = data.blobs.get(("text", ANNOTATION_TAG))
+        tags = self._logdir.tags(run)
+        if ("hparams", HPARAMS_START_TAG) in data.blobs:  # hidden from tags() as bookkeeping; the hparams tab needs it
+            tags = {**tags, "hparams": [HPARAMS_START_TAG]}
         return {
             "run": run,
-            "tags": self._logdir.tags(run),
+            "tags": tags,
             "last_step": last_step,
             "last_wall_time": data.last_wall_time if last_step is not None else None,
             # How many annotations the run has: a page asks GET /api/annotations only for runs that have some

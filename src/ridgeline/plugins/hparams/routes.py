@@ -1,0 +1,74 @@
+"""Thin routes of the hparams dashboard: ``GET /api/hparams/table`` (trials x hyperparameters x metrics).
+
+``GET /api/hparams`` (each run's hyperparameters alone, which the scalars dashboard groups runs by) stays
+with the server's own routes. The table is rebuilt only when the store's generation moved: a page polls it
+at every reload, and reading every trial's metrics again for nothing would cost more than answering.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, Request
+
+from ridgeline.api import LogDir
+from ridgeline.plugins.hparams.table import build_table
+from ridgeline.server.responses import OrjsonResponse
+from ridgeline.server.routes import compile_regex
+
+router = APIRouter()
+
+RunRegex = Annotated[
+    str | None, Query(description="only the trials whose run name matches this regular expression (search)")
+]
+
+
+class TableCache:
+    """The last table built, with the store generation it was built at."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._generation = -1
+        self._table: dict[str, Any] = {}
+
+    def current(self, logdir: LogDir) -> dict[str, Any]:
+        with self._lock:
+            generation = logdir.ingestor.store.generation  # read first: a pass ending meanwhile forces a rebuild
+            if generation != self._generation:
+                self._table = build_table(logdir)
+                self._generation = generation
+            return self._table
+
+
+def _cache(request: Request) -> TableCache:
+    state = request.app.state
+    with _CACHE_LOCK:
+        if not hasattr(state, "hparams_table"):
+            state.hparams_table = TableCache()
+    cache: TableCache = state.hparams_table
+    return cache
+
+
+_CACHE_LOCK = threading.Lock()
+
+
+@router.get("/hparams/table")
+def hparams_table(request: Request, run_regex: RunRegex = None) -> OrjsonResponse:
+    """``{"hparams": [{"name", "display_name", "description", "type", "declared_type", "domain"}],
+    "metrics": [{"id", "group", "tag", "display_name", "description", "dataset_type", "goal"}],
+    "metrics_source": "experiment" | "shared_tags", "experiments": [name],
+    "trials": [{"run", "hparams": {name: value}, "metrics": {id: {"final", "final_step", "best", "best_step",
+    "points"} | null}, "status", "start_time", "end_time", "group_name", "related_runs"}]}``.
+
+    A trial is a run with an hparams session start. Values are as written (number, string, bool; torch's
+    1.0/0.0 become true/false where the experiment declares the hparam a bool or its domain {0, 1}); ``type``
+    is "mixed" when trials disagree. Metrics: those the experiment summaries declare, else the scalar tags
+    every trial shares; ``best`` is the smallest value when ``goal`` is "min" (losses, errors), else the
+    largest. A non-finite final value is the string "NaN", "Infinity" or "-Infinity"."""
+    pattern = compile_regex(run_regex, "run_regex")
+    logdir: LogDir = request.app.state.logdir
+    table = _cache(request).current(logdir)
+    if pattern is not None:
+        table = {**table, "trials": [row for row in table["trials"] if pattern.search(row["run"])]}
+    return OrjsonResponse(table)

@@ -1,0 +1,139 @@
+/**
+ * The scatter-plot matrix: one small plot per (shown metric column, shown hyperparameter), the metric up, the
+ * hyperparameter across; a point per trial in its run colour. Categorical hyperparameters are spread a
+ * little sideways so equal values stay countable. Clicking a point selects the trial.
+ */
+import { Fragment } from "preact";
+import { useMemo } from "preact/hooks";
+import { cellValue, clip, formatCell, scaleFor, type Column, type Scale } from "./model";
+import type { ViewProps } from "./shared";
+
+const W = 170;
+const H = 130;
+const PAD_L = 44;
+const PAD_B = 30;
+const PAD_T = 8;
+const PAD_R = 8;
+
+/** A small deterministic offset per run (-0.5..0.5) so points on one category do not hide each other. */
+function jitter(run: string): number {
+  let h = 2166136261;
+  for (let i = 0; i < run.length; i++) h = Math.imul(h ^ run.charCodeAt(i), 16777619);
+  return ((h >>> 0) % 1000) / 1000 - 0.5;
+}
+
+export function ScatterMatrix({ trials, columns, colours, selected, onSelect }: ViewProps) {
+  const xs = columns.filter((c) => c.kind === "hparam");
+  const ys = columns.filter((c) => c.kind === "metric");
+  const scales = useMemo(() => new Map(columns.map((c) => [c.id, scaleFor(trials, c)])), [trials, columns]);
+  if (xs.length === 0 || ys.length === 0) {
+    return (
+      <p class="rl-empty" data-testid="hparams-scatter">
+        {ys.length === 0 ? "No metric column is shown: show some in the Columns menu." : "No hyperparameter column is shown."}
+      </p>
+    );
+  }
+  return (
+    <div class="hp-scroll" data-testid="hparams-scatter">
+      <div class="hp-matrix" style={{ gridTemplateColumns: `minmax(0, 170px) repeat(${xs.length}, ${W}px)` }}>
+        <div />
+        {xs.map((x) => (
+          <div key={x.id} class="hp-matrix-head" title={x.label}>
+            {clip(x.label, 24)}
+          </div>
+        ))}
+        {ys.map((y) => (
+          <Fragment key={y.id}>
+            <div class="hp-matrix-row" title={y.label}>
+              {y.label.replace(/\//g, "/\u200b")}
+            </div>
+            {xs.map((x) => (
+              <Cell
+                key={`${y.id}|${x.id}`}
+                x={x}
+                y={y}
+                sx={scales.get(x.id)!}
+                sy={scales.get(y.id)!}
+                trials={trials}
+                colours={colours}
+                selected={selected}
+                onSelect={onSelect}
+              />
+            ))}
+          </Fragment>
+        ))}
+      </div>
+    </div>
+  );
+}
+
+function Cell(props: {
+  x: Column;
+  y: Column;
+  sx: Scale;
+  sy: Scale;
+  trials: ViewProps["trials"];
+  colours: Map<string, string>;
+  selected: string;
+  onSelect(run: string): void;
+}) {
+  const { x, y, sx, sy, trials, colours, selected, onSelect } = props;
+  const pw = W - PAD_L - PAD_R;
+  const ph = H - PAD_T - PAD_B;
+  const band = sx.kind === "category" ? Math.min(0.6, 0.6 / Math.max(1, sx.ticks.length - 1)) : 0;
+  const points = [];
+  let chosen = null;
+  for (const t of trials) {
+    const vx = cellValue(t, x);
+    const vy = cellValue(t, y);
+    const px = sx.pos(vx);
+    const py = sy.pos(vy);
+    if (px === null || py === null) continue;
+    const cx = PAD_L + (0.05 + 0.9 * px + band * 0.9 * jitter(t.run) * 0.5) * pw;
+    const cy = PAD_T + (1 - (0.05 + 0.9 * py)) * ph;
+    const pt = (
+      <circle
+        key={t.run}
+        data-run={t.run}
+        cx={cx.toFixed(1)}
+        cy={cy.toFixed(1)}
+        r={t.run === selected ? 6 : 3.5}
+        fill={colours.get(t.run) ?? "var(--muted)"}
+        class={t.run === selected ? "hp-point hp-point-selected" : "hp-point"}
+        onClick={() => onSelect(t.run)}
+      >
+        <title>{`${t.run}\n${x.label}: ${formatCell(vx, x)}\n${y.label}: ${formatCell(vy, y)}`}</title>
+      </circle>
+    );
+    if (t.run === selected) chosen = pt;
+    else points.push(pt);
+  }
+  const xAt = (p: number) => PAD_L + (0.05 + 0.9 * p) * pw;
+  const yAt = (p: number) => PAD_T + (1 - (0.05 + 0.9 * p)) * ph;
+  const xt = thin(sx.ticks, 4);
+  const yt = thin(sy.ticks, 4);
+  return (
+    <svg class="hp-cell" width={W} height={H} data-x={x.id} data-y={y.id} data-dimmed={selected ? "true" : "false"}>
+      <rect class="hp-cell-frame" x={PAD_L} y={PAD_T} width={pw} height={ph} />
+      {xt.map((t) => (
+        <text key={`x${t.at}`} class="hp-tick" x={xAt(t.at)} y={H - PAD_B + 12} text-anchor="middle">
+          {clip(t.label, 9)}
+        </text>
+      ))}
+      {yt.map((t) => (
+        <text key={`y${t.at}`} class="hp-tick" x={PAD_L - 4} y={yAt(t.at)} dy="0.32em" text-anchor="end">
+          {clip(t.label, 8)}
+        </text>
+      ))}
+      {points}
+      {chosen}
+    </svg>
+  );
+}
+
+/** At most about n ticks, always keeping the first and the last. */
+function thin<T>(ticks: T[], n: number): T[] {
+  if (ticks.length <= n) return ticks;
+  const step = Math.ceil((ticks.length - 1) / (n - 1));
+  return ticks.filter((_, i) => i % step === 0 || i === ticks.length - 1);
+}

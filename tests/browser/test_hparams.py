@@ -1,0 +1,164 @@
+"""The hparams dashboard in a real browser, over sweeps written by torch's add_hparams and the TF2 hparams
+plugin: values as written, sorting and filtering (mixed types included), hidden columns, every column
+reachable, a click highlighting a trial in the three views, and the link to its scalars."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Locator, Page, expect
+
+from tests.browser.helpers import card, css_string, open_dashboard, serve_logdir
+from tests.server.hparams_logs import write_tf2_sweep, write_torch_sweep
+
+FAST = "lr_0.1/1700000000.0"  # lr 0.1, batch 32, augment true
+SLOW = "lr_0.01/1700000001.0"  # lr 0.01, batch "auto", augment false, NaN loss
+SMALL = "lr_0.001/1700000002.0"  # lr 0.001, batch 128
+
+
+@pytest.fixture(scope="module")
+def torch_sweep(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    logdir = tmp_path_factory.mktemp("torch_sweep")
+    write_torch_sweep(logdir)
+    served = serve_logdir(logdir, tmp_path_factory.mktemp("server"))
+    yield served.url
+    served.stop()
+
+
+def table(page: Page) -> Locator:
+    return page.locator("[data-testid=hparams-table]")
+
+
+def cell(page: Page, run: str, column: str) -> Locator:
+    return table(page).locator(f'tr[data-run="{css_string(run)}"] td[data-col="{css_string(column)}"]')
+
+
+def header(page: Page, column: str) -> Locator:
+    return table(page).locator(f'thead th[aria-sort][data-col="{css_string(column)}"]')
+
+
+def row_order(page: Page) -> list[str]:
+    return table(page).locator("tbody tr").evaluate_all("rows => rows.map(r => r.dataset.run)")
+
+
+# A point of a parallel-coordinates line just right of its first axis (where every trial has its own height), in
+# page coordinates: what a person clicks.
+ON_THE_LINE = """path => {
+  const p = path.getPointAtLength(6).matrixTransform(path.getScreenCTM());
+  return [p.x, p.y];
+}"""
+
+
+def open_hparams(page: Page, url: str, query: str = "") -> None:
+    open_dashboard(page, f"{url}?tab=hparams{query}")
+    for view in ("table", "parallel", "scatter"):
+        expect(page.locator(f"[data-testid=hparams-card][data-tag={view}]")).to_have_attribute("data-ready", "true")
+
+
+def test_values_as_written(page: Page, torch_sweep: str, artifacts: Path) -> None:
+    open_hparams(page, torch_sweep)
+    expect(page.locator('nav[aria-label="Dashboards"] button[data-dashboard="hparams"]')).to_have_attribute(
+        "aria-current", "page"
+    )
+    expect(table(page).locator("tbody tr")).to_have_count(3)
+    expect(cell(page, FAST, "h:lr")).to_have_text("0.1")
+    expect(cell(page, FAST, "h:batch")).to_have_text("32")  # not 32.000
+    expect(cell(page, SMALL, "h:batch")).to_have_text("128")
+    expect(cell(page, SLOW, "h:batch")).to_have_text("auto")  # the mixed column shows both types
+    expect(cell(page, FAST, "h:augment")).to_have_text("true")  # torch's 1.0, declared a bool by its domain
+    expect(cell(page, SLOW, "h:augment")).to_have_text("false")
+    expect(cell(page, FAST, "h:ema")).to_have_text("1")  # a bool torch wrote without a domain: only 1 is known
+    expect(cell(page, SLOW, "m:hparam/loss:final")).to_have_text("NaN")
+    expect(cell(page, FAST, "m:hparam/loss:final")).to_have_text("0.9")  # float32 0.8999999761581421
+    expect(header(page, "h:batch")).to_contain_text("mixed")
+    page.screenshot(path=artifacts / "hparams-torch.png", full_page=True)
+
+
+def test_sorting_and_filtering_mixed_types(page: Page, torch_sweep: str) -> None:
+    open_hparams(page, torch_sweep)
+    sort = table(page).locator('button.hp-sort[data-col="h:batch"]')
+    sort.click()
+    assert row_order(page) == [FAST, SMALL, SLOW]  # 32, 128, then the string "auto"
+    sort.click()
+    assert row_order(page) == [SLOW, SMALL, FAST]
+    table(page).locator('button.hp-sort[data-col="m:hparam/loss:final"]').click()
+    assert row_order(page) == [SMALL, FAST, SLOW]  # 0.25, 0.9, NaN
+
+    values = table(page).locator('[data-testid=hparams-filter-values][data-col="h:batch"]')
+    values.locator("summary").click()
+    values.locator('input[data-key="s:auto"]').uncheck()
+    expect(table(page).locator("tbody tr")).to_have_count(2)
+    expect(page.locator("[data-testid=hparams-count]")).to_contain_text("2 of 3 trials")
+    values.locator("summary").click()
+
+    table(page).locator('[data-testid=hparams-filter-min][data-col="h:lr"]').fill("0.005")
+    table(page).locator('[data-testid=hparams-filter-min][data-col="h:lr"]').press("Enter")
+    expect(table(page).locator("tbody tr")).to_have_count(1)
+    assert row_order(page) == [FAST]
+    expect(page.locator("[data-testid=hparams-parallel] path.hp-line")).to_have_count(1)
+    page.locator("[data-testid=hparams-clear-filters]").click()
+    expect(table(page).locator("tbody tr")).to_have_count(3)
+
+
+def test_columns_hide_and_every_column_is_reachable(page: Page, torch_sweep: str) -> None:
+    open_hparams(page, torch_sweep)
+    last = header(page, "m:hparam/loss:best")
+    wrap = page.locator("[data-testid=hparams-table-wrap]")
+    run_header = table(page).locator("thead th.hp-run-col").first
+    last.scroll_into_view_if_needed()
+    wrap_box, header_box, run_box = wrap.bounding_box(), last.bounding_box(), run_header.bounding_box()
+    assert wrap_box and header_box and run_box
+    assert header_box["x"] + header_box["width"] <= wrap_box["x"] + wrap_box["width"] + 1  # the last column shows
+    assert wrap.evaluate("el => el.scrollLeft") > 0
+    assert abs(run_box["x"] - wrap_box["x"]) <= 2  # the run column stays at the left edge
+
+    menu = page.locator("[data-testid=hparams-columns]")
+    menu.locator("summary").click()
+    menu.locator('input[data-col="m:hparam/loss:best"]').uncheck()
+    menu.locator('input[data-col="h:ema"]').uncheck()
+    menu.locator("summary").click()
+    expect(header(page, "m:hparam/loss:best")).to_have_count(0)
+    expect(page.locator('[data-testid=hparams-parallel] g.hp-axis[data-col="h:ema"]')).to_have_count(0)
+    expect(page.locator('[data-testid=hparams-scatter] svg[data-x="h:ema"]')).to_have_count(0)
+    page.reload()  # hidden columns are kept in the URL
+    expect(header(page, "h:ema")).to_have_count(0)
+
+
+def test_a_click_highlights_the_trial_everywhere_and_links_to_its_scalars(page: Page, torch_sweep: str) -> None:
+    open_hparams(page, torch_sweep)
+    table(page).locator(f'tr[data-run="{css_string(SLOW)}"]').click()
+    expect(table(page).locator(f'tr[data-run="{css_string(SLOW)}"]')).to_have_attribute("aria-selected", "true")
+    expect(page.locator("[data-testid=hparams-parallel-selected]")).to_have_attribute("data-run", SLOW)
+    scatter = page.locator("[data-testid=hparams-scatter]")
+    expect(scatter.locator(f'circle.hp-point-selected[data-run="{css_string(SLOW)}"]').first).to_be_visible()
+
+    line = page.locator(f'[data-testid=hparams-parallel] path.hp-hit[data-run="{css_string(FAST)}"]')
+    x, y = line.evaluate(ON_THE_LINE)
+    page.mouse.click(x, y)
+    expect(table(page).locator(f'tr[data-run="{css_string(FAST)}"]')).to_have_attribute("aria-selected", "true")
+    expect(table(page).locator(f'tr[data-run="{css_string(SLOW)}"]')).to_have_attribute("aria-selected", "false")
+    scatter.locator(f'circle[data-run="{css_string(SMALL)}"]').first.click()
+    expect(page.locator("[data-testid=hparams-selection]")).to_contain_text(SMALL)
+
+    page.locator("[data-testid=hparams-selection] [data-testid=hparams-scalars-link]").click()
+    nav = page.locator('nav[aria-label="Dashboards"]')
+    expect(nav.locator('button[data-dashboard="scalars"]')).to_have_attribute("aria-current", "page")
+    expect(page.locator("[data-testid=run-filter]")).to_have_value(r"^(lr_0\.001|lr_0\.001/1700000002\.0)$")
+    expect(card(page, "train/loss")).to_have_attribute("data-ready", "true")
+    expect(page.locator('[data-testid=run-selector] input[data-run="lr_0.1"]')).to_have_count(0)
+
+
+def test_tf2_sweep_in_the_dark_theme(page: Page, tmp_path: Path, serve: object, artifacts: Path) -> None:
+    write_tf2_sweep(tmp_path / "logs")
+    served = serve(tmp_path / "logs")  # type: ignore[operator]
+    open_hparams(page, served.url, "&theme=dark")
+    expect(table(page).locator("tbody tr")).to_have_count(2)
+    expect(cell(page, "run-1", "h:batch_norm")).to_have_text("false")
+    expect(cell(page, "run-0", "h:units")).to_have_text("16")
+    expect(cell(page, "run-1", "m:validation/epoch_accuracy:final")).to_have_text("0.75")
+    expect(header(page, "h:optimizer")).to_contain_text("Optimizer")
+    page.locator("[data-testid=hparams-colour]").select_option("m:validation/epoch_loss:best")
+    table(page).locator('tr[data-run="run-0"]').click()
+    page.screenshot(path=artifacts / "hparams-tf2-dark.png", full_page=True)
