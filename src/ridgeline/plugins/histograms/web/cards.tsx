@@ -67,8 +67,8 @@ export interface TagSectionsProps {
   children?: ComponentChildren;
 }
 
-/** The first cards of the page load at once: about two screens' worth. */
-const EAGER_CARDS = 6;
+/** The first cards of the page load at once (about what a 1280x800 window shows). */
+const EAGER_CARDS = 4;
 
 /** The toolbar (children), then one collapsible section per tag prefix; collapsed ones are kept in the URL. */
 export function TagSections({ prefix, tags, tagFilter, what, card, children }: TagSectionsProps) {
