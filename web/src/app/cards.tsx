@@ -1,0 +1,168 @@
+/**
+ * Building blocks of the dashboards that show one card per tag with a step slider (text, PR curves): the tags
+ * of a kind across the selected runs, collapsible sections by tag prefix (starting expanded; the collapsed ones
+ * kept in the URL), and every step of a tag fetched per run and extended on each reload. Lazy loading and the
+ * ready flag are @charts/lazyCard's, the slider @charts/StepSlider's.
+ */
+import type { ComponentChildren } from "preact";
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { getJson } from "@api/client";
+import { groupTags } from "../../../src/ridgeline/plugins/scalars/web/groups";
+import { useUrlState } from "./state";
+import type { RunInfo } from "./types";
+import "./cards.css";
+
+/** Every tag of `kind` that some run in `runs` has, sorted. */
+export function tagsOf(runs: RunInfo[], kind: string): string[] {
+  const tags = new Set<string>();
+  for (const r of runs) for (const t of r.tags[kind] ?? []) tags.add(t);
+  return [...tags].sort((a, b) => a.localeCompare(b));
+}
+
+export interface TagSectionsProps {
+  /** Every tag of the dashboard's kind (before the tag filter). */
+  tags: string[];
+  tagFilter: RegExp | null;
+  /** URL key of the collapsed section names, e.g. "t.collapsed". */
+  stateKey: string;
+  /** What the dashboard shows, for the empty states ("text", "PR curves"). */
+  what: string;
+  /** Class of each section's card container (a grid, or one column). */
+  gridClass?: string;
+  card: (tag: string) => ComponentChildren;
+}
+
+/** One collapsible section per tag prefix ("train/acc" -> "train"), each starting expanded. */
+export function TagSections({ tags, tagFilter, stateKey, what, gridClass, card }: TagSectionsProps) {
+  const [collapsed, setCollapsed] = useUrlState<string[]>(stateKey, []);
+  const groups = useMemo(() => groupTags(tags, tagFilter), [tags, tagFilter]);
+  if (tags.length === 0) return <p class="rl-tc-empty">The selected runs have no {what}.</p>;
+  if (groups.length === 0) return <p class="rl-tc-empty">No {what} tag matches the tag filter.</p>;
+  return (
+    <>
+      {groups.map((g) => {
+        const open = !collapsed.includes(g.name);
+        const id = `rl-tc-group-${stateKey}-${g.name || "_"}`;
+        const toggle = () => setCollapsed(open ? [...collapsed, g.name] : collapsed.filter((n) => n !== g.name));
+        return (
+          <section class="rl-tc-group" key={g.name} aria-labelledby={id}>
+            <h2 class="rl-tc-group-title">
+              <button type="button" id={id} aria-expanded={open} onClick={toggle}>
+                <span aria-hidden="true">{open ? "▾" : "▸"}</span> {g.name || "(no prefix)"}{" "}
+                <span class="rl-tc-muted">({g.tags.length})</span>
+              </button>
+            </h2>
+            {open && <div class={gridClass ?? "rl-tc-grid"}>{g.tags.map((t) => card(t))}</div>}
+          </section>
+        );
+      })}
+    </>
+  );
+}
+
+/** One step of a tag as the plugin routes answer it (`{"steps": [...]}`); `error` when it cannot be read. */
+export interface StepEntry {
+  step: number;
+  wall_time: number;
+  error?: string;
+}
+
+export interface RunSteps<T extends StepEntry> {
+  /** Every step per run, in step order. */
+  data: Map<string, T[]>;
+  /** Runs whose request failed, with the message. */
+  errors: Map<string, string>;
+  /** The first load finished (for every run). */
+  loaded: boolean;
+}
+
+/**
+ * Every step of `tag` for each run, from `GET path?run&tag` once `enabled`, then only the newer steps
+ * (`since_step`) on each reload tick.
+ */
+export function useRunSteps<T extends StepEntry>(
+  path: string,
+  tag: string,
+  runs: RunInfo[],
+  tick: number,
+  enabled: boolean,
+): RunSteps<T> {
+  const [state, setState] = useState<RunSteps<T>>({ data: new Map(), errors: new Map(), loaded: false });
+  const stateRef = useRef(state);
+  stateRef.current = state;
+  const names = runs.map((r) => r.run);
+  const key = names.join("\u0000");
+
+  const fetchAll = (since: (run: string) => number | undefined, signal: AbortSignal) =>
+    Promise.all(
+      names.map((run) =>
+        getJson<{ steps: T[] }>(path, { run, tag, since_step: since(run) }, { signal }).then(
+          (r) => ({ run, steps: r.steps, error: null as string | null }),
+          (e: unknown) => ({ run, steps: [] as T[], error: e instanceof Error ? e.message : String(e) }),
+        ),
+      ),
+    );
+
+  useEffect(() => {
+    if (!enabled) return;
+    const ctrl = new AbortController();
+    fetchAll(() => undefined, ctrl.signal).then((results) => {
+      if (ctrl.signal.aborted) return;
+      const data = new Map<string, T[]>();
+      const errors = new Map<string, string>();
+      for (const r of results) {
+        if (r.error !== null) errors.set(r.run, r.error);
+        else data.set(r.run, r.steps);
+      }
+      setState({ data, errors, loaded: true });
+    });
+    return () => ctrl.abort();
+  }, [enabled, path, tag, key]);
+
+  useEffect(() => {
+    if (!enabled || tick === 0 || !stateRef.current.loaded) return;
+    const ctrl = new AbortController();
+    const last = (run: string) => stateRef.current.data.get(run)?.at(-1)?.step;
+    fetchAll(last, ctrl.signal).then((results) => {
+      if (ctrl.signal.aborted || !results.some((r) => r.steps.length > 0)) return;
+      const prev = stateRef.current;
+      const data = new Map(prev.data);
+      for (const r of results) if (r.steps.length) data.set(r.run, [...(data.get(r.run) ?? []), ...r.steps]);
+      setState({ ...prev, data });
+    });
+    return () => ctrl.abort();
+  }, [tick]);
+
+  return state;
+}
+
+/** The union of the steps of every run, sorted. */
+export function allSteps(data: Map<string, StepEntry[]>): number[] {
+  const steps = new Set<number>();
+  for (const list of data.values()) for (const e of list) steps.add(e.step);
+  return [...steps].sort((a, b) => a - b);
+}
+
+/** The entry at `step`, or else the last one before it (a run that skipped the step shows its previous value). */
+export function entryAt<T extends StepEntry>(list: T[] | undefined, step: number | undefined): T | undefined {
+  if (!list || !list.length || step === undefined) return undefined;
+  let lo = 0;
+  let hi = list.length - 1;
+  if (list[0].step > step) return undefined;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (list[mid].step <= step) lo = mid;
+    else hi = mid - 1;
+  }
+  return list[lo];
+}
+
+/** The wall time of the first run's entry at exactly `step` (what the step slider shows next to the step). */
+export function wallTimeAt(data: Map<string, StepEntry[]>, step: number | undefined): number | null {
+  if (step === undefined) return null;
+  for (const list of data.values()) {
+    const e: StepEntry | undefined = entryAt(list, step);
+    if (e && e.step === step) return e.wall_time;
+  }
+  return null;
+}
