@@ -41,19 +41,10 @@ from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import Browser, sync_playwright
+from ui import CHROMIUM, CHROMIUM_ARGS, VIEWPORT  # bench/ui.py, beside this file: the same browser settings
 
 REPO = Path(__file__).resolve().parents[1]
 DATA_VERSION = 1  # bump when the generated data changes
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--disable-background-networking",
-    "--disable-frame-rate-limit",
-    "--disable-gpu-vsync",
-]
-VIEWPORT = {"width": 1280, "height": 800}
 SCROLL_FRAMES = 60
 SCROLL_STEP_PX = 400
 TIMEOUT_MS = 60_000
