@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
+from ridgeline import SummaryWriter
 from tests.browser.helpers import ServedLogdir, css_string, open_dashboard
 from tests.server.text_pr_logs import RAW_PR, write_logs
 
@@ -117,3 +118,19 @@ def test_wrong_shape_is_a_readable_error_in_its_card(page: Page, url: str, artif
     card.screenshot(path=str(artifacts / "pr_curves_bad_shape.png"))
     # The rest of the page keeps working.
     expect(pr_card(page, "pr/cat")).to_have_attribute("data-ready", "true")
+
+
+def test_a_curve_flushed_after_the_page_loaded_appears(
+    page: Page, tmp_path: Path, serve: Callable[[Path], ServedLogdir]
+) -> None:
+    with SummaryWriter(tmp_path / "live" / "run") as writer:
+        writer.add_pr_curve_raw("pr/live", *RAW_PR.values(), global_step=0, num_thresholds=4)
+        writer.flush()
+        open_dashboard(page, serve(tmp_path / "live").url + "?tab=pr_curves")
+        card = pr_card(page, "pr/live")
+        expect(card).to_have_attribute("data-step", "0")
+        flipped = {key: values[::-1] for key, values in RAW_PR.items()}  # recall rising with the threshold
+        writer.add_pr_curve_raw("pr/live", *flipped.values(), global_step=3, num_thresholds=4)
+        writer.flush()
+        expect(card).to_have_attribute("data-step", "3", timeout=10_000)
+        expect(card.locator("[data-testid=step-label]")).to_contain_text("(2 of 2)")

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
+from ridgeline import SummaryWriter
 from tests.browser.helpers import ServedLogdir, css_string, open_dashboard
 from tests.server.text_pr_logs import write_logs
 
@@ -100,3 +101,19 @@ def test_internal_tags_are_not_shown(page: Page, url: str) -> None:
     open_dashboard(page, url)
     tags = page.locator("[data-testid=text-card]").evaluate_all("cards => cards.map(c => c.dataset.tag)")
     assert sorted(tags) == ["bad_utf8", "cube", "long/text_summary", "notes/text_summary", "table"]
+
+
+def test_a_text_flushed_after_the_page_loaded_appears(
+    page: Page, tmp_path: Path, serve: Callable[[Path], ServedLogdir]
+) -> None:
+    with SummaryWriter(tmp_path / "live" / "run") as writer:
+        writer.add_text("log", "first", 0)
+        writer.flush()
+        open_dashboard(page, serve(tmp_path / "live").url + "?tab=text")
+        card = text_card(page, "log/text_summary")
+        expect(card).to_have_attribute("data-step", "0")
+        writer.add_text("log", "second *entry*", 7)
+        writer.flush()
+        # The slider was at the newest step, so it follows the new one (auto-reload, no page reload).
+        expect(card).to_have_attribute("data-step", "7", timeout=10_000)
+        expect(run_block(page, "log/text_summary", "run").locator("em")).to_have_text("entry")
