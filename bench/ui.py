@@ -32,9 +32,10 @@ interval is its real cost):
 Every figure is the median over ``--repeats`` page loads; the dashboards take turns and the order alternates.
 
 Scenario (h), in bench/ui_histograms.py: first paint of the histograms dashboard (50 tags x 1,000 steps) against
-TensorBoard's histograms dashboard.
+TensorBoard's histograms dashboard. Scenario (i), in bench/ui_images.py: first paint of the images dashboard
+(200 image tags) against TensorBoard's images dashboard.
 
-    python bench/ui.py [--repeats R] [--quick] [--only a,b,c,h] [--data-dir DIR] [--json PATH] [--no-tensorboard]
+    python bench/ui.py [--repeats R] [--quick] [--only a,b,c,h,i] [--data-dir DIR] [--json PATH] [--no-tensorboard]
 """
 
 from __future__ import annotations
@@ -387,6 +388,56 @@ def median(values: list[float]) -> float:
     return statistics.median(values) if values else float("nan")
 
 
+def first_paint_scenario(
+    key: str,
+    label: str,
+    servers: dict[str, Server],
+    repeats: int,
+    paint: Callable[[Server, Path | None], dict[str, Any]],
+    shots: Path | None,
+) -> dict[str, Any]:
+    """``repeats`` first-paint loads of each server's dashboard, taking turns (the order alternates); stops the
+    servers. ``paint(server, screenshot path or None)`` returns ``{"load_s", "page_errors", ...}`` (an optional
+    ``note`` is printed). Returns ``{"label", "samples", name: {"load_s" (median), "failed", "page_errors"}}``."""
+    samples: dict[str, list[dict[str, Any]]] = {name: [] for name in servers}
+    try:
+        for repeat in range(repeats):
+            for name in list(servers) if repeat % 2 == 0 else list(servers)[::-1]:
+                shot = None if shots is None or repeat else shots / f"{key}-{name}.png"
+                try:
+                    sample = paint(servers[name], shot)
+                except (TimeoutError, AssertionError, PlaywrightError) as error:
+                    sample = {"failed": f"{type(error).__name__}: {error}".splitlines()[0]}
+                samples[name].append(sample)
+                shown = sample.get("failed") or f"first paint {sample['load_s'] * 1e3:7.0f} ms {sample.get('note', '')}"
+                print(f"  {key} {name:<11} {shown}", file=sys.stderr)
+    finally:
+        for server in servers.values():
+            server.stop()
+    result: dict[str, Any] = {"label": label, "samples": samples}
+    for name, runs in samples.items():
+        done = [s for s in runs if "failed" not in s]
+        result[name] = {
+            "load_s": median([s["load_s"] for s in done]),
+            "failed": [s["failed"] for s in runs if "failed" in s],
+            "page_errors": sum(len(s["page_errors"]) for s in done),
+        }
+    return result
+
+
+def first_paint_report(result: dict[str, Any]) -> str:
+    """A first-paint scenario's line of the table under :data:`FIRST_PAINT_HEADER`."""
+    ours = result["ridgeline"]["load_s"]
+    line = f"| {result['label']} | {ours * 1e3:,.0f} ms |"
+    if "TensorBoard" in result:
+        theirs = result["TensorBoard"]["load_s"]
+        return line + f" {theirs * 1e3:,.0f} ms | {theirs / ours:.1f}x |"
+    return line + " - | - |"
+
+
+FIRST_PAINT_HEADER = "| scenario | first paint: ridgeline | TensorBoard | ratio |\n| --- | ---: | ---: | ---: |"
+
+
 def bench_dataset(
     browser: Browser, path: Path, dataset: Dataset, repeats: int, shots: Path | None, tensorboard: bool = True
 ) -> dict:
@@ -478,7 +529,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="tiny log directories, one repeat (a smoke test)")
-    parser.add_argument("--only", default="a,b,c,h", help="which log directories, e.g. a,b (h: histograms)")
+    parser.add_argument(
+        "--only", default="a,b,c,h,i", help="which log directories, e.g. a,b (h: histograms, i: images)"
+    )
     parser.add_argument("--data-dir", type=Path, default=None, help="where the log directories are kept")
     parser.add_argument("--screenshots", type=Path, default=None, help="save each dashboard's first load here")
     parser.add_argument("--json", type=Path, default=None, help="write every sample and summary here")
@@ -494,7 +547,7 @@ def main() -> int:
         chosen = [d for d in datasets(args.quick) if d.key in wanted]
         paths = {d.key: ensure_dataset(root, d) for d in chosen}
         results = []
-        histograms = None
+        histograms = images = None
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             try:
@@ -510,31 +563,36 @@ def main() -> int:
                     histograms = bench_histograms(
                         browser, root, repeats, args.quick, args.screenshots, not args.no_tensorboard
                     )
+                if "i" in wanted:
+                    from ui_images import bench_images  # bench/ui_images.py (imports this module)
+
+                    images = bench_images(browser, root, repeats, args.quick, args.screenshots, not args.no_tensorboard)
             finally:
                 browser.close()
     info = machine()
     print(f"\n{info['cpu']}, {info['cores']} cores; {info['chromium']}; TensorBoard {info['tensorboard']}")
     print(f"median of {repeats} page loads each; ratio = TensorBoard / ridgeline\n")
-    print(report(results))
-    if histograms is not None:
-        from ui_histograms import histograms_report
-
-        print("\n" + histograms_report(histograms))
+    if results:
+        print(report(results))
+    scenarios = {name: r for name, r in (("histograms", histograms), ("images", images)) if r is not None}
+    if scenarios:
+        print("\n" + "\n".join([FIRST_PAINT_HEADER, *(first_paint_report(r) for r in scenarios.values())]))
     targets = [r for r in results if r["dataset"]["key"] in ("a", "b")]
+    goals = [f"{r['label']} {r['ridgeline']['load_s']:.2f} s" for r in scenarios.values()]
     print(
         f"\ntargets: first complete chart of (a) and (b) under {LOAD_TARGET_S:.0f} s: "
         + ", ".join(f"{r['dataset']['key']} {r['ridgeline']['load_s']:.2f} s" for r in targets)
         + f"; hover frames under {FRAME_TARGET_MS:.0f} ms: "
         + ", ".join(f"{r['dataset']['key']} {r['ridgeline']['frame_ms_p95']:.1f} ms p95" for r in results)
+        + (f"; first paint under {LOAD_TARGET_S:.0f} s: " + ", ".join(goals) if goals else "")
     )
     if args.json:
-        extra = {"histograms": histograms} if histograms is not None else {}
         args.json.write_text(
-            json.dumps({"machine": info, "repeats": repeats, "results": results, **extra}, indent=1) + "\n"
+            json.dumps({"machine": info, "repeats": repeats, "results": results, **scenarios}, indent=1) + "\n"
         )
     failed = any(
         result[name]["failed"]
-        for result in [*results, *([histograms] if histograms else [])]
+        for result in [*results, *scenarios.values()]
         for name in ("ridgeline", "TensorBoard")
         if name in result
     )

@@ -22,14 +22,13 @@ from typing import Any
 
 import numpy as np
 from playwright.sync_api import Browser, Page
-from playwright.sync_api import Error as PlaywrightError
 from ui import (
     LOAD_TIMEOUT_S,
     SERVER_TIMEOUT_S,
     VIEWPORT,
     Server,
     coloured_pixels,
-    median,
+    first_paint_scenario,
     wait_until,
 )
 
@@ -147,7 +146,7 @@ def wait_drawn(page: Page, plot: Any, ours: bool, arrived: list[float], start: f
 
     def signalled() -> bool:
         if ours:
-            return bool(page.evaluate("document.body.dataset.chartsReady === 'true'"))
+            return bool(page.evaluate("document.body?.dataset.chartsReady === 'true'"))
         return bool(arrived) and page.locator("vz-histogram-timeseries svg path").count() > 0
 
     while not signalled():
@@ -173,42 +172,7 @@ def bench_histograms(
     names = tag_names(tags)
     path = ensure_logdir(root, quick)
     label = f"(h) histograms: {tags} tags x {steps:,} steps"
-    samples: dict[str, list[dict[str, Any]]] = {"ridgeline": [], **({"TensorBoard": []} if tensorboard else {})}
     servers = start_servers(path, names, steps, tensorboard)
-    try:
-        order = list(samples)
-        for repeat in range(repeats):
-            for name in order if repeat % 2 == 0 else order[::-1]:
-                shot = None if shots is None or repeat else shots / f"h-{name}.png"
-                try:
-                    sample = first_paint(browser, servers[name], names[0], shot)
-                except (TimeoutError, AssertionError, PlaywrightError) as error:
-                    sample = {"failed": f"{type(error).__name__}: {error}".splitlines()[0]}
-                samples[name].append(sample)
-                shown = sample.get("failed") or f"first paint {sample['load_s'] * 1e3:7.0f} ms"
-                print(f"  h {name:<11} {shown}", file=sys.stderr)
-    finally:
-        for server in servers.values():
-            server.stop()
-    result: dict[str, Any] = {"label": label, "samples": samples}
-    for name, runs in samples.items():
-        done = [s for s in runs if "failed" not in s]
-        result[name] = {
-            "load_s": median([s["load_s"] for s in done]),
-            "failed": [s["failed"] for s in runs if "failed" in s],
-            "page_errors": sum(len(s["page_errors"]) for s in done),
-        }
-    return result
-
-
-def histograms_report(result: dict[str, Any]) -> str:
-    ours = result["ridgeline"]["load_s"]
-    line = f"| {result['label']} | {ours * 1e3:,.0f} ms |"
-    if "TensorBoard" in result:
-        theirs = result["TensorBoard"]["load_s"]
-        line += f" {theirs * 1e3:,.0f} ms | {theirs / ours:.1f}x |"
-    else:
-        line += " - | - |"
-    return "\n".join(
-        ["| scenario | first paint: ridgeline | TensorBoard | ratio |", "| --- | ---: | ---: | ---: |", line]
+    return first_paint_scenario(
+        "h", label, servers, repeats, lambda server, shot: first_paint(browser, server, names[0], shot), shots
     )

@@ -20,7 +20,7 @@ def _logdir(request: Request) -> LogDir:
 
 
 @router.get("/audio")
-def audio(request: Request, run: str, tag: str) -> OrjsonResponse:
+async def audio(request: Request, run: str, tag: str) -> OrjsonResponse:
     """The steps of an audio tag: ``{"run", "tag", "steps": [{"step", "wall_time", "key", "count", "labels",
     "sample_rate", "content_type"}]}`` in step order; ``labels`` has one string per clip ("" when none was
     written), ``sample_rate`` is in Hz (null when unknown). An unreadable step has an ``error``."""
@@ -29,7 +29,7 @@ def audio(request: Request, run: str, tag: str) -> OrjsonResponse:
 
 
 @router.get("/audio/blob", response_class=Response)
-def audio_blob(request: Request, run: str, tag: str, step: Step, index: Index = 0, key: Key = None) -> Response:
+async def audio_blob(request: Request, run: str, tag: str, step: Step, index: Index = 0, key: Key = None) -> Response:
     """One encoded clip as stored (``audio/wav``, or the type the writer recorded), with an ETag; 404 when the
     run, tag, step or index is unknown or the clip is empty."""
     logdir = _logdir(request)

@@ -1,6 +1,9 @@
 """Thin routes of the images dashboard: ``GET /api/images`` lists a tag's steps (with the count and size of the
 images at each, read from the stored records without decoding pixels) and ``GET /api/images/blob`` answers one
-encoded image with its own content type (see :mod:`ridgeline.plugins.images.media`)."""
+encoded image with its own content type (see :mod:`ridgeline.plugins.images.media`).
+
+The routes are ``async``: a listing reads a few small records once (then remembered), a blob one record; cheaper on
+the event loop than a hop to the thread pool for each of the page's many small requests."""
 
 from __future__ import annotations
 
@@ -32,7 +35,7 @@ def _logdir(request: Request) -> LogDir:
 
 
 @router.get("/images")
-def images(request: Request, run: str, tag: str) -> OrjsonResponse:
+async def images(request: Request, run: str, tag: str) -> OrjsonResponse:
     """The steps of an image tag: ``{"run", "tag", "steps": [{"step", "wall_time", "key", "count", "width",
     "height", "content_types"}]}`` in step order.
 
@@ -45,7 +48,7 @@ def images(request: Request, run: str, tag: str) -> OrjsonResponse:
 
 
 @router.get("/images/blob", response_class=Response)
-def image_blob(request: Request, run: str, tag: str, step: Step, index: Index = 0, key: Key = None) -> Response:
+async def image_blob(request: Request, run: str, tag: str, step: Step, index: Index = 0, key: Key = None) -> Response:
     """One encoded image as stored (PNG, JPEG, GIF, WebP, BMP or SVG, with that Content-Type), with an ETag;
     404 when the run, tag, step or index is unknown or the image is empty."""
     logdir = _logdir(request)
