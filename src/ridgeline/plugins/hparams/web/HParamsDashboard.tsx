@@ -3,7 +3,7 @@
  * parallel coordinates view and a scatter-plot matrix of hyperparameters against metrics. The three share
  * the filters, the hidden columns and the selected trial; settings live in the URL under "hp.".
  */
-import { useEffect, useLayoutEffect, useMemo, useState } from "preact/hooks";
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import { ApiError, getJson } from "@api/client";
 import { ALL, type Selection } from "@app/selection";
 import { useUrlState } from "@app/state";
@@ -85,12 +85,18 @@ export function HParamsDashboard({ runs, tick }: DashboardProps) {
   const metricColours = useMemo(() => colourBy(trialsAll, colourCol), [trialsAll, colourCol]);
 
   const selectedTrial = trialsAll.find((t) => t.run === selected) ?? null;
-  const onSelect = (run: string) => setSelected(run === selected ? "" : run);
-  const showScalars = (trial: Trial) => {
+  // A stable callback: the memoised lines and points do not redraw when the selection changes.
+  const selection = useRef({ selected, setSelected });
+  selection.current = { selected, setSelected };
+  const onSelect = useCallback((run: string) => {
+    const { selected, setSelected } = selection.current;
+    setSelected(run === selected ? "" : run);
+  }, []);
+  const showScalars = useCallback((trial: Trial) => {
     setRunFilter(exactRunsPattern(trial.related_runs.length ? trial.related_runs : [trial.run]));
     setRunSelection(ALL);
     setTab("scalars");
-  };
+  }, []);
 
   const ready = table !== null || error !== null;
   useLayoutEffect(() => {
@@ -135,6 +141,8 @@ export function HParamsDashboard({ runs, tick }: DashboardProps) {
   }
 
   const views: ViewProps = { trials: sorted, columns: visibleCols, colours: colourOfRun, selected, onSelect };
+  // The charts get the trials in a fixed order: sorting the table does not redraw them.
+  const charted: ViewProps = { ...views, trials: shown };
   const filterCount = Object.values(safeFilters).filter(isActive).length;
   return (
     <div class="rl-hparams" data-testid="hparams-dashboard">
@@ -201,13 +209,13 @@ export function HParamsDashboard({ runs, tick }: DashboardProps) {
             </select>
           </label>
         </header>
-        <ParallelCoords {...views} lineColours={metricColours} colourCol={colourCol} />
+        <ParallelCoords {...charted} lineColours={metricColours} colourCol={colourCol} />
       </section>
       <section class="hp-card" data-testid="hparams-card" data-tag="scatter" data-ready={ready ? "true" : "false"}>
         <header class="hp-card-head">
           <h3>Hyperparameters against metrics</h3>
         </header>
-        <ScatterMatrix {...views} />
+        <ScatterMatrix {...charted} />
       </section>
     </div>
   );

@@ -4,6 +4,7 @@
  * little sideways so equal values stay countable. Clicking a point selects the trial.
  */
 import { Fragment } from "preact";
+import { memo } from "preact/compat";
 import { useMemo } from "preact/hooks";
 import { cellValue, clip, formatCell, scaleFor, type Column, type Scale } from "./model";
 import type { ViewProps } from "./shared";
@@ -67,69 +68,101 @@ export function ScatterMatrix({ trials, columns, colours, selected, onSelect }: 
   );
 }
 
-function Cell(props: {
+interface CellProps {
   x: Column;
   y: Column;
   sx: Scale;
   sy: Scale;
   trials: ViewProps["trials"];
   colours: Map<string, string>;
-  selected: string;
   onSelect(run: string): void;
-}) {
-  const { x, y, sx, sy, trials, colours, selected, onSelect } = props;
-  const pw = W - PAD_L - PAD_R;
-  const ph = H - PAD_T - PAD_B;
+}
+
+const PW = W - PAD_L - PAD_R;
+const PH = H - PAD_T - PAD_B;
+const xAt = (p: number) => PAD_L + (0.05 + 0.9 * p) * PW;
+const yAt = (p: number) => PAD_T + (1 - (0.05 + 0.9 * p)) * PH;
+
+/** Where each trial's point goes in one cell (trials without both values are left out). */
+function placePoints({ x, y, sx, sy, trials }: CellProps) {
   const band = sx.kind === "category" ? Math.min(0.6, 0.6 / Math.max(1, sx.ticks.length - 1)) : 0;
-  const points = [];
-  let chosen = null;
+  const placed = [];
   for (const t of trials) {
     const vx = cellValue(t, x);
     const vy = cellValue(t, y);
     const px = sx.pos(vx);
     const py = sy.pos(vy);
     if (px === null || py === null) continue;
-    const cx = PAD_L + (0.05 + 0.9 * px + band * 0.9 * jitter(t.run) * 0.5) * pw;
-    const cy = PAD_T + (1 - (0.05 + 0.9 * py)) * ph;
-    const pt = (
-      <circle
-        key={t.run}
-        data-run={t.run}
-        cx={cx.toFixed(1)}
-        cy={cy.toFixed(1)}
-        r={t.run === selected ? 6 : 3.5}
-        fill={colours.get(t.run) ?? "var(--muted)"}
-        class={t.run === selected ? "hp-point hp-point-selected" : "hp-point"}
-        onClick={() => onSelect(t.run)}
-      >
-        <title>{`${t.run}\n${x.label}: ${formatCell(vx, x)}\n${y.label}: ${formatCell(vy, y)}`}</title>
-      </circle>
-    );
-    if (t.run === selected) chosen = pt;
-    else points.push(pt);
+    const cx = xAt(px) + band * 0.45 * jitter(t.run) * PW;
+    placed.push({ run: t.run, cx: cx.toFixed(1), cy: yAt(py).toFixed(1), vx, vy });
   }
-  const xAt = (p: number) => PAD_L + (0.05 + 0.9 * p) * pw;
-  const yAt = (p: number) => PAD_T + (1 - (0.05 + 0.9 * p)) * ph;
-  const xt = thin(sx.ticks, 4);
-  const yt = thin(sy.ticks, 4);
+  return placed;
+}
+
+/** One plot of the matrix. Its points are drawn once per data; the selected trial's point is drawn again on
+ * top, bigger, so a click redraws one circle per cell rather than every point. */
+function Cell(props: CellProps & { selected: string }) {
+  const { x, y, sx, sy, selected } = props;
+  const placed = useMemo(() => placePoints(props), [x, y, sx, sy, props.trials]);
+  const chosen = placed.find((p) => p.run === selected);
   return (
     <svg class="hp-cell" width={W} height={H} data-x={x.id} data-y={y.id} data-dimmed={selected ? "true" : "false"}>
-      <rect class="hp-cell-frame" x={PAD_L} y={PAD_T} width={pw} height={ph} />
-      {xt.map((t) => (
+      <rect class="hp-cell-frame" x={PAD_L} y={PAD_T} width={PW} height={PH} />
+      <Ticks sx={sx} sy={sy} />
+      <Points x={x} y={y} colours={props.colours} onSelect={props.onSelect} placed={placed} />
+      {chosen && (
+        <circle
+          data-run={chosen.run}
+          cx={chosen.cx}
+          cy={chosen.cy}
+          r={6}
+          fill={props.colours.get(chosen.run) ?? "var(--muted)"}
+          class="hp-point hp-point-selected"
+          onClick={() => props.onSelect(chosen.run)}
+        />
+      )}
+    </svg>
+  );
+}
+
+const Ticks = memo(function Ticks({ sx, sy }: { sx: Scale; sy: Scale }) {
+  return (
+    <>
+      {thin(sx.ticks, 4).map((t) => (
         <text key={`x${t.at}`} class="hp-tick" x={xAt(t.at)} y={H - PAD_B + 12} text-anchor="middle">
           {clip(t.label, 9)}
         </text>
       ))}
-      {yt.map((t) => (
+      {thin(sy.ticks, 4).map((t) => (
         <text key={`y${t.at}`} class="hp-tick" x={PAD_L - 4} y={yAt(t.at)} dy="0.32em" text-anchor="end">
           {clip(t.label, 8)}
         </text>
       ))}
-      {points}
-      {chosen}
-    </svg>
+    </>
   );
-}
+});
+
+const Points = memo(function Points(props: Pick<CellProps, "x" | "y" | "colours" | "onSelect"> & { placed: ReturnType<typeof placePoints> }) {
+  const { x, y, colours, onSelect, placed } = props;
+  return (
+    <>
+      {placed.map((p) => (
+        <circle
+          key={p.run}
+          data-run={p.run}
+          cx={p.cx}
+          cy={p.cy}
+          r={3.5}
+          fill={colours.get(p.run) ?? "var(--muted)"}
+          class="hp-point"
+          onClick={() => onSelect(p.run)}
+        >
+          <title>{`${p.run}\n${x.label}: ${formatCell(p.vx, x)}\n${y.label}: ${formatCell(p.vy, y)}`}</title>
+        </circle>
+      ))}
+    </>
+  );
+});
 
 /** At most about n ticks, always keeping the first and the last. */
 function thin<T>(ticks: T[], n: number): T[] {

@@ -3,6 +3,7 @@
  * a header sorts by it, the row under the header filters (min/max for numbers, checkboxes for strings,
  * booleans and mixed types), and the Columns menu hides or shows columns.
  */
+import { memo } from "preact/compat";
 import { useMemo } from "preact/hooks";
 import {
   cellValue,
@@ -81,39 +82,15 @@ export function TrialTable(p: Props) {
           </thead>
           <tbody>
             {p.trials.map((t) => (
-              <tr
+              <Row
                 key={t.run}
-                data-run={t.run}
-                aria-selected={t.run === p.selected ? "true" : "false"}
-                class={t.run === p.selected ? "hp-selected" : undefined}
-                onClick={() => p.onSelect(t.run)}
-              >
-                <th scope="row" class="hp-run-col">
-                  <span class="hp-swatch" style={{ background: p.colours.get(t.run) }} />
-                  <span class="hp-run-name" title={t.run}>
-                    {t.run}
-                  </span>
-                  {t.status && t.status !== "success" && t.status !== "unknown" ? (
-                    <span class={`hp-status hp-status-${t.status}`}>{t.status}</span>
-                  ) : null}
-                  <ScalarsLink trial={t} onOpen={p.onScalars} />
-                </th>
-                {p.columns.map((c) => {
-                  const v = cellValue(t, c);
-                  const m = c.kind === "metric" ? t.metrics[c.name] : null;
-                  const step = m ? (c.which === "best" ? m.best_step : m.final_step) : null;
-                  return (
-                    <td
-                      key={c.id}
-                      data-col={c.id}
-                      class={typeof v === "number" ? "hp-num" : typeof v === "string" && c.type === "mixed" ? "hp-str" : undefined}
-                      title={step !== null && step !== undefined ? `step ${step}` : undefined}
-                    >
-                      {formatCell(v, c)}
-                    </td>
-                  );
-                })}
-              </tr>
+                trial={t}
+                columns={p.columns}
+                colour={p.colours.get(t.run)}
+                selected={t.run === p.selected}
+                onSelect={p.onSelect}
+                onScalars={p.onScalars}
+              />
             ))}
           </tbody>
         </table>
@@ -122,6 +99,42 @@ export function TrialTable(p: Props) {
     </>
   );
 }
+
+interface RowProps {
+  trial: Trial;
+  columns: Column[];
+  colour: string | undefined;
+  selected: boolean;
+  onSelect(run: string): void;
+  onScalars(trial: Trial): void;
+}
+
+/** One trial's row; memoised, so selecting a trial re-renders two rows, not all of them. */
+const Row = memo(function Row({ trial: t, columns, colour, selected, onSelect, onScalars }: RowProps) {
+  return (
+    <tr data-run={t.run} aria-selected={selected ? "true" : "false"} class={selected ? "hp-selected" : undefined} onClick={() => onSelect(t.run)}>
+      <th scope="row" class="hp-run-col">
+        <span class="hp-swatch" style={{ background: colour }} />
+        <span class="hp-run-name" title={t.run}>
+          {t.run}
+        </span>
+        {t.status && t.status !== "success" && t.status !== "unknown" ? <span class={`hp-status hp-status-${t.status}`}>{t.status}</span> : null}
+        <ScalarsLink trial={t} onOpen={onScalars} />
+      </th>
+      {columns.map((c) => {
+        const v = cellValue(t, c);
+        const m = c.kind === "metric" ? t.metrics[c.name] : null;
+        const step = m ? (c.which === "best" ? m.best_step : m.final_step) : null;
+        const kind = typeof v === "number" ? "hp-num" : typeof v === "string" && c.type === "mixed" ? "hp-str" : undefined;
+        return (
+          <td key={c.id} data-col={c.id} class={kind} title={step !== null && step !== undefined ? `step ${step}` : undefined}>
+            {formatCell(v, c)}
+          </td>
+        );
+      })}
+    </tr>
+  );
+});
 
 function ColumnsMenu({ columns, hidden, onHidden }: { columns: Column[]; hidden: Set<string>; onHidden(ids: string[]): void }) {
   const shownCount = columns.length - columns.filter((c) => hidden.has(c.id)).length;

@@ -141,6 +141,14 @@ describe("scales", () => {
     expect(s.ticks.map((t) => t.label)).toEqual(["32", "64", "auto"]);
     expect(s.pos("auto")).toBe(1);
   });
+  it("spans the declared domain", () => {
+    const dropout = { ...col("h:lr"), domain: { min: 0, max: 0.5 } };
+    const s = scaleFor(table.trials, dropout);
+    expect(s.kind).toBe("linear");
+    expect(s.pos(0.1)).toBeCloseTo(0.2);
+    const opt = { ...col("h:batch"), domain: { values: ["auto", "max"] } };
+    expect(scaleFor(table.trials, opt).ticks.map((t) => t.label)).toEqual(["32", "64", "auto", "max"]);
+  });
   it("colours better values brighter, by the metric's goal", () => {
     const c = colourBy(table.trials, col("m:hparam/loss:final"));
     expect(c.get("b")).toBe("rgb(253, 231, 37)"); // smallest loss

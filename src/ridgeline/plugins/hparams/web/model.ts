@@ -64,6 +64,8 @@ export interface Column {
   name: string;
   which?: "final" | "best";
   goal?: "min" | "max";
+  /** The hyperparameter's declared domain (axes span it, so a sweep's unexplored values show as space). */
+  domain?: HParamColumnInfo["domain"];
 }
 
 /** Every column of the table, hyperparameters first (in the server's order), then final and best per metric. */
@@ -75,6 +77,7 @@ export function columnsOf(table: Table): Column[] {
     description: h.description,
     type: h.type,
     name: h.name,
+    domain: h.domain,
   }));
   for (const m of table.metrics) {
     for (const which of ["final", "best"] as const) {
@@ -262,15 +265,24 @@ export interface Scale {
 }
 
 /** A numeric scale when every value is a finite number (log when all positive and spanning >= 100x), else a
- * categorical one with the distinct values evenly spaced. */
+ * categorical one with the distinct values evenly spaced; either spans the column's declared domain too. */
 export function scaleFor(trials: Trial[], col: Column): Scale {
   const values = trials.map((t) => cellValue(t, col)).filter((v) => v !== null);
+  const domain = col.domain ?? null;
+  const declared: Cell[] = domain && "values" in domain ? domain.values.filter((v) => v !== null) : [];
   const numeric = values.length > 0 && values.every((v) => typeof v === "number");
   if (numeric) {
     const finite = (values as number[]).filter((v) => Number.isFinite(v));
-    if (finite.length > 0) return numericScale(finite, col);
+    if (domain && "min" in domain) finite.push(domain.min, domain.max);
+    if (declared.every((v) => typeof v === "number")) finite.push(...(declared as number[]));
+    if (finite.length > 0) return numericScale(finite.filter(Number.isFinite), col);
   }
-  const distinct = distinctValues(trials, col).filter((d) => d.value !== null);
+  const seen = distinctValues(trials, col).filter((d) => d.value !== null);
+  const keys = new Set(seen.map((d) => d.key));
+  const unseen = declared.filter((v) => !keys.has(valueKey(v)));
+  const distinct = seen.map((d) => ({ key: d.key, value: d.value, label: d.label }));
+  for (const v of unseen) distinct.push({ key: valueKey(v), value: v, label: formatCell(v, col) });
+  distinct.sort((a, b) => compareCells(a.value, b.value));
   const n = distinct.length;
   const at = new Map(distinct.map((d, i) => [d.key, n === 1 ? 0.5 : i / (n - 1)]));
   return {
