@@ -1,0 +1,166 @@
+/**
+ * Time Series (TensorBoard's default view since 2.10): one page with a card per tag of every kind the selected
+ * runs have — scalars (the scalars dashboard's Card, with its settings under the same "s." keys), histograms
+ * (the histograms dashboard's card, offset mode) and images (a card naming the runs and steps that links to the
+ * Images dashboard) — filtered by the shell's tag regex, grouped by tag prefix, with pinned cards on top
+ * (kept in the URL under "ts.pinned"). Which kinds are shown is kept under "ts.kinds".
+ */
+import { useCallback, useMemo } from "preact/hooks";
+import type { DashboardProps, RunInfo } from "@app/types";
+import { colourFor } from "@app/palette";
+import { useUrlState } from "@app/state";
+import { HistogramCard } from "../../histograms/web/HistogramCard";
+import { Card } from "../../scalars/web/Card";
+import { CurveControls } from "../../scalars/web/CurveControls";
+import { useSettings, type Settings } from "../../scalars/web/settings";
+import { KINDS, pinnedItems, planItems, runsWith, type Item, type Kind } from "./items";
+
+/** With this many cards or fewer, every card loads at once. */
+const EAGER_CARDS = 12;
+const KIND_LABEL: Record<Kind, string> = { scalars: "scalar", histograms: "histogram", images: "images" };
+
+export function TimeSeriesDashboard({ runs, tagFilter, tick, theme }: DashboardProps) {
+  const { settings, set } = useSettings();
+  const [pinnedRaw, setPinned] = useUrlState<string[]>("ts.pinned", []);
+  const [kindsRaw, setKinds] = useUrlState<string[]>("ts.kinds", [...KINDS]);
+  const [collapsedRaw, setCollapsed] = useUrlState<string[]>("ts.collapsed", []);
+  const [, setTab] = useUrlState("tab", "");
+  const pinned = Array.isArray(pinnedRaw) ? pinnedRaw : [];
+  const kinds = KINDS.filter((k) => (Array.isArray(kindsRaw) ? kindsRaw : KINDS).includes(k));
+  const collapsed = new Set(Array.isArray(collapsedRaw) ? collapsedRaw : []);
+
+  const pinnedSet = useMemo(() => new Set(pinned), [pinned.join("\u0000")]);
+  const sections = useMemo(() => planItems(runs, kinds, tagFilter, pinnedSet), [runs, kinds.join(), tagFilter, pinnedSet]);
+  const pins = useMemo(() => pinnedItems(runs, pinned).filter((i) => kinds.includes(i.kind)), [runs, pinned.join("\u0000"), kinds.join()]);
+  const total = pins.length + sections.reduce((n, s) => n + s.items.length, 0);
+  const eager = total <= EAGER_CARDS;
+  const togglePin = useCallback(
+    (id: string) => setPinned(pinned.includes(id) ? pinned.filter((p) => p !== id) : [...pinned, id]),
+    [pinned.join("\u0000"), setPinned],
+  );
+  const toggleKind = (k: Kind) => setKinds(kinds.includes(k) ? kinds.filter((x) => x !== k) : [...kinds, k]);
+  const toggleSection = (name: string) =>
+    setCollapsed(collapsed.has(name) ? [...collapsed].filter((n) => n !== name) : [...collapsed, name]);
+
+  const card = (item: Item) => (
+    <TimeSeriesCard
+      key={item.id}
+      item={item}
+      runs={runs}
+      settings={settings}
+      tick={tick}
+      theme={theme}
+      pinned={pinnedSet.has(item.id)}
+      eager={eager}
+      onPin={togglePin}
+      openTab={setTab}
+    />
+  );
+
+  return (
+    <div class="rl-scalars rl-time-series">
+      <div class="rl-toolbar" role="toolbar" aria-label="Time series settings">
+        <fieldset class="rl-field rl-ts-kinds">
+          <legend>Show</legend>
+          {KINDS.map((k) => (
+            <label class="rl-check" key={k}>
+              <input type="checkbox" data-testid={`ts-kind-${k}`} checked={kinds.includes(k)} onChange={() => toggleKind(k)} />
+              <span>{k}</span>
+            </label>
+          ))}
+        </fieldset>
+        <CurveControls settings={settings} set={set} />
+      </div>
+
+      {total === 0 && <p class="rl-empty">{tagFilter ? "No tag matches the tag filter." : "The selected runs have no scalars, histograms or images."}</p>}
+
+      {pins.length > 0 && (
+        <section class="rl-group" aria-label="Pinned" data-group="(pinned)">
+          <h2 class="rl-group-title">Pinned</h2>
+          <div class="rl-grid">{pins.map(card)}</div>
+        </section>
+      )}
+
+      {sections.map((s) => {
+        const open = !collapsed.has(s.name);
+        const id = `rl-ts-group-${s.name || "_"}`;
+        return (
+          <section class="rl-group" key={s.name} aria-labelledby={id} data-group={s.name}>
+            <h2 class="rl-group-title">
+              <button type="button" id={id} aria-expanded={open} onClick={() => toggleSection(s.name)}>
+                <span aria-hidden="true">{open ? "▾" : "▸"}</span> {s.name || "(no prefix)"} <span class="rl-muted">({s.items.length})</span>
+              </button>
+            </h2>
+            {open && <div class="rl-grid">{s.items.map(card)}</div>}
+          </section>
+        );
+      })}
+    </div>
+  );
+}
+
+interface TimeSeriesCardProps {
+  item: Item;
+  runs: RunInfo[];
+  settings: Settings;
+  tick: number;
+  theme: "light" | "dark";
+  pinned: boolean;
+  eager: boolean;
+  onPin: (id: string) => void;
+  openTab: (tab: string) => void;
+}
+
+/** One card of the page: the kind's own card under a strip naming the kind, with a pin button. */
+function TimeSeriesCard({ item, runs, settings, tick, theme, pinned, eager, onPin, openTab }: TimeSeriesCardProps) {
+  return (
+    <div class={`rl-ts-item${pinned ? " rl-ts-pinned" : ""}`} data-testid="time_series-card" data-kind={item.kind} data-tag={item.tag}>
+      <div class="rl-ts-strip">
+        <span class="rl-badge" data-testid="ts-kind">
+          {KIND_LABEL[item.kind]}
+        </span>
+        <button
+          type="button"
+          class="rl-icon"
+          aria-pressed={pinned}
+          aria-label={pinned ? `Unpin ${item.tag} (${item.kind})` : `Pin ${item.tag} (${item.kind}) to the top`}
+          title={pinned ? "Unpin" : "Pin to the top"}
+          onClick={() => onPin(item.id)}
+        >
+          {pinned ? "★" : "☆"}
+        </button>
+      </div>
+      {item.kind === "scalars" && (
+        <Card tag={item.tag} runs={runs} settings={settings} groups={null} groupColour={colourFor} tick={tick} theme={theme} pinned={pinned} expanded={false} eager={eager} />
+      )}
+      {item.kind === "histograms" && <HistogramCard tag={item.tag} runs={runsWith(runs, "histograms", item.tag)} mode="offset" tick={tick} theme={theme} eager={eager} />}
+      {item.kind === "images" && <ImagesLink tag={item.tag} runs={runsWith(runs, "images", item.tag)} openTab={openTab} />}
+    </div>
+  );
+}
+
+/**
+ * Images: the runs that logged the tag, and a link to the Images dashboard (its per-run cards with a step
+ * slider and full-size view live there; the images card component is not exported for reuse yet).
+ */
+function ImagesLink({ tag, runs, openTab }: { tag: string; runs: RunInfo[]; openTab: (tab: string) => void }) {
+  return (
+    <div class="rl-card rl-ts-images" data-testid="ts-images-card" data-tag={tag} data-ready="true">
+      <header class="rl-card-head">
+        <h3 class="rl-card-title" title={tag}>
+          {tag}
+        </h3>
+      </header>
+      <ul class="rl-ts-runs">
+        {runs.map((r) => (
+          <li key={r.run}>
+            <span class="rl-swatch" style={{ background: r.colour }} /> {r.run}
+          </li>
+        ))}
+      </ul>
+      <button type="button" class="rl-button" data-testid="ts-open-images" onClick={() => openTab("images")}>
+        Open in the Images dashboard
+      </button>
+    </div>
+  );
+}

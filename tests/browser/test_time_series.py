@@ -1,0 +1,101 @@
+"""The Time Series page in a real browser, on a run written by torch's SummaryWriter: a card per tag of every
+kind (scalars through the scalars card, histograms through the histograms card, images as a link to their
+dashboard), the tag filter, kind toggles, pins kept in the URL, and every dashboard reachable at 1280 px."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+from playwright.sync_api import Locator, Page, expect
+
+from tests.browser.helpers import css_string, serve_logdir, wait_charts_ready
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    from torch.utils.tensorboard import SummaryWriter
+
+    logdir = tmp_path_factory.mktemp("time_series")
+    rng = np.random.default_rng(0)
+    writer = SummaryWriter(str(logdir / "torch_run"))
+    for step in range(30):
+        writer.add_scalar("train/loss", 1.0 / (step + 1), step)
+        writer.add_scalar("train/acc", step / 30, step)
+        if step % 5 == 0:
+            writer.add_histogram("train/loss", rng.normal(0, 1, 200), step)
+            writer.add_histogram("weights/w1", rng.normal(step / 10, 1, 200), step)
+        if step % 10 == 0:
+            writer.add_image("samples/x", rng.random((3, 8, 8)), step)
+    writer.close()
+    server = serve_logdir(logdir, tmp_path_factory.mktemp("server"))
+    yield server.url
+    server.stop()
+
+
+def ts_card(page: Page, kind: str, tag: str) -> Locator:
+    return page.locator(f'[data-testid=time_series-card][data-kind={kind}][data-tag="{css_string(tag)}"]')
+
+
+def ids(page: Page) -> list[str]:
+    cards: list[str] = page.locator("[data-testid=time_series-card]").evaluate_all(
+        "cs => cs.map(c => c.dataset.kind + ':' + c.dataset.tag)"
+    )
+    return cards
+
+
+def test_a_card_per_tag_of_every_kind(page: Page, served: str, artifacts: Path) -> None:
+    page.goto(served + "?tab=time_series")
+    wait_charts_ready(page)
+    assert ids(page) == [
+        "images:samples/x",
+        "scalars:train/acc",
+        "scalars:train/loss",
+        "histograms:train/loss",
+        "histograms:weights/w1",
+    ]
+    expect(ts_card(page, "scalars", "train/loss").locator("[data-testid=scalar-card]")).to_have_attribute(
+        "data-points", "30"
+    )
+    page.screenshot(path=str(artifacts / "time_series.png"))
+    histogram = ts_card(page, "histograms", "weights/w1").locator("[data-testid=histogram-card]")
+    histogram.scroll_into_view_if_needed()
+    expect(histogram).to_have_attribute("data-ready", "true")
+    # Every dashboard's tab is in the top bar at 1280 px, none cut off.
+    nav = page.locator('nav[aria-label="Dashboards"]')
+    right = nav.evaluate(
+        "n => Math.max(...[...n.querySelectorAll('button')].map(b => b.getBoundingClientRect().right))"
+    )
+    assert right <= 1280
+
+
+def test_filter_kinds_and_pins(page: Page, served: str) -> None:
+    page.goto(served + "?tab=time_series")
+    wait_charts_ready(page)
+    page.locator("[data-testid=tag-filter]").fill("loss")
+    expect(page.locator("[data-testid=time_series-card]")).to_have_count(2)
+    page.locator("[data-testid=tag-filter]").fill("")
+    page.locator("[data-testid=ts-kind-histograms]").uncheck()
+    expect(page.locator("[data-testid=time_series-card][data-kind=histograms]")).to_have_count(0)
+    page.locator("[data-testid=ts-kind-histograms]").check()
+
+    ts_card(page, "histograms", "weights/w1").get_by_role(
+        "button", name="Pin weights/w1 (histograms) to the top"
+    ).click()
+    pinned = page.locator('section[aria-label="Pinned"] [data-testid=time_series-card]')
+    expect(pinned).to_have_count(1)
+    expect(pinned).to_have_attribute("data-tag", "weights/w1")
+    page.wait_for_function("() => new URLSearchParams(location.search).has('ts.pinned')")
+    page.reload()
+    expect(page.locator('section[aria-label="Pinned"] [data-testid=time_series-card]')).to_have_count(1)
+
+
+def test_images_link_to_their_dashboard(page: Page, served: str) -> None:
+    page.goto(served + "?tab=time_series")
+    wait_charts_ready(page)
+    ts_card(page, "images", "samples/x").get_by_test_id("ts-open-images").click()
+    expect(page.locator('nav[aria-label="Dashboards"] [data-dashboard=images]')).to_have_attribute(
+        "aria-current", "page"
+    )
