@@ -168,8 +168,8 @@ export function drawHistograms(canvas: HTMLCanvasElement, spec: DrawSpec): Geome
     const every = Math.max(1, Math.ceil(n / Math.max(1, Math.floor((g.bottom - g.top) / 16))));
     for (let c = n - 1; c >= 0; c -= every) ctx.fillText(formatStep(spec.curves[c].step), g.right + 6, g.baselines[c]);
   } else if (n > 0) {
-    ctx.fillText(`${formatStep(spec.curves[0].step)}–`, g.right + 6, g.top + 6);
-    ctx.fillText(formatStep(spec.curves[n - 1].step), g.right + 6, g.top + 20);
+    ctx.fillText(`from ${formatStep(spec.curves[0].step)}`, g.right + 6, g.top + 6);
+    ctx.fillText(`to ${formatStep(spec.curves[n - 1].step)}`, g.right + 6, g.top + 20);
   }
   return g;
 }
