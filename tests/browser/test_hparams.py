@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import Locator, Page, expect
 
 from tests.browser.helpers import card, css_string, open_dashboard, serve_logdir
-from tests.server.hparams_logs import write_tf2_sweep, write_torch_sweep
+from tests.server.hparams_logs import write_bad_hparams, write_tf2_sweep, write_torch_sweep
 
 FAST = "lr_0.1/1700000000.0"  # lr 0.1, batch 32, augment true
 SLOW = "lr_0.01/1700000001.0"  # lr 0.01, batch "auto", augment false, NaN loss
@@ -169,3 +169,30 @@ def test_tf2_sweep_in_the_dark_theme(page: Page, tmp_path: Path, serve: object, 
     page.locator("[data-testid=hparams-colour]").select_option("m:validation/epoch_loss:best")
     table(page).locator('tr[data-run="run-0"]').click()
     screenshot(page, artifacts / "hparams-tf2-dark.png")
+
+
+def test_bad_input_keeps_the_page_working(page: Page, tmp_path: Path, serve: object, artifacts: Path) -> None:
+    write_bad_hparams(tmp_path / "logs")
+    served = serve(tmp_path / "logs")  # type: ignore[operator]
+    open_hparams(page, served.url)
+    problems = page.locator("[data-testid=hparams-problems]")
+    expect(problems).to_contain_text("2 hyperparameter records could not be read")
+    expect(table(page).locator("tbody tr")).to_have_count(4)
+    expect(cell(page, "torch/nan", "h:lr")).to_have_text("NaN")
+    expect(header(page, "h:width")).to_contain_text("mixed")
+    texts = {run: cell(page, run, "h:width").inner_text() for run in ("number", "string", "bool", "torch/nan")}
+    assert texts == {"number": "32", "string": "wide", "bool": "true", "torch/nan": "64"}
+    header(page, "h:width").locator("button").click()
+    assert row_order(page) == ["number", "torch/nan", "bool", "string"]  # 32, 64, true, "wide"
+    values = table(page).locator('[data-testid=hparams-filter-values][data-col="h:width"]')
+    values.locator("summary").click()
+    assert values.locator("input[type=checkbox]").evaluate_all("els => els.map(e => e.dataset.key)") == [
+        "n:32",
+        "n:64",
+        "b:true",
+        "s:wide",
+    ]
+    values.locator('input[data-key="b:true"]').uncheck()
+    expect(table(page).locator("tbody tr")).to_have_count(3)
+    expect(page.locator("[data-testid=hparams-parallel] path.hp-line")).to_have_count(3)
+    screenshot(page, artifacts / "hparams-bad-input.png")

@@ -91,3 +91,26 @@ def write_ridgeline_sweep(root: Path) -> None:
                 w.add_scalar("accuracy", step / 10 + lr, step, walltime=WALL + step)
             if name == "a":
                 w.add_scalar("only_a", 1.0, 0, walltime=WALL)
+
+
+def write_bad_hparams(root: Path) -> None:
+    """A run whose session start and experiment are corrupt protobuf, a torch trial with a NaN hyperparameter,
+    and trials disagreeing on a type (a number in one, a string in another, a bool in a third)."""
+    from tensorboard.compat.proto.summary_pb2 import Summary, SummaryMetadata
+    from torch.utils.tensorboard import SummaryWriter
+    from torch.utils.tensorboard.writer import FileWriter
+
+    def corrupt(tag: str) -> Summary:
+        plugin = SummaryMetadata.PluginData(plugin_name="hparams", content=b"\x1a\x05\x0a\xff\xff\xff\xff")
+        return Summary(value=[Summary.Value(tag=tag, metadata=SummaryMetadata(plugin_data=plugin))])
+
+    broken = FileWriter(str(root / "broken"))
+    broken.add_summary(corrupt("_hparams_/session_start_info"))
+    broken.add_summary(corrupt("_hparams_/experiment"))
+    broken.close()
+    writer = SummaryWriter(str(root / "torch"))
+    writer.add_hparams({"lr": math.nan, "width": 64}, {"hparam/score": 1.0}, run_name="nan")
+    writer.close()
+    for name, width in (("number", 32), ("string", "wide"), ("bool", True)):
+        with ridgeline.SummaryWriter(root / name, hparams={"lr": 0.1, "width": width}) as w:
+            w.add_scalar("hparam/score", 0.5, 0)

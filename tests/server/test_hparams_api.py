@@ -13,7 +13,13 @@ import pytest
 
 import ridgeline
 from tests.server.conftest import Served, serving
-from tests.server.hparams_logs import WALL, write_ridgeline_sweep, write_tf2_sweep, write_torch_sweep
+from tests.server.hparams_logs import (
+    WALL,
+    write_bad_hparams,
+    write_ridgeline_sweep,
+    write_tf2_sweep,
+    write_torch_sweep,
+)
 
 
 def serve_args(logdir: Path) -> list[str]:
@@ -139,6 +145,19 @@ def test_ridgeline_trials_share_their_scalar_tags_and_new_trials_appear(tmp_path
             time.sleep(0.1)
             body = served.get("/api/hparams/table").json()
         assert {column["name"]: column["type"] for column in body["hparams"]}["lr"] == "mixed"
+
+
+def test_bad_input_is_reported_not_fatal(tmp_path: Path) -> None:
+    with serving_sweep(tmp_path, write_bad_hparams) as served:
+        body = served.get("/api/hparams/table").json()
+        rows = {row["run"]: row for row in body["trials"]}
+        assert sorted(rows) == ["bool", "number", "string", "torch/nan"]  # not the corrupt one
+        assert [problem["path"].split("/")[-2] for problem in body["problems"]] == ["broken", "broken"]
+        assert all("_hparams_/" in problem["reason"] for problem in body["problems"])
+        assert rows["torch/nan"]["hparams"]["lr"] == "NaN"
+        assert {column["name"]: column["type"] for column in body["hparams"]}["width"] == "mixed"
+        assert [rows[run]["hparams"]["width"] for run in ("number", "string", "bool")] == [32, "wide", True]
+        assert served.get("/api/hparams").status_code == 200
 
 
 def test_openapi_documents_the_table(torch_server: Served) -> None:

@@ -59,7 +59,9 @@ def hparams_table(request: Request, run_regex: RunRegex = None) -> OrjsonRespons
     "metrics": [{"id", "group", "tag", "display_name", "description", "dataset_type", "goal"}],
     "metrics_source": "experiment" | "shared_tags", "experiments": [name],
     "trials": [{"run", "hparams": {name: value}, "metrics": {id: {"final", "final_step", "best", "best_step",
-    "points"} | null}, "status", "start_time", "end_time", "group_name", "related_runs"}]}``.
+    "points"} | null}, "status", "start_time", "end_time", "group_name", "related_runs"}],
+    "problems": [{"path", "offset", "reason"}]}`` (``problems``: hparams records that could not be read, e.g. a
+    corrupt session start, whose trials are missing from ``trials``).
 
     A trial is a run with an hparams session start. Values are as written (number, string, bool; torch's
     1.0/0.0 become true/false where the experiment declares the hparam a bool or its domain {0, 1}); ``type``

@@ -25,7 +25,7 @@ from typing import Any, Literal
 import numpy as np
 
 from ridgeline.api import LogDir
-from ridgeline.ingest.values import HParamInfo, HParams, HParamValue, MetricInfo
+from ridgeline.ingest.values import DecodeError, HParamInfo, HParams, HParamValue, MetricInfo
 
 Goal = Literal["min", "max"]
 ColumnType = Literal["number", "string", "bool", "mixed", "none"]
@@ -66,12 +66,16 @@ def build_table(logdir: LogDir) -> dict[str, Any]:
     experiment = _Experiment()
     trials: dict[str, HParams] = {}
     status: dict[str, HParams] = {}
+    unreadable: list[dict[str, Any]] = []
     for run in runs:
         try:
             record = logdir.hparams(run)
             declared = logdir.hparams_experiment(run)
             ended = logdir.hparams_session_end(run)
         except KeyError:  # the run vanished meanwhile
+            continue
+        except DecodeError as error:  # ingest checks these records; a file rewritten since may still fail
+            unreadable.append({"path": run, "offset": None, "reason": str(error)})
             continue
         if declared is not None:
             experiment.add(declared)
@@ -123,7 +127,18 @@ def build_table(logdir: LogDir) -> dict[str, Any]:
         "metrics_source": source,
         "experiments": experiment.names,
         "trials": rows,
+        "problems": unreadable + _hparams_problems(logdir),
     }
+
+
+def _hparams_problems(logdir: LogDir) -> list[dict[str, Any]]:
+    """The hparams records ingest could not read (a corrupt experiment or session start): the page says so
+    instead of silently missing a trial."""
+    return [
+        {"path": problem.path, "offset": problem.offset, "reason": problem.reason}
+        for problem in logdir.problems()
+        if "'_hparams_/" in problem.reason
+    ]
 
 
 def _hparam_names(trials: dict[str, HParams], experiment: _Experiment) -> list[str]:
@@ -152,7 +167,7 @@ def _value(value: HParamValue, as_bool: bool) -> bool | float | str | None:
     if isinstance(value, list | dict):
         return json.dumps(value, sort_keys=True)
     if isinstance(value, float) and not math.isfinite(value):
-        return str(value)  # "nan", "inf": JSON has no such numbers
+        return _number(value)  # JSON has no such numbers: "NaN", "Infinity", "-Infinity"
     return value
 
 

@@ -133,6 +133,7 @@ export function HParamsDashboard({ runs, tick }: DashboardProps) {
   if (trialsAll.length === 0) {
     return (
       <div class="rl-hparams">
+        <Problems table={table} />
         <p class="rl-empty" data-testid="hparams-empty">
           None of the selected runs recorded hyperparameters ({table.trials.length} runs in the log directory did).
         </p>
@@ -151,6 +152,7 @@ export function HParamsDashboard({ runs, tick }: DashboardProps) {
           Reload failed: {error}
         </p>
       )}
+      <Problems table={table} />
       <div class="hp-selection" data-testid="hparams-selection" aria-live="polite">
         {selectedTrial ? (
           <>
@@ -218,6 +220,28 @@ export function HParamsDashboard({ runs, tick }: DashboardProps) {
         <ScatterMatrix {...charted} />
       </section>
     </div>
+  );
+}
+
+/** What could not be read, said once above the views (the rest of the page works without it). */
+function Problems({ table }: { table: Table }) {
+  const problems = table.problems ?? [];
+  if (problems.length === 0) return null;
+  return (
+    <details class="hp-problems" data-testid="hparams-problems">
+      <summary>
+        {problems.length === 1 ? "1 hyperparameter record" : `${problems.length} hyperparameter records`} could not be
+        read: {problems.length === 1 ? "its trial is" : "their trials are"} not shown
+      </summary>
+      <ul>
+        {problems.map((p, i) => (
+          <li key={i}>
+            <code>{p.path}</code>
+            {p.offset !== null ? ` at byte ${p.offset}` : ""}: {p.reason}
+          </li>
+        ))}
+      </ul>
+    </details>
   );
 }
 

@@ -52,6 +52,8 @@ export interface Table {
   metrics_source: "experiment" | "shared_tags";
   experiments: string[];
   trials: Trial[];
+  /** hparams records that could not be read (their trials are missing). */
+  problems?: { path: string; offset: number | null; reason: string }[];
 }
 
 export interface Column {
