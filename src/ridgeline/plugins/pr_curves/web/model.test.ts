@@ -21,6 +21,11 @@ describe("curveOf", () => {
     expect(c.source).toEqual([2, 1, 0]);
   });
 
+  it("leaves out thresholds with nothing predicted positive (precision undefined)", () => {
+    const c = curveOf({ ...entry, tp: [10, 8, 5, 0], fp: [10, 5, 2, 0], precision: [0.5, 0.6, 0.7, 0], recall: [1, 0.8, 0.5, 0] });
+    expect(c.source).toEqual([2, 1, 0]);
+  });
+
   it("is empty for an entry without arrays (an error entry)", () => {
     expect(curveOf({ step: 0, wall_time: 0, error: "bad" })).toEqual({ recall: [], precision: [], source: [] });
   });

@@ -25,11 +25,18 @@ export interface Curve {
 
 const finite = (v: number | null | undefined): v is number => typeof v === "number" && Number.isFinite(v);
 
-/** The step's points with a finite precision and recall, sorted by recall (then by threshold, high first). */
+/**
+ * The step's points with a finite precision and recall, sorted by recall (then by threshold, high first).
+ * Thresholds at which nothing is predicted positive (TP + FP = 0) are left out: their precision is undefined
+ * (the writers store 0), and drawing it would add a drop to (0, 0) that no classifier has.
+ */
 export function curveOf(entry: PrStep): Curve {
-  const { precision = [], recall = [], thresholds = [] } = entry;
+  const { precision = [], recall = [], thresholds = [], tp = [], fp = [] } = entry;
   const keep: number[] = [];
-  for (let i = 0; i < Math.min(precision.length, recall.length); i++) if (finite(precision[i]) && finite(recall[i])) keep.push(i);
+  for (let i = 0; i < Math.min(precision.length, recall.length); i++) {
+    const none = tp[i] === 0 && fp[i] === 0;
+    if (finite(precision[i]) && finite(recall[i]) && !none) keep.push(i);
+  }
   keep.sort((a, b) => (recall[a] as number) - (recall[b] as number) || (thresholds[b] ?? 0) - (thresholds[a] ?? 0));
   return { recall: keep.map((i) => recall[i] as number), precision: keep.map((i) => precision[i] as number), source: keep };
 }
