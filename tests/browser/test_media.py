@@ -5,13 +5,15 @@ full-size overlay, audio players with labels and sample rate, and placeholders f
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
-from tests.browser.helpers import css_string, serve_logdir, wait_charts_ready
+from ridgeline import SummaryWriter
+from tests.browser.helpers import ServedLogdir, css_string, serve_logdir, wait_charts_ready
 from tests.server.media_logs import LABELS, STEPS, TF2_IMAGES, write_media_logs
 
 
@@ -114,7 +116,7 @@ def test_groups_collapse(page: Page, media: str) -> None:
     toggle.click()
     expect(section.get_by_test_id("image-card")).to_have_count(0)
     toggle.click()
-    expect(section.get_by_test_id("image-card")).to_have_count(1)
+    expect(section.get_by_test_id("image-card")).to_have_count(2)
 
 
 def test_audio_dashboard(page: Page, media: str, artifacts: Path) -> None:
@@ -135,3 +137,29 @@ def test_audio_dashboard(page: Page, media: str, artifacts: Path) -> None:
     expect(labelled.locator("audio")).to_have_count(len(LABELS))
     expect(labelled.get_by_test_id("audio-label")).to_have_text(list(LABELS))  # as text, markdown not rendered
     page.screenshot(path=artifacts / "audio.png", full_page=True)
+
+
+def test_a_new_step_appears_and_the_slider_follows_it(
+    page: Page, tmp_path: Path, serve: Callable[[Path], ServedLogdir]
+) -> None:
+    """Auto-reload: a card at the newest step moves to a step written after the page loaded; a card whose slider
+    was moved back stays where it was."""
+    logdir = tmp_path / "live"
+    with SummaryWriter(logdir / "run") as writer:
+        for step in (0, 1):
+            writer.add_image("live/a", np.full((3, 8, 8), step / 5), step)
+            writer.add_image("live/b", np.full((3, 8, 8), step / 5), step)
+    served = serve(logdir)
+    page.goto(served.url + "?tab=images")
+    wait_charts_ready(page)
+    a, b = media_card(page, "images", "run", "live/a"), media_card(page, "images", "run", "live/b")
+    expect(a).to_have_attribute("data-step", "1")
+    b.get_by_test_id("step-slider").fill("0")
+    expect(b).to_have_attribute("data-step", "0")
+    with SummaryWriter(logdir / "run") as writer:
+        writer.add_image("live/a", np.full((3, 8, 8), 0.9), 5)
+        writer.add_image("live/b", np.full((3, 8, 8), 0.9), 5)
+    expect(a).to_have_attribute("data-step", "5", timeout=15_000)
+    expect(a.get_by_test_id("step-label")).to_contain_text("(3 of 3)")
+    expect(b.get_by_test_id("step-label")).to_contain_text("(1 of 3)")
+    expect(b).to_have_attribute("data-step", "0")

@@ -1,8 +1,8 @@
 """A log directory for the images and audio dashboards, written by the real writers: torch's SummaryWriter
-(add_image, add_images NCHW and NHWC, add_figure, add_audio), ridgeline's (add_image, add_images, add_video as
-a GIF, add_audio), TensorFlow 2's tensor form (several PNGs in one value, clips with labels) built with the
-format layer, and bad values written by hand: bytes that are no image, a PNG cut after its header, an empty
-0x0 image."""
+(add_image, add_images NCHW and NHWC, add_image_with_boxes, add_figure, add_audio; its add_video needs moviepy),
+ridgeline's (add_image, add_images, add_video as a GIF, add_audio), TensorFlow 2's tensor form (several PNGs in
+one value, clips with labels) built with the format layer, and bad values written by hand: bytes that are no
+image, a PNG cut after its header, an empty 0x0 image."""
 
 from __future__ import annotations
 
@@ -84,6 +84,8 @@ def write_torch(directory: Path) -> None:
             sample_rate=RATE,
             walltime=wall,
         )
+    boxes = torch.tensor([[2.0, 2.0, 20.0, 12.0], [10.0, 4.0, 30.0, 20.0]])
+    writer.add_image_with_boxes("plots/boxes", torch.zeros(3, 24, 40), boxes, 0, walltime=WALL)
     figure = pyplot.figure(figsize=(2, 1.5))
     pyplot.plot([0, 1, 2], [2, 0, 1])
     writer.add_figure("plots/figure", figure, 0, walltime=WALL)

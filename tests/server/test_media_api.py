@@ -41,7 +41,13 @@ def blob(media: Served, kind: str, run: str, tag: str, step: object, index: int 
 
 def test_runs_list_image_and_audio_tags(media: Served) -> None:
     runs = {entry["run"]: entry["tags"] for entry in media.get("/api/runs").json()["runs"]}
-    assert set(runs["torch"]["images"]) == {"images/single", "images/batch_nchw", "images/batch_nhwc", "plots/figure"}
+    assert set(runs["torch"]["images"]) == {
+        "images/single",
+        "images/batch_nchw",
+        "images/batch_nhwc",
+        "plots/boxes",
+        "plots/figure",
+    }
     assert runs["torch"]["audio"] == ["audio/tone"]
     assert {"tf2/images", "video/clip", "bad/zero_sized"} <= set(runs["ridgeline"]["images"])
 
@@ -99,7 +105,11 @@ def test_each_image_of_a_tf2_batch_is_served(media: Served) -> None:
     assert missing.status_code == 404 and "no index 3" in missing.json()["error"]
 
 
-def test_figure_and_video_are_served_as_png_and_gif(media: Served) -> None:
+def test_boxes_figure_and_video_are_served_as_png_and_gif(media: Served) -> None:
+    (boxes,) = listing(media, "images", "torch", "plots/boxes")
+    assert boxes["content_types"] == ["image/png"] and (boxes["width"], boxes["height"]) == (40, 24)
+    drawn = Image.open(io.BytesIO(blob(media, "images", "torch", "plots/boxes", 0))).convert("RGB")
+    assert drawn.getextrema() != ((0, 0), (0, 0), (0, 0)), "the boxes are drawn on the black image"
     (figure,) = listing(media, "images", "torch", "plots/figure")
     assert figure["content_types"] == ["image/png"] and (figure["width"], figure["height"]) == (200, 150)
     (video,) = listing(media, "images", "ridgeline", "video/clip")
