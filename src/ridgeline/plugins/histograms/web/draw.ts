@@ -116,7 +116,7 @@ export function drawHistograms(canvas: HTMLCanvasElement, spec: DrawSpec): Geome
   ctx.font = "11px system-ui, sans-serif";
 
   // x grid and ticks
-  const ticks = linearTicks(spec.range[0], spec.range[1], Math.max(2, Math.floor((g.right - g.left) / 80)));
+  const ticks = linearTicks(spec.range[0], spec.range[1], Math.max(2, Math.floor((g.right - g.left) / 60)));
   const labels = formatTicks(ticks);
   ctx.strokeStyle = grid;
   ctx.fillStyle = axis;
