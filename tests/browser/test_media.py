@@ -136,6 +136,9 @@ def test_audio_dashboard(page: Page, media: str, artifacts: Path) -> None:
     labelled = ready(media_card(page, "audio", "ridgeline", "tf2/audio"))
     expect(labelled.locator("audio")).to_have_count(len(LABELS))
     expect(labelled.get_by_test_id("audio-label")).to_have_text(list(LABELS))  # as text, markdown not rendered
+    broken = ready(media_card(page, "audio", "ridgeline", "bad/audio"))
+    expect(broken.get_by_test_id("media-placeholder")).to_contain_text("cannot be played")
+    expect(broken.get_by_test_id("audio-label")).to_have_text("broken")
     page.screenshot(path=artifacts / "audio.png", full_page=True)
 
 

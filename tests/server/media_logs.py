@@ -2,7 +2,7 @@
 (add_image, add_images NCHW and NHWC, add_image_with_boxes, add_figure, add_audio; its add_video needs moviepy),
 ridgeline's (add_image, add_images, add_video as a GIF, add_audio), TensorFlow 2's tensor form (several PNGs in
 one value, clips with labels) built with the format layer, and bad values written by hand: bytes that are no
-image, a PNG cut after its header, an empty 0x0 image."""
+image, a PNG cut after its header, an empty 0x0 image, a WAV clip with no audio in it."""
 
 from __future__ import annotations
 
@@ -109,6 +109,9 @@ def write_ridgeline(directory: Path) -> None:
     writer._write_summary("bad", _image("bad/not_an_image", 10, 10, b"these bytes are no image"), 0, WALL)
     writer._write_summary("bad", _image("bad/corrupt_png", 12, 10, png(12, 10, 90)[:40]), 0, WALL)
     writer._write_summary("bad", _image("bad/zero_sized", 0, 0, b""), 0, WALL)
+    content = plugins_pb2.AudioPluginData(encoding=plugins_pb2.AudioPluginData.WAV).SerializeToString()
+    broken = [b"RIFF\x00\x00\x00\x00WAVE but nothing a player can decode", b"broken"]
+    writer._write_summary("bad", _strings("bad/audio", "audio", content, broken, [1, 2]), 0, WALL)
     writer.close()
 
 
