@@ -25,6 +25,7 @@ def test_runs_list_pr_curve_tags(server: Served) -> None:
     runs = {r["run"]: r["tags"] for r in server.get("/api/runs").json()["runs"]}
     assert runs["torch"]["pr_curves"] == ["pr/cat", "pr/raw"]
     assert runs["ridgeline"]["pr_curves"] == ["pr/cat", "pr/raw"]
+    assert runs["tbx"]["pr_curves"] == ["pr/cat"]
     assert runs["odd"]["pr_curves"] == ["pr/bad"]  # listed although its first step is unreadable
 
 
@@ -53,6 +54,14 @@ def test_torch_add_pr_curve_matches_the_labels(server: Served) -> None:
         tp, fp = np.array(entry["tp"]), np.array(entry["fp"])
         expected = np.divide(tp, np.maximum(tp + fp, 1))
         assert np.array(entry["precision"], dtype=float) == pytest.approx(expected, abs=1e-6)
+
+
+def test_tensorboardx_pr_curve(server: Served) -> None:
+    (entry,) = server.get("/api/pr_curves", run="tbx", tag="pr/cat").json()["steps"]
+    labels, _ = pr_inputs(2)
+    assert entry["thresholds"] == pytest.approx([0, 0.25, 0.5, 0.75, 1])
+    assert entry["tp"][0] == labels.sum() and entry["fp"][0] == (1 - labels).sum()
+    assert entry["recall"][0] == pytest.approx(1.0)
 
 
 def test_wrong_shape_is_an_error_entry_at_its_step(server: Served) -> None:

@@ -23,6 +23,7 @@ def test_runs_list_text_tags_without_ridgeline_internal_ones(server: Served) -> 
     assert runs["torch"]["text"] == ["long/text_summary", "notes/text_summary"]
     assert runs["ridgeline"]["text"] == ["notes/text_summary"]  # not _ridgeline/run_metadata nor annotations
     assert runs["odd"]["text"] == ["bad_utf8", "cube", "table"]
+    assert runs["tbx"]["text"] == ["notes/text_summary"]
 
 
 def test_torch_text_is_every_step_as_written(server: Served) -> None:
@@ -34,6 +35,11 @@ def test_torch_text_is_every_step_as_written(server: Served) -> None:
     ]
     long = server.get("/api/text", run="torch", tag="long/text_summary").json()["steps"]
     assert long[0]["text"] == LONG
+
+
+def test_tensorboardx_text(server: Served) -> None:
+    steps = server.get("/api/text", run="tbx", tag="notes/text_summary").json()["steps"]
+    assert [(s["step"], s["text"]) for s in steps] == [(0, "from *tensorboardX*")]
 
 
 def test_ridgeline_text_and_since_step(server: Served) -> None:

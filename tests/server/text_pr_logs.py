@@ -2,6 +2,7 @@
 
 - ``torch``: torch's SummaryWriter (``add_text`` with a markdown table and an injection payload,
   ``add_pr_curve`` over three steps, ``add_pr_curve_raw``).
+- ``tbx``: tensorboardX's SummaryWriter (``add_text``, ``add_pr_curve`` with 5 thresholds).
 - ``ridgeline``: ridgeline's SummaryWriter (``add_text``, ``add_pr_curve``, ``add_pr_curve_raw``; it records its
   run metadata and an annotation, which the text dashboard must not list as tags).
 - ``odd``: hand-made summaries no writer makes but files may hold: a 2-D text table, a rank-3 text tensor, text
@@ -55,6 +56,13 @@ def write_logs(root: Path) -> Path:
     torch_writer.add_text("long", LONG, 0, walltime=WALL)
     torch_writer.add_pr_curve_raw("pr/raw", *RAW_PR.values(), global_step=0, num_thresholds=4, walltime=WALL)
     torch_writer.close()
+
+    import tensorboardX
+
+    tbx = tensorboardX.SummaryWriter(str(root / "tbx"))
+    tbx.add_text("notes", "from *tensorboardX*", 0, walltime=WALL)
+    tbx.add_pr_curve("pr/cat", *pr_inputs(2), 0, num_thresholds=5, walltime=WALL)
+    tbx.close()
 
     with ridgeline.SummaryWriter(root / "ridgeline") as writer:
         writer.add_text("notes", "hello from **ridgeline**", 0, walltime=WALL)
