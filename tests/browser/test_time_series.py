@@ -99,3 +99,28 @@ def test_images_link_to_their_dashboard(page: Page, served: str) -> None:
     expect(page.locator('nav[aria-label="Dashboards"] [data-dashboard=images]')).to_have_attribute(
         "aria-current", "page"
     )
+
+
+def test_overlay_of_a_scalar_and_a_histogram(page: Page, served: str, artifacts: Path) -> None:
+    page.goto(served + "?tab=time_series")
+    wait_charts_ready(page)
+    page.get_by_test_id("ts-overlay-scalar").select_option("train/loss")
+    page.get_by_test_id("ts-overlay-histogram").select_option("weights/w1")
+    page.get_by_test_id("ts-overlay-add").click()
+    overlay = page.locator('[data-testid=ts-overlay-card][data-tag="train/loss + weights/w1"]')
+    expect(overlay).to_have_attribute("data-ready", "true")
+    state = page.evaluate(
+        """() => {
+            const u = window.__ridgeline.charts.get('overlay:train/loss + weights/w1');
+            return {labels: u.series.slice(1).map(s => String(s.label)), scales: u.series.slice(1).map(s => s.scale),
+                    bands: u.bands.length, steps: Array.from(u.data[0])};
+        }"""
+    )
+    assert state["labels"][0] == "torch_run · train/loss" and state["scales"][0] == "y"
+    assert "torch_run · weights/w1 median" in state["labels"]
+    assert state["scales"][1:] == ["y2"] * 5 and state["bands"] == 2
+    assert state["steps"] == list(range(30))  # one step axis: the scalar's steps hold the histogram's too
+    page.wait_for_function("() => new URLSearchParams(location.search).has('ts.overlay')")
+    overlay.screenshot(path=str(artifacts / "time_series-overlay.png"))
+    overlay.get_by_role("button", name="Close the overlay of train/loss and weights/w1").click()
+    expect(overlay).to_have_count(0)

@@ -3,9 +3,10 @@
  * runs have — scalars (the scalars dashboard's Card, with its settings under the same "s." keys), histograms
  * (the histograms dashboard's card, offset mode) and images (a card naming the runs and steps that links to the
  * Images dashboard) — filtered by the shell's tag regex, grouped by tag prefix, with pinned cards on top
- * (kept in the URL under "ts.pinned"). Which kinds are shown is kept under "ts.kinds".
+ * (kept in the URL under "ts.pinned"). Which kinds are shown is kept under "ts.kinds". Overlay cards draw a
+ * scalar and a histogram's percentile bands on one step axis ("ts.overlay": [scalar, histogram] pairs).
  */
-import { useCallback, useMemo } from "preact/hooks";
+import { useCallback, useMemo, useState } from "preact/hooks";
 import type { DashboardProps, RunInfo } from "@app/types";
 import { colourFor } from "@app/palette";
 import { useUrlState } from "@app/state";
@@ -14,6 +15,7 @@ import { Card } from "../../scalars/web/Card";
 import { CurveControls } from "../../scalars/web/CurveControls";
 import { useSettings, type Settings } from "../../scalars/web/settings";
 import { KINDS, pinnedItems, planItems, runsWith, type Item, type Kind } from "./items";
+import { OverlayCard } from "./OverlayCard";
 
 /** With this many cards or fewer, every card loads at once. */
 const EAGER_CARDS = 12;
@@ -25,6 +27,15 @@ export function TimeSeriesDashboard({ runs, tagFilter, tick, theme }: DashboardP
   const [kindsRaw, setKinds] = useUrlState<string[]>("ts.kinds", [...KINDS]);
   const [collapsedRaw, setCollapsed] = useUrlState<string[]>("ts.collapsed", []);
   const [, setTab] = useUrlState("tab", "");
+  const [overlayRaw, setOverlay] = useUrlState<string[][]>("ts.overlay", []);
+  const overlays = (Array.isArray(overlayRaw) ? overlayRaw : []).filter(
+    (p): p is [string, string] => Array.isArray(p) && p.length === 2 && p.every((t) => typeof t === "string"),
+  );
+  const [pickScalar, setPickScalar] = useState("");
+  const [pickHistogram, setPickHistogram] = useState("");
+  const tagsOf = (kind: Kind) => [...new Set(runs.flatMap((r) => r.tags[kind] ?? []))].sort();
+  const scalarTags = useMemo(() => tagsOf("scalars"), [runs]);
+  const histogramTags = useMemo(() => tagsOf("histograms"), [runs]);
   const pinned = Array.isArray(pinnedRaw) ? pinnedRaw : [];
   const kinds = KINDS.filter((k) => (Array.isArray(kindsRaw) ? kindsRaw : KINDS).includes(k));
   const collapsed = new Set(Array.isArray(collapsedRaw) ? collapsedRaw : []);
@@ -70,9 +81,53 @@ export function TimeSeriesDashboard({ runs, tagFilter, tick, theme }: DashboardP
           ))}
         </fieldset>
         <CurveControls settings={settings} set={set} />
+        {scalarTags.length > 0 && histogramTags.length > 0 && (
+          <fieldset class="rl-field rl-combine">
+            <legend>Overlay a scalar and a histogram</legend>
+            <select aria-label="Overlay scalar" data-testid="ts-overlay-scalar" value={pickScalar} onChange={(e) => setPickScalar(e.currentTarget.value)}>
+              <option value="">(scalar)</option>
+              {scalarTags.map((t) => (
+                <option value={t}>{t}</option>
+              ))}
+            </select>
+            <select aria-label="Overlay histogram" data-testid="ts-overlay-histogram" value={pickHistogram} onChange={(e) => setPickHistogram(e.currentTarget.value)}>
+              <option value="">(histogram)</option>
+              {histogramTags.map((t) => (
+                <option value={t}>{t}</option>
+              ))}
+            </select>
+            <button
+              type="button"
+              data-testid="ts-overlay-add"
+              disabled={!pickScalar || !pickHistogram}
+              onClick={() => setOverlay([...overlays.filter(([a, b]) => a !== pickScalar || b !== pickHistogram), [pickScalar, pickHistogram]])}
+            >
+              Overlay
+            </button>
+          </fieldset>
+        )}
       </div>
 
-      {total === 0 && <p class="rl-empty">{tagFilter ? "No tag matches the tag filter." : "The selected runs have no scalars, histograms or images."}</p>}
+      {overlays.length > 0 && (
+        <section class="rl-group" aria-label="Overlays" data-group="(overlays)">
+          <h2 class="rl-group-title">Overlays</h2>
+          <div class="rl-grid">
+            {overlays.map(([a, b]) => (
+              <OverlayCard
+                key={`${a}\u0000${b}`}
+                scalar={a}
+                histogram={b}
+                runs={runs}
+                settings={settings}
+                tick={tick}
+                onClose={() => setOverlay(overlays.filter(([x, y]) => x !== a || y !== b))}
+              />
+            ))}
+          </div>
+        </section>
+      )}
+
+      {total === 0 && overlays.length === 0 && <p class="rl-empty">{tagFilter ? "No tag matches the tag filter." : "The selected runs have no scalars, histograms or images."}</p>}
 
       {pins.length > 0 && (
         <section class="rl-group" aria-label="Pinned" data-group="(pinned)">
