@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
+import ridgeline
 from tests.browser.helpers import card, css_string, open_dashboard, serve_logdir
-from tests.server.hparams_logs import write_bad_hparams, write_tf2_sweep, write_torch_sweep
+from tests.server.hparams_logs import write_bad_hparams, write_ridgeline_sweep, write_tf2_sweep, write_torch_sweep
 
 FAST = "lr_0.1/1700000000.0"  # lr 0.1, batch 32, augment true
 SLOW = "lr_0.01/1700000001.0"  # lr 0.01, batch "auto", augment false, NaN loss
@@ -196,3 +197,15 @@ def test_bad_input_keeps_the_page_working(page: Page, tmp_path: Path, serve: obj
     expect(table(page).locator("tbody tr")).to_have_count(3)
     expect(page.locator("[data-testid=hparams-parallel] path.hp-line")).to_have_count(3)
     screenshot(page, artifacts / "hparams-bad-input.png")
+
+
+def test_a_new_trial_appears_on_reload(page: Page, tmp_path: Path, serve: object) -> None:
+    write_ridgeline_sweep(tmp_path / "logs")
+    served = serve(tmp_path / "logs")  # type: ignore[operator]
+    open_hparams(page, served.url)
+    expect(table(page).locator("tbody tr")).to_have_count(2)
+    with ridgeline.SummaryWriter(tmp_path / "logs" / "c", hparams={"lr": 0.2, "layers": 3, "residual": True}) as w:
+        w.add_scalar("loss", 0.3, 0)
+        w.add_scalar("accuracy", 0.7, 0)
+    expect(table(page).locator("tbody tr")).to_have_count(3)  # auto-reload is on: the next tick fetches it
+    expect(cell(page, "c", "m:loss:final")).to_have_text("0.3")
