@@ -81,6 +81,10 @@ def test_values_as_written(page: Page, torch_sweep: str, artifacts: Path) -> Non
     expect(cell(page, SLOW, "m:hparam/loss:final")).to_have_text("NaN")
     expect(cell(page, FAST, "m:hparam/loss:final")).to_have_text("0.9")  # float32 0.8999999761581421
     expect(header(page, "h:batch")).to_contain_text("mixed")
+    row = table(page).locator(f'tr[data-run="{css_string(SMALL)}"]')
+    row.focus()
+    page.keyboard.press("Enter")  # rows are reachable with the keyboard too
+    expect(row).to_have_attribute("aria-selected", "true")
     screenshot(page, artifacts / "hparams-torch.png")
 
 

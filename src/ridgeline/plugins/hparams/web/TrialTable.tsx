@@ -112,7 +112,18 @@ interface RowProps {
 /** One trial's row; memoised, so selecting a trial re-renders two rows, not all of them. */
 const Row = memo(function Row({ trial: t, columns, colour, selected, onSelect, onScalars }: RowProps) {
   return (
-    <tr data-run={t.run} aria-selected={selected ? "true" : "false"} class={selected ? "hp-selected" : undefined} onClick={() => onSelect(t.run)}>
+    <tr
+      data-run={t.run}
+      aria-selected={selected ? "true" : "false"}
+      class={selected ? "hp-selected" : undefined}
+      tabIndex={0}
+      onClick={() => onSelect(t.run)}
+      onKeyDown={(e) => {
+        if (e.target !== e.currentTarget || (e.key !== "Enter" && e.key !== " ")) return;
+        e.preventDefault();
+        onSelect(t.run);
+      }}
+    >
       <th scope="row" class="hp-run-col">
         <span class="hp-swatch" style={{ background: colour }} />
         <span class="hp-run-name" title={t.run}>
