@@ -15,6 +15,8 @@ const PAD_L = 44;
 const PAD_B = 30;
 const PAD_T = 8;
 const PAD_R = 8;
+const MAX_X = 10;
+const MAX_Y = 8;
 
 /** A small deterministic offset per run (-0.5..0.5) so points on one category do not hide each other. */
 function jitter(run: string): number {
@@ -24,8 +26,11 @@ function jitter(run: string): number {
 }
 
 export function ScatterMatrix({ trials, columns, colours, selected, onSelect }: ViewProps) {
-  const xs = columns.filter((c) => c.kind === "hparam");
-  const ys = columns.filter((c) => c.kind === "metric");
+  const allXs = columns.filter((c) => c.kind === "hparam");
+  const allYs = columns.filter((c) => c.kind === "metric");
+  // A matrix of every pair would be thousands of plots for a wide sweep: the first shown columns only.
+  const xs = allXs.slice(0, MAX_X);
+  const ys = allYs.slice(0, MAX_Y);
   const scales = useMemo(() => new Map(columns.map((c) => [c.id, scaleFor(trials, c)])), [trials, columns]);
   if (xs.length === 0 || ys.length === 0) {
     return (
@@ -36,6 +41,12 @@ export function ScatterMatrix({ trials, columns, colours, selected, onSelect }: 
   }
   return (
     <div class="hp-scroll" data-testid="hparams-scatter">
+      {(xs.length < allXs.length || ys.length < allYs.length) && (
+        <p class="muted hp-legend" data-testid="hparams-scatter-capped">
+          Showing {xs.length} of {allXs.length} hyperparameters and {ys.length} of {allYs.length} metric columns: hide
+          columns in the Columns menu to choose which.
+        </p>
+      )}
       <div class="hp-matrix" style={{ gridTemplateColumns: `minmax(0, 170px) repeat(${xs.length}, ${W}px)` }}>
         <div />
         {xs.map((x) => (
