@@ -53,7 +53,13 @@ export function ParallelCoords({
 
   return (
     <div class="hp-scroll" data-testid="hparams-parallel">
-      <svg width={width} height={HEIGHT} role="img" aria-label="Parallel coordinates of the trials" data-dimmed={chosen >= 0 ? "true" : "false"}>
+      <svg
+        width={width}
+        height={HEIGHT}
+        role="img"
+        aria-label="Parallel coordinates of the trials"
+        data-dimmed={chosen >= 0 ? "true" : "false"}
+      >
         <Axes columns={columns} scales={scales} />
         <Lines trials={trials} paths={paths} columns={columns} lineColours={lineColours} onSelect={onSelect} />
         {chosen >= 0 && (

@@ -39,11 +39,13 @@ export function TrialTable(p: Props) {
     else next[id] = f;
     p.onFilters(next);
   };
+  /** A header click: ascending, then descending, then back to run order (the run column just flips). */
   const sortBy = (id: string) => {
     if (p.sortCol !== id) p.onSort(id, "asc");
     else if (p.sortDir === "asc") p.onSort(id, "desc");
     else p.onSort("", "asc");
   };
+  const arrow = (id: string) => (p.sortCol === id ? (p.sortDir === "asc" ? " ▲" : " ▼") : "");
   const ariaSort = (id: string) => (p.sortCol === id ? (p.sortDir === "asc" ? "ascending" : "descending") : "none");
 
   return (
@@ -57,16 +59,28 @@ export function TrialTable(p: Props) {
           <thead>
             <tr>
               <th class="hp-run-col" scope="col" aria-sort={ariaSort("")}>
-                <button type="button" class="hp-sort" data-col="run" onClick={() => p.onSort("", p.sortCol === "" && p.sortDir === "asc" ? "desc" : "asc")}>
-                  Run{p.sortCol === "" ? (p.sortDir === "asc" ? " ▲" : " ▼") : ""}
+                <button type="button" class="hp-sort" data-col="run" onClick={() => sortBy("")}>
+                  Run{arrow("")}
                 </button>
               </th>
               {p.columns.map((c) => (
-                <th key={c.id} scope="col" data-col={c.id} class={c.kind === "metric" ? "hp-metric" : undefined} aria-sort={ariaSort(c.id)} title={c.description || c.label}>
+                <th
+                  key={c.id}
+                  scope="col"
+                  data-col={c.id}
+                  class={c.kind === "metric" ? "hp-metric" : undefined}
+                  aria-sort={ariaSort(c.id)}
+                  title={c.description || c.label}
+                >
                   <button type="button" class="hp-sort" data-col={c.id} onClick={() => sortBy(c.id)}>
                     {c.label}
-                    {p.sortCol === c.id ? (p.sortDir === "asc" ? " ▲" : " ▼") : ""}
-                    {c.type === "mixed" ? <span class="hp-mixed" title="trials disagree on the type of this hyperparameter"> (mixed)</span> : null}
+                    {arrow(c.id)}
+                    {c.type === "mixed" ? (
+                      <span class="hp-mixed" title="trials disagree on the type of this hyperparameter">
+                        {" "}
+                        (mixed)
+                      </span>
+                    ) : null}
                   </button>
                 </th>
               ))}
@@ -75,7 +89,12 @@ export function TrialTable(p: Props) {
               <th class="hp-run-col" />
               {p.columns.map((c) => (
                 <th key={c.id} data-col={c.id}>
-                  <FilterControl col={c} trials={p.allTrials} filter={p.filters[c.id]} onFilter={(f) => setFilter(c.id, f)} />
+                  <FilterControl
+                    col={c}
+                    trials={p.allTrials}
+                    filter={p.filters[c.id]}
+                    onFilter={(f) => setFilter(c.id, f)}
+                  />
                 </th>
               ))}
             </tr>
@@ -129,7 +148,9 @@ const Row = memo(function Row({ trial: t, columns, colour, selected, onSelect, o
         <span class="hp-run-name" title={t.run}>
           {t.run}
         </span>
-        {t.status && t.status !== "success" && t.status !== "unknown" ? <span class={`hp-status hp-status-${t.status}`}>{t.status}</span> : null}
+        {t.status && t.status !== "success" && t.status !== "unknown" ? (
+          <span class={`hp-status hp-status-${t.status}`}>{t.status}</span>
+        ) : null}
         <ScalarsLink trial={t} onOpen={onScalars} />
       </th>
       {columns.map((c) => {
@@ -138,7 +159,7 @@ const Row = memo(function Row({ trial: t, columns, colour, selected, onSelect, o
         const step = m ? (c.which === "best" ? m.best_step : m.final_step) : null;
         const kind = typeof v === "number" ? "hp-num" : typeof v === "string" && c.type === "mixed" ? "hp-str" : undefined;
         return (
-          <td key={c.id} data-col={c.id} class={kind} title={step !== null && step !== undefined ? `step ${step}` : undefined}>
+          <td key={c.id} data-col={c.id} class={kind} title={step === null || step === undefined ? undefined : `step ${step}`}>
             {formatCell(v, c)}
           </td>
         );
@@ -147,7 +168,13 @@ const Row = memo(function Row({ trial: t, columns, colour, selected, onSelect, o
   );
 });
 
-function ColumnsMenu({ columns, hidden, onHidden }: { columns: Column[]; hidden: Set<string>; onHidden(ids: string[]): void }) {
+interface ColumnsMenuProps {
+  columns: Column[];
+  hidden: Set<string>;
+  onHidden(ids: string[]): void;
+}
+
+function ColumnsMenu({ columns, hidden, onHidden }: ColumnsMenuProps) {
   const shownCount = columns.length - columns.filter((c) => hidden.has(c.id)).length;
   const toggle = (id: string, on: boolean) => {
     const next = new Set(hidden);
@@ -171,7 +198,12 @@ function ColumnsMenu({ columns, hidden, onHidden }: { columns: Column[]; hidden:
         </div>
         {columns.map((c) => (
           <label key={c.id} class="hp-check">
-            <input type="checkbox" data-col={c.id} checked={!hidden.has(c.id)} onChange={(e) => toggle(c.id, (e.target as HTMLInputElement).checked)} />
+            <input
+              type="checkbox"
+              data-col={c.id}
+              checked={!hidden.has(c.id)}
+              onChange={(e) => toggle(c.id, (e.target as HTMLInputElement).checked)}
+            />
             <span>{c.label}</span>
           </label>
         ))}
@@ -186,7 +218,14 @@ function parseBound(s: string): number | null {
   return Number.isNaN(n) ? null : n;
 }
 
-function FilterControl({ col, trials, filter, onFilter }: { col: Column; trials: Trial[]; filter: Filter | undefined; onFilter(f: Filter | null): void }) {
+interface FilterProps {
+  col: Column;
+  trials: Trial[];
+  filter: Filter | undefined;
+  onFilter(f: Filter | null): void;
+}
+
+function FilterControl({ col, trials, filter, onFilter }: FilterProps) {
   if (filterKind(col) === "range") {
     const range = filter && !("keys" in filter) ? filter : {};
     return (
@@ -200,7 +239,14 @@ function FilterControl({ col, trials, filter, onFilter }: { col: Column; trials:
 }
 
 /** One end of a numeric range filter; empty means open-ended. */
-function Bound({ col, end, value, onValue }: { col: Column; end: "min" | "max"; value: number | null; onValue(v: number | null): void }) {
+interface BoundProps {
+  col: Column;
+  end: "min" | "max";
+  value: number | null;
+  onValue(v: number | null): void;
+}
+
+function Bound({ col, end, value, onValue }: BoundProps) {
   return (
     <input
       type="number"
@@ -215,7 +261,7 @@ function Bound({ col, end, value, onValue }: { col: Column; end: "min" | "max"; 
   );
 }
 
-function ValuesFilter({ col, trials, filter, onFilter }: { col: Column; trials: Trial[]; filter: Filter | undefined; onFilter(f: Filter | null): void }) {
+function ValuesFilter({ col, trials, filter, onFilter }: FilterProps) {
   const values = useMemo(() => distinctValues(trials, col), [trials, col]);
   const keys = filter && "keys" in filter ? new Set(filter.keys) : null;
   const checked = (k: string) => (keys ? keys.has(k) : true);
@@ -232,7 +278,12 @@ function ValuesFilter({ col, trials, filter, onFilter }: { col: Column; trials: 
       <div class="hp-menu-body">
         {values.map((v) => (
           <label key={v.key} class="hp-check">
-            <input type="checkbox" data-key={v.key} checked={checked(v.key)} onChange={(e) => toggle(v.key, (e.target as HTMLInputElement).checked)} />
+            <input
+              type="checkbox"
+              data-key={v.key}
+              checked={checked(v.key)}
+              onChange={(e) => toggle(v.key, (e.target as HTMLInputElement).checked)}
+            />
             <span class={typeof v.value === "string" && col.type === "mixed" ? "hp-str" : undefined}>{v.label}</span>
             <span class="muted"> ({v.count})</span>
           </label>
