@@ -295,7 +295,8 @@ def results_notes(curves: Curves, schedule: Schedule) -> str:
 def custom_scalars_layout() -> dict[str, dict[str, list[object]]]:
     return {
         "Loss": {
-            "train vs val": ["Multiline", ["train/loss", "val/loss"]],
+            # Regexes match from the tag's start (TensorBoard's re.match): "$" keeps train/loss_window/* out.
+            "train vs val": ["Multiline", ["train/loss$", "val/loss$"]],
             "train loss, min and max of the last window": [
                 "Margin",
                 ["train/loss_window/mean", "train/loss_window/min", "train/loss_window/max"],
