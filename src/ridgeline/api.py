@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 
 from ridgeline.ingest.decode import decode_value
-from ridgeline.ingest.values import DecodeError
 from ridgeline.ingest.discovery import sources_from
 from ridgeline.ingest.loop import Ingestor, RunState
 from ridgeline.ingest.projector import EmbeddingRef, read_projector
+from ridgeline.ingest.values import DecodeError
 from ridgeline.store.base import BlobRef, Kind, Problem
 from ridgeline.store.blobs import ValueCache
 from ridgeline.store.cache import Cache
