@@ -44,10 +44,10 @@ def row_order(page: Page) -> list[str]:
     return table(page).locator("tbody tr").evaluate_all("rows => rows.map(r => r.dataset.run)")
 
 
-# A point of a parallel-coordinates line just right of its first axis (where every trial has its own height), in
-# page coordinates: what a person clicks.
+# A point of a parallel-coordinates line a little right of its first axis (where every trial has its own height,
+# clear of the axis' brush strip), in page coordinates: what a person clicks.
 ON_THE_LINE = """path => {
-  const p = path.getPointAtLength(6).matrixTransform(path.getScreenCTM());
+  const p = path.getPointAtLength(45).matrixTransform(path.getScreenCTM());
   return [p.x, p.y];
 }"""
 
@@ -111,6 +111,23 @@ def test_sorting_and_filtering_mixed_types(page: Page, torch_sweep: str) -> None
     assert row_order(page) == [FAST]
     expect(page.locator("[data-testid=hparams-parallel] path.hp-line")).to_have_count(1)
     page.locator("[data-testid=hparams-clear-filters]").click()
+    expect(table(page).locator("tbody tr")).to_have_count(3)
+
+    # Brushing the lr axis from its middle (0.01 on the log axis) to the top keeps 0.01 and 0.1.
+    strip = page.locator('[data-testid=hparams-brush][data-col="h:lr"]').bounding_box()
+    assert strip
+    x, top, height = strip["x"] + strip["width"] / 2, strip["y"] + 4, strip["height"] - 8
+    page.mouse.move(x, top + height * 0.6)
+    page.mouse.down()
+    page.mouse.move(x, top + height * 0.3, steps=4)
+    page.mouse.move(x, top - 3, steps=4)  # past the top: no upper bound
+    page.mouse.up()
+    expect(table(page).locator("tbody tr")).to_have_count(2)
+    assert sorted(row_order(page)) == sorted([FAST, SLOW])
+    expect(page.locator('[data-testid=hparams-parallel] rect.hp-brush[data-col="h:lr"]')).to_have_count(1)
+    low = table(page).locator('[data-testid=hparams-filter-min][data-col="h:lr"]').input_value()
+    assert 0.001 < float(low) < 0.01  # the table shows the brushed range
+    page.mouse.click(x, top + height * 0.5)  # a click on the axis clears its filter
     expect(table(page).locator("tbody tr")).to_have_count(3)
 
 

@@ -17,6 +17,7 @@ import {
   isActive,
   passes,
   sortTrials,
+  type Filter,
   type Filters,
   type SortDir,
   type Table,
@@ -67,6 +68,13 @@ export function HParamsDashboard({ runs, tick }: DashboardProps) {
   const hidden = useMemo(() => new Set(parseList(hiddenSetting) ?? defaultHidden(columns)), [hiddenSetting, columns]);
   const visibleCols = useMemo(() => columns.filter((c) => !hidden.has(c.id)), [columns, hidden]);
   const safeFilters = filters && typeof filters === "object" && !Array.isArray(filters) ? filters : {};
+  /** One column's filter set (null or an empty range: removed), from the table or an axis brush. */
+  const setFilter = (id: string, f: Filter | null) => {
+    const next = { ...safeFilters };
+    if (f === null || !isActive(f)) delete next[id];
+    else next[id] = f;
+    setFilters(next);
+  };
   const shown = useMemo(
     () => trialsAll.filter((t) => passes(t, columns, safeFilters)),
     [trialsAll, columns, safeFilters],
@@ -183,7 +191,7 @@ export function HParamsDashboard({ runs, tick }: DashboardProps) {
           hidden={hidden}
           onHidden={(ids) => setHiddenSetting(JSON.stringify(ids))}
           filters={safeFilters}
-          onFilters={setFilters}
+          onFilter={setFilter}
           sortCol={sortColumn?.id ?? ""}
           sortDir={sortDir === "desc" ? "desc" : "asc"}
           onSort={(id: string, dir: SortDir) => {
@@ -211,7 +219,14 @@ export function HParamsDashboard({ runs, tick }: DashboardProps) {
             </select>
           </label>
         </header>
-        <ParallelCoords {...charted} lineColours={metricColours} colourCol={colourCol} />
+        <ParallelCoords
+          {...charted}
+          lineColours={metricColours}
+          colourCol={colourCol}
+          scaleTrials={trialsAll}
+          filters={safeFilters}
+          onFilter={setFilter}
+        />
       </section>
       <section class="hp-card" data-testid="hparams-card" data-tag="scatter" data-ready={ready ? "true" : "false"}>
         <header class="hp-card-head">

@@ -10,7 +10,6 @@ import {
   distinctValues,
   filterKind,
   formatCell,
-  isActive,
   type Column,
   type Filter,
   type Filters,
@@ -25,7 +24,7 @@ interface Props extends ViewProps {
   hidden: Set<string>;
   onHidden(ids: string[]): void;
   filters: Filters;
-  onFilters(f: Filters): void;
+  onFilter(id: string, f: Filter | null): void;
   sortCol: string;
   sortDir: SortDir;
   onSort(id: string, dir: SortDir): void;
@@ -33,12 +32,6 @@ interface Props extends ViewProps {
 }
 
 export function TrialTable(p: Props) {
-  const setFilter = (id: string, f: Filter | null) => {
-    const next = { ...p.filters };
-    if (f === null || !isActive(f)) delete next[id];
-    else next[id] = f;
-    p.onFilters(next);
-  };
   /** A header click: ascending, then descending, then back to run order (the run column just flips). */
   const sortBy = (id: string) => {
     if (p.sortCol !== id) p.onSort(id, "asc");
@@ -93,7 +86,7 @@ export function TrialTable(p: Props) {
                     col={c}
                     trials={p.allTrials}
                     filter={p.filters[c.id]}
-                    onFilter={(f) => setFilter(c.id, f)}
+                    onFilter={(f) => p.onFilter(c.id, f)}
                   />
                 </th>
               ))}

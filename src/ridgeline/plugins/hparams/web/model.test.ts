@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  brushFilter,
   cellValue,
   colourBy,
   columnsOf,
@@ -7,6 +8,8 @@ import {
   defaultHidden,
   distinctValues,
   exactRunsPattern,
+  filterMarks,
+  filterSpan,
   formatCell,
   formatMetric,
   passes,
@@ -148,6 +151,22 @@ describe("scales", () => {
     expect(s.pos(0.1)).toBeCloseTo(0.2);
     const opt = { ...col("h:batch"), domain: { values: ["auto", "max"] } };
     expect(scaleFor(table.trials, opt).ticks.map((t) => t.label)).toEqual(["32", "64", "auto", "max"]);
+  });
+  it("turns a brush into a filter and back", () => {
+    const lr = scaleFor(table.trials, col("h:lr")); // log, 0.001 .. 0.1
+    const f = brushFilter(col("h:lr"), lr, 0.4, 1);
+    expect(f).toEqual({ min: 0.00631, max: null });
+    expect(brushFilter(col("h:lr"), lr, 0, 0.5)).toEqual({ min: null, max: 0.01 });
+    expect(table.trials.filter((t) => passes(t, cols, { "h:lr": f })).map((t) => t.run)).toEqual(["b", "a"]);
+    const span = filterSpan(lr, f)!;
+    expect(span[0]).toBeCloseTo(0.4, 3);
+    expect(span[1]).toBeCloseTo(1);
+    const batch = scaleFor(table.trials, col("h:batch")); // 32, 64, "auto"
+    const g = brushFilter(col("h:batch"), batch, 0.4, 1);
+    expect(g).toEqual({ keys: ["n:64", "s:auto"] });
+    expect(filterSpan(batch, g)).toBeNull();
+    expect(filterMarks(batch, { keys: ["n:32", "s:auto"] })).toEqual([0, 1]);
+    expect(filterSpan(batch, undefined)).toBeNull();
   });
   it("colours better values brighter, by the metric's goal", () => {
     const c = colourBy(table.trials, col("m:hparam/loss:final"));

@@ -261,9 +261,11 @@ export function distinctValues(trials: Trial[], col: Column): Distinct[] {
 /** One axis of the parallel coordinates or a scatter plot: maps a cell to [0, 1] (null: not placeable). */
 export interface Scale {
   kind: "linear" | "log" | "category";
-  /** Tick positions in [0, 1] with their labels. */
-  ticks: { at: number; label: string }[];
+  /** Tick positions in [0, 1] with their labels (and, on a categorical axis, the value's key). */
+  ticks: { at: number; label: string; key?: string }[];
   pos(v: Cell): number | null;
+  /** The value at a position in [0, 1] (numeric scales only). */
+  invert?(p: number): number;
 }
 
 /** A numeric scale when every value is a finite number (log when all positive and spanning >= 100x), else a
@@ -289,7 +291,7 @@ export function scaleFor(trials: Trial[], col: Column): Scale {
   const at = new Map(distinct.map((d, i) => [d.key, n === 1 ? 0.5 : i / (n - 1)]));
   return {
     kind: "category",
-    ticks: distinct.map((d) => ({ at: at.get(d.key)!, label: d.label })),
+    ticks: distinct.map((d) => ({ at: at.get(d.key)!, label: d.label, key: d.key })),
     pos: (v) => (v === null ? null : (at.get(valueKey(v)) ?? null)),
   };
 }
@@ -321,7 +323,43 @@ function numericScale(values: number[], col: Column): Scale {
       ticks.push({ at: i / 4, label: fmt(Number(x.toPrecision(3))) });
     }
   }
-  return { kind: log ? "log" : "linear", ticks, pos };
+  const invert = (t: number) => {
+    const x = a + t * (b - a);
+    return log ? 10 ** x : x;
+  };
+  return { kind: log ? "log" : "linear", ticks, pos, invert };
+}
+
+/** The filter a brush from `p0` to `p1` (positions in [0, 1]) on a column's axis means: the value range on a
+ * numeric axis (open-ended where it reaches the axis' end), the values it covers on a categorical one. */
+export function brushFilter(col: Column, scale: Scale, p0: number, p1: number): Filter {
+  const lo = Math.max(0, Math.min(p0, p1));
+  const hi = Math.min(1, Math.max(p0, p1));
+  if (scale.invert && filterKind(col) === "range") {
+    // A brush that reaches an end of the axis leaves that side open: "everything above 0.006".
+    const round = (x: number) => Number(x.toPrecision(4));
+    return { min: lo <= 0.005 ? null : round(scale.invert(lo)), max: hi >= 0.995 ? null : round(scale.invert(hi)) };
+  }
+  const keys = scale.ticks.filter((t) => t.at >= lo - 1e-9 && t.at <= hi + 1e-9).map((t) => t.key ?? "");
+  return { keys: keys.filter((k) => k !== "") };
+}
+
+/** Where a column's range filter sits on its axis ([p0, p1] in [0, 1]); null for none or a checkbox filter. */
+export function filterSpan(scale: Scale, f: Filter | undefined): [number, number] | null {
+  if (!f || !isActive(f) || "keys" in f) return null;
+  const lo = f.min ?? null;
+  const hi = f.max ?? null;
+  const p0 = lo === null ? 0 : scale.pos(lo);
+  const p1 = hi === null ? 1 : scale.pos(hi);
+  if (p0 === null || p1 === null) return null;
+  return [Math.max(0, Math.min(p0, p1)), Math.min(1, Math.max(p0, p1))];
+}
+
+/** The axis positions of the values a checkbox filter keeps (the kept categories are marked one by one: they
+ * need not be neighbours). */
+export function filterMarks(scale: Scale, f: Filter | undefined): number[] {
+  if (!f || !("keys" in f)) return [];
+  return scale.ticks.filter((t) => t.key !== undefined && f.keys.includes(t.key)).map((t) => t.at);
 }
 
 /** A colour from bad (0) to good (1): viridis-like, from a blue that still reads on a dark background to yellow. */
