@@ -3,20 +3,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from fastapi import APIRouter
-
+from ridgeline.plugins import BuiltinPlugin
 from ridgeline.plugins.custom_scalars.routes import router
 
+plugin = BuiltinPlugin(name="custom_scalars", router=router)
 
-@dataclass(frozen=True)
-class CustomScalarsPlugin:
-    name: str
-    router: APIRouter
-    prefix: str = "/api"
-
-
-plugin = CustomScalarsPlugin(name="custom_scalars", router=router)
-
-__all__ = ["CustomScalarsPlugin", "plugin"]
+__all__ = ["plugin"]

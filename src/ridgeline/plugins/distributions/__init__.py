@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from ridgeline.plugins import BuiltinPlugin
 from ridgeline.plugins.distributions.routes import router
-from ridgeline.plugins.scalars import ScalarsPlugin
 
-plugin = ScalarsPlugin(name="distributions", router=router)
+plugin = BuiltinPlugin(name="distributions", router=router)
 
 __all__ = ["plugin"]

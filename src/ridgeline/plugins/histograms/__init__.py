@@ -4,9 +4,9 @@
 
 from __future__ import annotations
 
+from ridgeline.plugins import BuiltinPlugin
 from ridgeline.plugins.histograms.routes import router
-from ridgeline.plugins.scalars import ScalarsPlugin
 
-plugin = ScalarsPlugin(name="histograms", router=router)
+plugin = BuiltinPlugin(name="histograms", router=router)
 
 __all__ = ["plugin"]

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from ridgeline.plugins import BuiltinPlugin
 from ridgeline.plugins.images.routes import router
-from ridgeline.plugins.scalars import ScalarsPlugin
 
-plugin = ScalarsPlugin(name="images", router=router)
+plugin = BuiltinPlugin(name="images", router=router)
 
 __all__ = ["plugin"]

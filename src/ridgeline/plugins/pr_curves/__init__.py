@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
+from ridgeline.plugins import BuiltinPlugin
 from ridgeline.plugins.pr_curves.routes import router
-from ridgeline.plugins.scalars import ScalarsPlugin
 
-plugin = ScalarsPlugin(name="pr_curves", router=router)
+plugin = BuiltinPlugin(name="pr_curves", router=router)
 
 __all__ = ["plugin"]

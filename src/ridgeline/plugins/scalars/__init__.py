@@ -3,20 +3,12 @@ plugin may claim a prefix; third-party plugins are served under ``/api/plugins/<
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from fastapi import APIRouter
-
+from ridgeline.plugins import BuiltinPlugin
 from ridgeline.plugins.scalars.routes import router
 
+plugin = BuiltinPlugin(name="scalars", router=router)
 
-@dataclass(frozen=True)
-class ScalarsPlugin:
-    name: str
-    router: APIRouter
-    prefix: str = "/api"
-
-
-plugin = ScalarsPlugin(name="scalars", router=router)
+# The hparams plugin still imports its plugin class under this name.
+ScalarsPlugin = BuiltinPlugin
 
 __all__ = ["ScalarsPlugin", "plugin"]

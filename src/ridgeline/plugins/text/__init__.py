@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-from ridgeline.plugins.scalars import ScalarsPlugin
+from ridgeline.plugins import BuiltinPlugin
 from ridgeline.plugins.text.routes import router
 
-plugin = ScalarsPlugin(name="text", router=router)
+plugin = BuiltinPlugin(name="text", router=router)
 
 __all__ = ["plugin"]
