@@ -152,6 +152,22 @@ def serving(*args: str, env: dict[str, str] | None = None, timeout: float = 30) 
         process.stdout.close()
 
 
+@contextmanager
+def serving_logdir(logdir: Path) -> Iterator[Served]:
+    """``ridgeline serve`` on ``logdir`` as the plugin API tests run it: a free port, no cache, no reloading."""
+    with serving("--logdir", str(logdir), "--port", "0", "--no-cache") as served:
+        yield served
+
+
+@pytest.fixture(scope="session")
+def text_pr_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    """One server on the text and PR-curve log directory (tests/server/text_pr_logs.py) for both API test files."""
+    from tests.server.text_pr_logs import write_logs
+
+    with serving_logdir(write_logs(tmp_path_factory.mktemp("text_pr"))) as served:
+        yield served
+
+
 @pytest.fixture(scope="session")
 def server(logs: Path) -> Iterator[Served]:
     with serving("--logdir", str(logs), "--port", "0", "--reload-interval", "0.2", "--no-cache") as served:

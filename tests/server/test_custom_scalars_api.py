@@ -11,7 +11,7 @@ import pytest
 
 import ridgeline
 from ridgeline.writer import summaries
-from tests.server.conftest import Served, serving
+from tests.server.conftest import Served, serving_logdir
 
 TORCH_LAYOUT = {
     "Loss": {
@@ -57,8 +57,7 @@ def write(logdir: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    logdir = write(tmp_path_factory.mktemp("custom_scalars"))
-    with serving("--logdir", str(logdir), "--port", "0", "--no-cache") as served:
+    with serving_logdir(write(tmp_path_factory.mktemp("custom_scalars"))) as served:
         yield served
 
 

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 
-from tests.server.conftest import Served, serving
+from tests.server.conftest import Served, serving_logdir
 from tests.server.histogram_logs import STEPS, TORCH_TAGS, tf2_buckets, values_at, write_histogram_logs
 
 compressor = pytest.importorskip("tensorboard.plugins.distribution.compressor")
@@ -16,8 +16,7 @@ compressor = pytest.importorskip("tensorboard.plugins.distribution.compressor")
 
 @pytest.fixture(scope="module")
 def hist_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    root = write_histogram_logs(tmp_path_factory.mktemp("histograms"))
-    with serving("--logdir", str(root), "--port", "0", "--no-cache") as served:
+    with serving_logdir(write_histogram_logs(tmp_path_factory.mktemp("histograms"))) as served:
         yield served
 
 

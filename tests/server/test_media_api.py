@@ -13,14 +13,13 @@ import pytest
 from PIL import Image
 
 from ridgeline.plugins.images.media import image_size
-from tests.server.conftest import Served, serving
+from tests.server.conftest import Served, serving_logdir
 from tests.server.media_logs import LABELS, RATE, STEPS, TF2_IMAGES, WALL, png, write_media_logs
 
 
 @pytest.fixture(scope="module")
 def media(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    root = write_media_logs(tmp_path_factory.mktemp("media"))
-    with serving("--logdir", str(root), "--port", "0", "--no-cache") as served:
+    with serving_logdir(write_media_logs(tmp_path_factory.mktemp("media"))) as served:
         yield served
 
 
