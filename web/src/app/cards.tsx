@@ -1,12 +1,15 @@
 /**
- * Building blocks of the dashboards that show one card per tag with a step slider (text, PR curves): the tags
- * of a kind across the selected runs, collapsible sections by tag prefix (starting expanded; the collapsed ones
- * kept in the URL), and every step of a tag fetched per run and extended on each reload. Lazy loading and the
- * ready flag are @charts/lazyCard's, the slider @charts/StepSlider's.
+ * Building blocks of the dashboards that show one card per tag (text, PR curves, histograms, distributions):
+ * the tags of a kind across the selected runs, collapsible sections by tag prefix (starting expanded; the
+ * collapsed ones kept in the URL), and (useTagCard, for the step-slider cards) every step of a tag fetched per
+ * run and extended on each reload. Lazy loading and the ready flag are @charts/lazyCard's, the slider
+ * @charts/StepSlider's.
  */
-import type { ComponentChildren } from "preact";
+import type { ComponentChildren, RefObject } from "preact";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { getJson } from "@api/client";
+import { useLazyCard } from "@charts/lazyCard";
+import { useStepIndex } from "@charts/StepSlider";
 import { groupTags } from "../../../src/ridgeline/plugins/scalars/web/groups";
 import { useUrlState } from "./state";
 import type { RunInfo } from "./types";
@@ -19,6 +22,11 @@ export function tagsOf(runs: RunInfo[], kind: string): string[] {
   return [...tags].sort((a, b) => a.localeCompare(b));
 }
 
+/** The runs in `runs` that have `tag` of `kind` (the runs a tag's card shows). */
+export function runsWithTag(runs: RunInfo[], kind: string, tag: string): RunInfo[] {
+  return runs.filter((r) => (r.tags[kind] ?? []).includes(tag));
+}
+
 export interface TagSectionsProps {
   /** Every tag of the dashboard's kind (before the tag filter). */
   tags: string[];
@@ -29,15 +37,18 @@ export interface TagSectionsProps {
   what: string;
   /** Class of each section's card container (a grid, or one column). */
   gridClass?: string;
-  card: (tag: string) => ComponentChildren;
+  /** How many of the page's first cards are told to load at once (`eager`), without waiting to be seen. */
+  eagerCards?: number;
+  card: (tag: string, eager: boolean) => ComponentChildren;
 }
 
 /** One collapsible section per tag prefix ("train/acc" -> "train"), each starting expanded. */
-export function TagSections({ tags, tagFilter, stateKey, what, gridClass, card }: TagSectionsProps) {
+export function TagSections({ tags, tagFilter, stateKey, what, gridClass, eagerCards = 0, card }: TagSectionsProps) {
   const [collapsed, setCollapsed] = useUrlState<string[]>(stateKey, []);
   const groups = useMemo(() => groupTags(tags, tagFilter), [tags, tagFilter]);
   if (tags.length === 0) return <p class="rl-tc-empty">The selected runs have no {what}.</p>;
   if (groups.length === 0) return <p class="rl-tc-empty">No {what} tag matches the tag filter.</p>;
+  let shown = 0;
   return (
     <>
       {groups.map((g) => {
@@ -45,14 +56,14 @@ export function TagSections({ tags, tagFilter, stateKey, what, gridClass, card }
         const id = `rl-tc-group-${stateKey}-${g.name || "_"}`;
         const toggle = () => setCollapsed(open ? [...collapsed, g.name] : collapsed.filter((n) => n !== g.name));
         return (
-          <section class="rl-tc-group" key={g.name} aria-labelledby={id}>
+          <section class="rl-tc-group" key={g.name} aria-labelledby={id} data-group={g.name}>
             <h2 class="rl-tc-group-title">
               <button type="button" id={id} aria-expanded={open} onClick={toggle}>
                 <span aria-hidden="true">{open ? "▾" : "▸"}</span> {g.name || "(no prefix)"}{" "}
                 <span class="rl-tc-muted">({g.tags.length})</span>
               </button>
             </h2>
-            {open && <div class={gridClass ?? "rl-tc-grid"}>{g.tags.map((t) => card(t))}</div>}
+            {open && <div class={gridClass ?? "rl-tc-grid"}>{g.tags.map((t) => card(t, shown++ < eagerCards))}</div>}
           </section>
         );
       })}
@@ -134,6 +145,35 @@ export function useRunSteps<T extends StepEntry>(
   }, [tick]);
 
   return state;
+}
+
+export interface TagCard<T extends StepEntry> extends RunSteps<T> {
+  /** The union of the runs' steps, sorted (the slider's steps). */
+  steps: number[];
+  index: number;
+  setIndex: (index: number) => void;
+  /** The step the slider shows (undefined while there is none). */
+  step: number | undefined;
+}
+
+/**
+ * What a per-tag card with a step slider needs: it loads once `ref` comes near the view (card `id` in the
+ * ready registry, ready once `ready`), then every step of `tag` per run from `path` (see {@link useRunSteps}),
+ * and keeps the slider's position.
+ */
+export function useTagCard<T extends StepEntry>(
+  ref: RefObject<Element | null>,
+  id: string,
+  path: string,
+  tag: string,
+  runs: RunInfo[],
+  tick: number,
+): TagCard<T> {
+  const seen = useLazyCard(ref, id);
+  const runSteps = useRunSteps<T>(path, tag, runs, tick, seen);
+  const steps = useMemo(() => allSteps(runSteps.data), [runSteps.data]);
+  const [index, setIndex] = useStepIndex(steps);
+  return { ...runSteps, steps, index, setIndex, step: steps.length ? steps[index] : undefined };
 }
 
 /** The union of the steps of every run, sorted. */

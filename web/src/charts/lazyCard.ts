@@ -1,34 +1,46 @@
 /**
- * Cards that load only once scrolled into view and report when they have drawn: `useLazyCard` observes the
- * card (through the page's shared IntersectionObservers, rooted at the scrolling container), tells the page's
- * ready registry (which sets `document.body.dataset.chartsReady` for tests and
- * bench/ui.py) whether it is visible and (`useReadyFlag`) ready, and returns whether it was ever near the viewport.
+ * Cards that load only once scrolled near the view and report when they have drawn: `useLazyCard` observes the
+ * card through the page's shared IntersectionObservers (./visibility, rooted at the scrolling `main`), tells the
+ * page's ready registry (./registry: `document.body.dataset.chartsReady` for tests and bench/ui.py) whether it
+ * is on screen and (`useReadyFlag`) ready, and returns whether it was ever near the view.
  */
 import type { RefObject } from "preact";
-import { useEffect, useLayoutEffect, useState } from "preact/hooks";
-import { observeNear } from "../../../src/ridgeline/plugins/scalars/web/visibility";
+import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
+import { registry } from "./registry";
+import { observeNear } from "./visibility";
 
-/** What the scalars dashboard's `registry` offers (see src/ridgeline/plugins/scalars/web/registry.ts). */
-export interface ReadyRegistry {
-  add(id: string): void;
-  remove(id: string): void;
-  setVisible(id: string, visible: boolean): void;
-  setReady(id: string, ready: boolean): void;
+export interface LazyCardOptions {
+  /** Loaded from the first render (one of the first cards of the page), without waiting to be reported near. */
+  eager?: boolean;
+  /** How far from the view (a CSS rootMargin) the card starts loading. */
+  near?: string;
+  /** How far from the view it counts as on screen for chartsReady (default: `near`). */
+  view?: string;
+  /** Told whenever the card enters or leaves the `view` area. */
+  onVisible?: (visible: boolean) => void;
 }
 
-/** True once the card was within `margin` of the viewport (it stays true: what was loaded stays shown). */
-export function useLazyCard(ref: RefObject<Element | null>, id: string, registry: ReadyRegistry, margin = "200px"): boolean {
-  const [seen, setSeen] = useState(false);
+/** True once the card came within `near` of the view (it stays true: what was loaded stays shown). */
+export function useLazyCard(ref: RefObject<Element | null>, id: string, options: LazyCardOptions = {}): boolean {
+  const { eager = false, near = "200px", view = near } = options;
+  const [seen, setSeen] = useState(eager);
+  const onVisible = useRef(options.onVisible);
+  onVisible.current = options.onVisible;
   useEffect(() => {
     const el = ref.current;
     if (!el) return;
     registry.add(id);
-    const stop = observeNear(el, margin, (e) => {
+    const shown = (e: IntersectionObserverEntry) => {
+      onVisible.current?.(e.isIntersecting);
       registry.setVisible(id, e.isIntersecting);
-      if (e.isIntersecting) setSeen(true);
-    });
+    };
+    const approached = (e: IntersectionObserverEntry) => e.isIntersecting && setSeen(true);
+    const stops =
+      view === near
+        ? [observeNear(el, near, (e) => (shown(e), approached(e)))]
+        : [observeNear(el, near, approached), observeNear(el, view, shown)];
     return () => {
-      stop();
+      for (const stop of stops) stop();
       registry.remove(id);
     };
   }, [id]);
@@ -36,7 +48,7 @@ export function useLazyCard(ref: RefObject<Element | null>, id: string, registry
 }
 
 /** Reports whether the card has drawn what it has (in the commit that drew it, not after the next paint). */
-export function useReadyFlag(id: string, registry: ReadyRegistry, ready: boolean): void {
+export function useReadyFlag(id: string, ready: boolean): void {
   useLayoutEffect(() => registry.setReady(id, ready), [id, ready]);
 }
 

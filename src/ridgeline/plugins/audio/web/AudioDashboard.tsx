@@ -7,7 +7,6 @@ import { useRef, useState } from "preact/hooks";
 import type { DashboardProps, RunInfo } from "@app/types";
 import { StepSlider, useStepIndex } from "@charts/StepSlider";
 import { useLazyCard, useReadyFlag } from "@charts/lazyCard";
-import { registry } from "../../scalars/web/registry";
 import { blobUrl, useMediaSteps, useStepNumbers } from "../../images/web/media";
 import { MediaHead, MediaSections, Placeholder } from "../../images/web/MediaSections";
 
@@ -27,13 +26,13 @@ export function AudioDashboard({ runs, tagFilter, tick }: DashboardProps) {
 function AudioCard({ run, tag, eager, tick }: { run: RunInfo; tag: string; eager: boolean; tick: number }) {
   const ref = useRef<HTMLDivElement>(null);
   const id = `audio\u0000${run.run}\u0000${tag}`;
-  const seen = useLazyCard(ref, id, registry) || eager;
+  const seen = useLazyCard(ref, id, { eager });
   const listing = useMediaSteps("audio", run.run, tag, seen, tick);
   const stepNumbers = useStepNumbers(listing.steps);
   const [index, setIndex] = useStepIndex(stepNumbers);
   const [failed, setFailed] = useState<string[]>([]);
   const current = listing.steps?.[index];
-  useReadyFlag(id, registry, listing.steps !== null || listing.error !== null);
+  useReadyFlag(id, listing.steps !== null || listing.error !== null);
   const rate = current?.sample_rate;
 
   return (

@@ -13,11 +13,11 @@ import { nearestIndex } from "@charts/aggregate";
 import { formatDuration, formatNumber, formatStep, formatWallTime } from "@charts/format";
 import { Plot, type XMode } from "@charts/plot";
 import { tooltipHtml, type TooltipRow } from "@charts/tooltip";
-import { cache, seriesKey } from "../../scalars/web/data";
+import { cache } from "../../scalars/web/data";
 import { buildModel, type ChartModel, type RunSeries } from "../../scalars/web/model";
-import { registry } from "../../scalars/web/registry";
+import { useLazyCard, useReadyFlag } from "@charts/lazyCard";
 import type { Settings } from "../../scalars/web/settings";
-import { observeNear } from "../../scalars/web/visibility";
+import { useCachedSeries } from "../../scalars/web/useCachedSeries";
 import { buildMarginModel, chartId, chartKeys, dashArray, dashFor, multilineTags, type ChartSpec, type MarginInput } from "./chart";
 
 export interface ChartCardProps {
@@ -46,69 +46,30 @@ function ChartCardView({ category, chart, runs, settings, tick, eager }: ChartCa
   const modelRef = useRef<ChartModel | null>(null);
   const settingsRef = useRef(settings);
   settingsRef.current = settings;
-  const [seen, setSeen] = useState(eager);
   const [width, setWidth] = useState(420);
-  const [loaded, setLoaded] = useState(false);
-  const [version, setVersion] = useState(0);
   const [zoom, setZoom] = useState<[number, number] | null>(null);
   const [ready, setReady] = useState(false);
 
   const keys = useMemo(() => chartKeys(chart, runs), [chart, runs]);
-  const keysId = keys.map((k) => seriesKey(k.run, k.tag)).join("\u0001");
   const tags = useMemo(() => (chart.kind === "multiline" ? multilineTags(chart, runs) : []), [chart, runs]);
   const maxPoints = Math.max(200, Math.round(2 * width));
   const drawable = keys.length > 0;
 
+  const seen = useLazyCard(cardRef, id, { eager, near: "200px 0px", view: "0px" });
   useEffect(() => {
-    const el = cardRef.current;
-    if (!el) return;
-    registry.add(id);
-    const offAhead = observeNear(el, "200px 0px", (e) => {
-      if (e.isIntersecting) setSeen(true);
-    });
-    const offView = observeNear(el, "0px", (e) => registry.setVisible(id, e.isIntersecting));
     const ro = new ResizeObserver(() => {
       const w = chartRef.current?.clientWidth ?? 0;
       if (w > 0) setWidth(w);
     });
     if (chartRef.current) ro.observe(chartRef.current);
-    return () => {
-      offAhead();
-      offView();
-      ro.disconnect();
-      registry.remove(id);
-    };
+    return () => ro.disconnect();
   }, [id]);
 
   // A chart with nothing to draw (no matching tag, an empty chart) is ready as soon as it says so.
   const shownReady = ready || (seen && !drawable);
-  useLayoutEffect(() => registry.setReady(id, shownReady), [id, shownReady]);
+  useReadyFlag(id, shownReady);
 
-  useLayoutEffect(() => {
-    if (!seen || !drawable) return;
-    let live = true;
-    setReady(false);
-    void cache.load(keys, maxPoints, eager).then(() => {
-      if (!live) return;
-      setLoaded(true);
-      setVersion((v) => v + 1);
-    });
-    return () => {
-      live = false;
-    };
-  }, [seen, keysId, maxPoints]);
-
-  const firstTick = useRef(tick);
-  useEffect(() => {
-    if (tick === firstTick.current || !seen || !loaded) return;
-    let live = true;
-    void cache.refresh(keys).then((changed) => {
-      if (live && changed) setVersion((v) => v + 1);
-    });
-    return () => {
-      live = false;
-    };
-  }, [tick]);
+  const { loaded, version } = useCachedSeries(seen && drawable, keys, maxPoints, eager, tick, () => setReady(false));
 
   const model = useMemo((): ChartModel | null => {
     if (!loaded || !drawable) return null;

@@ -9,7 +9,8 @@ import type { RunInfo } from "@app/types";
 import { formatNumber, formatStep } from "@charts/format";
 import { Plot, type BandSpec, type LineSpec } from "@charts/plot";
 import { nearestIndex } from "@charts/aggregate";
-import { RunLabel, useCardReady, useLazyCard, useRunData, type RunData } from "../../histograms/web/cards";
+import { useLazyCard, useReadyFlag } from "@charts/lazyCard";
+import { HISTOGRAM_CARD_VIEW, RunLabel, useRunData, type RunData } from "../../histograms/web/cards";
 import { fetchDistributions, type DistributionsResponse } from "../../histograms/web/data";
 
 const HEIGHT = 220;
@@ -88,10 +89,10 @@ function RunPlot({ l, width, theme }: { l: Loaded; width: number; theme: string 
 export function DistributionCard(props: { tag: string; runs: RunInfo[]; tick: number; theme: "light" | "dark"; eager: boolean }) {
   const { tag, runs, tick, theme, eager } = props;
   const ref = useRef<HTMLDivElement>(null);
-  const seen = useLazyCard(ref, `distributions:${tag}`, eager);
+  const seen = useLazyCard(ref, `distributions:${tag}`, { ...HISTOGRAM_CARD_VIEW, eager });
   const { loaded, width, body } = useRunData(seen, tag, runs, tick, fetchDistributions);
   const ready = loaded !== null && width > 0;
-  useCardReady(`distributions:${tag}`, ready);
+  useReadyFlag(`distributions:${tag}`, ready);
 
   return (
     <div ref={ref} class="rl-card rl-hist-card" data-testid="distribution-card" data-tag={tag} data-ready={ready ? "true" : "false"}>

@@ -1,7 +1,8 @@
 /** The distributions dashboard: percentile bands of every histogram tag, a card per tag, a plot per run. */
 import { useMemo } from "preact/hooks";
 import type { Dashboard, DashboardProps } from "@app/types";
-import { TagSections } from "../../histograms/web/cards";
+import { TagSections } from "@app/cards";
+import { EAGER_CARDS } from "../../histograms/web/cards";
 import { histogramTags, runsWithTag } from "../../histograms/web/data";
 import { DistributionCard } from "./DistributionCard";
 import "../../histograms/web/histograms.css";
@@ -9,13 +10,16 @@ import "../../histograms/web/histograms.css";
 function DistributionsDashboard({ runs, tagFilter, tick, theme }: DashboardProps) {
   const tags = useMemo(() => histogramTags(runs), [runs]);
   return (
-    <TagSections
-      prefix="d."
-      what="histogram"
-      tags={tags}
-      tagFilter={tagFilter}
-      card={(tag, eager) => <DistributionCard key={tag} tag={tag} runs={runsWithTag(runs, tag)} tick={tick} theme={theme} eager={eager} />}
-    />
+    <div class="rl-scalars rl-hist-page">
+      <TagSections
+        stateKey="d.collapsed"
+        what="histograms"
+        tags={tags}
+        tagFilter={tagFilter}
+        eagerCards={EAGER_CARDS}
+        card={(tag, eager) => <DistributionCard key={tag} tag={tag} runs={runsWithTag(runs, tag)} tick={tick} theme={theme} eager={eager} />}
+      />
+    </div>
   );
 }
 

@@ -7,7 +7,8 @@
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import type { RunInfo } from "@app/types";
 import { formatNumber, formatStep } from "@charts/format";
-import { RunLabel, useCardReady, useLazyCard, useRunData, type RunData } from "./cards";
+import { useLazyCard, useReadyFlag } from "@charts/lazyCard";
+import { HISTOGRAM_CARD_VIEW, RunLabel, useRunData, type RunData } from "./cards";
 import { binEdges, fetchHistograms, unionSteps, type BinnedHistogram, type HistogramsResponse } from "./data";
 import { drawHistograms, hitTest, type Curve, type Geometry, type Mode } from "./draw";
 
@@ -108,12 +109,12 @@ function Plot({ curves, mode, width, highlight, theme, testid }: { curves: Curve
 
 export function HistogramCard({ tag, runs, mode, tick, theme, eager }: HistogramCardProps) {
   const ref = useRef<HTMLDivElement>(null);
-  const seen = useLazyCard(ref, `histograms:${tag}`, eager);
+  const seen = useLazyCard(ref, `histograms:${tag}`, { ...HISTOGRAM_CARD_VIEW, eager });
   const { loaded, width, body } = useRunData(seen, tag, runs, tick, (run, t, signal) => fetchHistograms(run, t, { signal }));
   const [stepIdx, setStepIdx] = useState<number | null>(null);
   const [picked, setPicked] = useState<Map<string, BinnedHistogram>>(new Map());
   const ready = loaded !== null && width > 0;
-  useCardReady(`histograms:${tag}`, ready);
+  useReadyFlag(`histograms:${tag}`, ready);
   useEffect(() => {
     if (!loaded) return;
     const w = window as unknown as { __ridgeline?: { histograms?: Map<string, Loaded[]> } };

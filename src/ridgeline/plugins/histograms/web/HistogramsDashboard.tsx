@@ -2,7 +2,8 @@
 import { useMemo } from "preact/hooks";
 import type { DashboardProps } from "@app/types";
 import { useUrlState } from "@app/state";
-import { TagSections } from "./cards";
+import { TagSections } from "@app/cards";
+import { EAGER_CARDS } from "./cards";
 import { histogramTags, runsWithTag } from "./data";
 import type { Mode } from "./draw";
 import { HistogramCard } from "./HistogramCard";
@@ -11,13 +12,7 @@ export function HistogramsDashboard({ runs, tagFilter, tick, theme }: DashboardP
   const [mode, setMode] = useUrlState<Mode>("h.mode", "offset");
   const tags = useMemo(() => histogramTags(runs), [runs]);
   return (
-    <TagSections
-      prefix="h."
-      what="histogram"
-      tags={tags}
-      tagFilter={tagFilter}
-      card={(tag, eager) => <HistogramCard key={tag} tag={tag} runs={runsWithTag(runs, tag)} mode={mode} tick={tick} theme={theme} eager={eager} />}
-    >
+    <div class="rl-scalars rl-hist-page">
       <div class="rl-toolbar" role="toolbar" aria-label="Histogram settings">
         <label class="rl-field">
           <span>Mode</span>
@@ -27,6 +22,14 @@ export function HistogramsDashboard({ runs, tagFilter, tick, theme }: DashboardP
           </select>
         </label>
       </div>
-    </TagSections>
+      <TagSections
+        stateKey="h.collapsed"
+        what="histograms"
+        tags={tags}
+        tagFilter={tagFilter}
+        eagerCards={EAGER_CARDS}
+        card={(tag, eager) => <HistogramCard key={tag} tag={tag} runs={runsWithTag(runs, tag)} mode={mode} tick={tick} theme={theme} eager={eager} />}
+      />
+    </div>
   );
 }

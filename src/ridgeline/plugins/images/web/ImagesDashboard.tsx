@@ -10,7 +10,6 @@ import type { DashboardProps, RunInfo } from "@app/types";
 import { useUrlState } from "@app/state";
 import { StepSlider, useStepIndex } from "@charts/StepSlider";
 import { useLazyCard, useReadyFlag } from "@charts/lazyCard";
-import { registry } from "../../scalars/web/registry";
 import { blobUrl, type MediaStep, useMediaSteps, useStepNumbers } from "./media";
 import { MediaHead, MediaSections, Placeholder } from "./MediaSections";
 
@@ -87,7 +86,7 @@ function ImageCard({ run, tag, eager, tick, view }: { run: RunInfo; tag: string;
   const ref = useRef<HTMLDivElement>(null);
   const id = `images\u0000${run.run}\u0000${tag}`;
   const [settled, setSettled] = useState<Record<string, "ok" | "error">>({});
-  const seen = useLazyCard(ref, id, registry) || eager;
+  const seen = useLazyCard(ref, id, { eager });
   const listing = useMediaSteps("images", run.run, tag, seen, tick);
   const steps = listing.steps ?? [];
   const stepNumbers = useStepNumbers(listing.steps);
@@ -97,7 +96,7 @@ function ImageCard({ run, tag, eager, tick, view }: { run: RunInfo; tag: string;
   const ready =
     (listing.error !== null && listing.steps === null) ||
     (listing.steps !== null && urls.every((url) => settled[url] !== undefined));
-  useReadyFlag(id, registry, ready);
+  useReadyFlag(id, ready);
   const settle = (url: string, state: "ok" | "error") => setSettled((old) => (old[url] === state ? old : { ...old, [url]: state }));
 
   return (

@@ -6,6 +6,7 @@ import type { ComponentChildren } from "preact";
 import { useMemo, useRef, useState } from "preact/hooks";
 import { useNear } from "@charts/lazyCard";
 import type { RunInfo } from "@app/types";
+import { runsWithTag } from "@app/cards";
 import { groupTags } from "../../scalars/web/groups";
 import type { MediaKind } from "./media";
 
@@ -31,7 +32,7 @@ export function MediaSections({ kind, runs, tagFilter, card }: MediaSectionsProp
     <>
       {groups.map((group) => {
         const open = !collapsed.includes(group.name);
-        const pairs = group.tags.flatMap((tag) => runs.filter((r) => (r.tags[kind] ?? []).includes(tag)).map((r) => [r, tag] as const));
+        const pairs = group.tags.flatMap((tag) => runsWithTag(runs, kind, tag).map((r) => [r, tag] as const));
         const first = before;
         if (open) before += pairs.length;
         const toggle = () => setCollapsed(open ? [...collapsed, group.name] : collapsed.filter((g) => g !== group.name));

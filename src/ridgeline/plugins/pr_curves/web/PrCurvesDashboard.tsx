@@ -9,10 +9,9 @@ import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
 import type { DashboardProps, RunInfo } from "@app/types";
 import { formatNumber } from "@charts/format";
-import { TagSections, allSteps, entryAt, tagsOf, useRunSteps, wallTimeAt } from "@app/cards";
-import { StepSlider, useStepIndex } from "@charts/StepSlider";
-import { useLazyCard, useReadyFlag } from "@charts/lazyCard";
-import { registry } from "../../scalars/web/registry";
+import { TagSections, entryAt, runsWithTag, tagsOf, useTagCard, wallTimeAt } from "@app/cards";
+import { StepSlider } from "@charts/StepSlider";
+import { useReadyFlag } from "@charts/lazyCard";
 import { curveOf, hoverRow, nearestIndex, type Curve, type HoverRow, type PrStep } from "./model";
 
 export function PrCurvesDashboard({ runs, tagFilter, tick, theme }: DashboardProps) {
@@ -28,7 +27,7 @@ export function PrCurvesDashboard({ runs, tagFilter, tick, theme }: DashboardPro
           <PrCard
             key={tag}
             tag={tag}
-            runs={runs.filter((r) => (r.tags.pr_curves ?? []).includes(tag))}
+            runs={runsWithTag(runs, "pr_curves", tag)}
             tick={tick}
             theme={theme}
           />
@@ -58,11 +57,7 @@ function PrCard({ tag, runs, tick, theme }: PrCardProps) {
   const ref = useRef<HTMLDivElement>(null);
   const chartRef = useRef<HTMLDivElement>(null);
   const plotRef = useRef<uPlot | null>(null);
-  const seen = useLazyCard(ref, id, registry);
-  const { data, errors, loaded } = useRunSteps<PrStep>("api/pr_curves", tag, runs, tick, seen);
-  const steps = useMemo(() => allSteps(data), [data]);
-  const [index, setIndex] = useStepIndex(steps);
-  const step = steps.length ? steps[index] : undefined;
+  const { data, errors, loaded, steps, index, setIndex, step } = useTagCard<PrStep>(ref, id, "api/pr_curves", tag, runs, tick);
   const [hover, setHover] = useState<Hover | null>(null);
   const [drawn, setDrawn] = useState(false);
 
@@ -149,7 +144,7 @@ function PrCard({ tag, runs, tick, theme }: PrCardProps) {
   }, [shown]);
 
   const ready = loaded && drawn;
-  useReadyFlag(id, registry, ready);
+  useReadyFlag(id, ready);
   return (
     <div
       ref={ref}

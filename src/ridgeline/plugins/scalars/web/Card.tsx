@@ -16,8 +16,8 @@ import { downloadText, safeFileName, toCsv, toJson } from "@charts/export";
 import { cache, fetchAnnotations, fetchSeries, seriesKey, type Annotation, type SeriesData } from "./data";
 import { buildModel, type ChartModel, type HoverSeries, type RunSeries } from "./model";
 import type { Settings } from "./settings";
-import { registry } from "./registry";
-import { observeNear } from "./visibility";
+import { useCachedSeries } from "./useCachedSeries";
+import { useLazyCard, useReadyFlag } from "@charts/lazyCard";
 
 export interface CardProps {
   tag: string;
@@ -65,11 +65,8 @@ function CardView(props: CardProps) {
   const modelRef = useRef<ChartModel | null>(null);
   const annRef = useRef<{ x: number; text: string; colour: string }[]>([]);
   const [visible, setVisible] = useState(false);
-  const [seen, setSeen] = useState(!!props.eager);
   const [width, setWidth] = useState(400);
   const sized = useRef(false); // the ResizeObserver has reported the chart's width
-  const [version, setVersion] = useState(0);
-  const [loaded, setLoaded] = useState(false);
   const [zoom, setZoom] = useState<[number, number] | null>(null);
   const [zoomData, setZoomData] = useState<Map<string, SeriesData> | null>(null);
   const [ready, setReady] = useState(false);
@@ -93,19 +90,10 @@ function CardView(props: CardProps) {
   const keysId = keys.map((k) => seriesKey(k.run, k.tag)).join("\u0001");
   const maxPoints = pointsFor(width);
 
-  // Visibility: cards render only when scrolled into view (and stay rendered once seen).
+  // Visibility: cards render only when scrolled into view (and stay rendered once seen); loaded from a little
+  // before it scrolls into view, counted as on screen (for chartsReady) only once it is.
+  const seen = useLazyCard(cardRef, id, { eager: !!props.eager, near: "200px 0px", view: "0px", onVisible: setVisible });
   useEffect(() => {
-    const el = cardRef.current;
-    if (!el) return;
-    registry.add(id);
-    // Loaded from a little before it scrolls into view; counted as on screen (for chartsReady) only once it is.
-    const offAhead = observeNear(el, "200px 0px", (e) => {
-      if (e.isIntersecting) setSeen(true);
-    });
-    const offView = observeNear(el, "0px", (e) => {
-      setVisible(e.isIntersecting);
-      registry.setVisible(id, e.isIntersecting);
-    });
     const ro = new ResizeObserver(() => {
       const w = chartRef.current?.clientWidth ?? 0;
       if (w > 0) {
@@ -114,47 +102,18 @@ function CardView(props: CardProps) {
       }
     });
     if (chartRef.current) ro.observe(chartRef.current);
-    return () => {
-      offAhead();
-      offView();
-      ro.disconnect();
-      registry.remove(id);
-    };
+    return () => ro.disconnect();
   }, [id]);
 
   // In the commit that drew (uPlot draws in a microtask queued before this one), not after the next paint.
-  useLayoutEffect(() => registry.setReady(id, ready), [id, ready]);
+  useReadyFlag(id, ready);
 
-  // Load (full range, reduced to about the card's width). A layout effect, with the width measured here: the
-  // request leaves before the page's first paint (not after it, as a plain effect would), at the resolution the
-  // ResizeObserver will report (so its report does not refetch).
-  useLayoutEffect(() => {
-    if (!seen) return;
-    let live = true;
-    setReady(false);
+  // Load (full range, reduced to about the card's width, measured as the load starts: at the resolution the
+  // ResizeObserver will report, so its report does not refetch), then append live data on every tick.
+  const { loaded, version } = useCachedSeries(seen, keys, maxPoints, !!props.eager, tick, () => setReady(false), () => {
     const measured = chartRef.current?.clientWidth ?? 0;
-    cache.load(keys, !sized.current && measured > 0 ? pointsFor(measured) : maxPoints, !!props.eager).then(() => {
-      if (!live) return;
-      setLoaded(true);
-      setVersion((v) => v + 1);
-    });
-    return () => {
-      live = false;
-    };
-  }, [seen, keysId, maxPoints]);
-
-  // Live: append what is new after each series' last step.
-  const firstTick = useRef(tick);
-  useEffect(() => {
-    if (tick === firstTick.current || !seen || !loaded) return;
-    let live = true;
-    cache.refresh(keys).then((changed) => {
-      if (live && changed) setVersion((v) => v + 1);
-    });
-    return () => {
-      live = false;
-    };
-  }, [tick]);
+    return !sized.current && measured > 0 ? pointsFor(measured) : maxPoints;
+  });
 
   // Annotations of the shown runs, once the series are in: one request per run must not queue the series'
   // batch behind it (a browser opens 6 connections per host; 100 runs made the first chart wait ~0.5 s).

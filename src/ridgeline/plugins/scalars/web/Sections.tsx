@@ -9,7 +9,7 @@
 import type { VNode } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { gridHeight, type PlannedSection } from "./layout";
-import { observeNear } from "./visibility";
+import { observeNear } from "@charts/visibility";
 
 /** Cards mount this close to the scrolled area (about a screen ahead), and unmount beyond FAR. */
 const NEAR = "1000px 0px";

@@ -8,10 +8,9 @@ import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import type { DashboardProps, RunInfo } from "@app/types";
 import { getJson } from "@api/client";
 import { formatWallTime } from "@charts/format";
-import { TagSections, allSteps, entryAt, tagsOf, useRunSteps, wallTimeAt, type StepEntry } from "@app/cards";
-import { StepSlider, useStepIndex } from "@charts/StepSlider";
-import { useLazyCard, useReadyFlag } from "@charts/lazyCard";
-import { registry } from "../../scalars/web/registry";
+import { TagSections, entryAt, runsWithTag, tagsOf, useTagCard, wallTimeAt, type StepEntry } from "@app/cards";
+import { StepSlider } from "@charts/StepSlider";
+import { useReadyFlag } from "@charts/lazyCard";
 import { renderMarkdown } from "./markdown";
 
 export interface TextStep extends StepEntry {
@@ -45,7 +44,7 @@ export function TextDashboard({ runs, tagFilter, tick }: DashboardProps) {
           <TextCard
             key={tag}
             tag={tag}
-            runs={runs.filter((r) => (r.tags.text ?? []).includes(tag))}
+            runs={runsWithTag(runs, "text", tag)}
             tick={tick}
             runInfo={runInfo}
           />
@@ -65,12 +64,8 @@ interface TextCardProps {
 function TextCard({ tag, runs, tick, runInfo }: TextCardProps) {
   const id = `text:${tag}`;
   const ref = useRef<HTMLDivElement>(null);
-  const seen = useLazyCard(ref, id, registry);
-  const { data, errors, loaded } = useRunSteps<TextStep>("api/text", tag, runs, tick, seen);
-  const steps = useMemo(() => allSteps(data), [data]);
-  const [index, setIndex] = useStepIndex(steps);
-  const step = steps.length ? steps[index] : undefined;
-  useReadyFlag(id, registry, loaded);
+  const { data, errors, loaded, steps, index, setIndex, step } = useTagCard<TextStep>(ref, id, "api/text", tag, runs, tick);
+  useReadyFlag(id, loaded);
   return (
     <div
       ref={ref}

@@ -10,7 +10,7 @@ import { getJson } from "@api/client";
 import { Plot } from "@charts/plot";
 import { smooth } from "@charts/smoothing";
 import { cache } from "../../scalars/web/data";
-import { registry } from "../../scalars/web/registry";
+import { registry } from "@charts/registry";
 import type { Settings } from "../../scalars/web/settings";
 import { runsWith } from "./items";
 import { buildOverlay, type Distribution, type OverlayRun } from "./overlay";
