@@ -245,6 +245,55 @@ def start_tensorboard(path: Path, dataset: Dataset, timeout: float) -> Server:
     return server
 
 
+def start_plugin_servers(
+    path: Path,
+    run: str,
+    kind: str,
+    tags: list[str],
+    steps: int,
+    tensorboard: bool,
+    tensorboard_complete: Callable[[str], bool],
+    ridgeline_query: str = "",
+) -> dict[str, Server]:
+    """ridgeline (and TensorBoard when asked) on a one-run log directory of ``kind`` tags (histograms, images),
+    each once it lists every tag in ``tags``; ``tensorboard_complete(base)`` says whether TensorBoard's plugin
+    route at ``base`` answers every step. ridgeline's page URL gets ``ridgeline_query``, TensorBoard's
+    ``#<kind>``."""
+
+    class Probe:  # what start_ridgeline/start_tensorboard wait for: the run's last step, no scalar tag
+        def __init__(self) -> None:
+            self.steps = steps
+
+        def run_names(self) -> list[str]:
+            return [run]
+
+        def tag_names(self) -> list[str]:
+            return []
+
+    servers: dict[str, Server] = {}
+    servers["ridgeline"] = ours = start_ridgeline(path, Probe(), SERVER_TIMEOUT_S)  # type: ignore[arg-type]
+    api = ours.url
+    ours.url = api + ridgeline_query
+    wait_until(
+        lambda: set(tags) <= set(http_json(api + "api/runs", timeout=10)["runs"][0]["tags"].get(kind, [])),
+        ours.process,
+        f"ridgeline serve (every {kind} tag)",
+        SERVER_TIMEOUT_S,
+    )
+    if tensorboard:
+        servers["TensorBoard"] = theirs = start_tensorboard(path, Probe(), SERVER_TIMEOUT_S)  # type: ignore[arg-type]
+        base = theirs.url.split("#")[0].rstrip("/")
+        theirs.url = f"{base}/#{kind}"
+
+        def complete() -> bool:
+            if theirs.data_server[0] is None and (pid := find_data_server(theirs.process.pid)) is not None:
+                theirs.data_server[:] = [pid, cmdline(pid)]
+            return tensorboard_complete(base)
+
+        wait_until(complete, theirs.process, f"tensorboard (every {kind} tag)", SERVER_TIMEOUT_S)
+    return servers
+
+
 # --- the page -----------------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Dashboard:

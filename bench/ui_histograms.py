@@ -21,15 +21,15 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from ingest import http_json  # bench/ingest.py, beside this file
 from playwright.sync_api import Browser, Page
 from ui import (
     LOAD_TIMEOUT_S,
-    SERVER_TIMEOUT_S,
     VIEWPORT,
     Server,
     coloured_pixels,
     first_paint_scenario,
-    wait_until,
+    start_plugin_servers,
 )
 
 DATA_VERSION = 1
@@ -72,48 +72,15 @@ def ensure_logdir(root: Path, quick: bool) -> Path:
 
 
 def start_servers(path: Path, tags: list[str], steps: int, tensorboard: bool) -> dict[str, Server]:
-    from ingest import cmdline, find_data_server, http_json  # bench/ingest.py
-    from ui import start_ridgeline, start_tensorboard
+    def complete(base: str) -> bool:  # TensorBoard serves the first and last tags' every step
+        for tag in (tags[0], tags[-1]):
+            query = urllib.parse.urlencode({"run": "run_000", "tag": tag})
+            body = http_json(f"{base}/data/plugin/histograms/histograms?{query}", timeout=60)
+            if not body or body[-1][1] != steps - 1:
+                return False
+        return True
 
-    class Probe:  # what start_ridgeline/start_tensorboard wait for: the histogram tags instead of scalar ones
-        def __init__(self) -> None:
-            self.steps = steps
-
-        def run_names(self) -> list[str]:
-            return ["run_000"]
-
-        def tag_names(self) -> list[str]:
-            return []
-
-    servers: dict[str, Server] = {}
-    servers["ridgeline"] = start_ridgeline(path, Probe(), SERVER_TIMEOUT_S)  # type: ignore[arg-type]
-    ours = servers["ridgeline"]
-    api = ours.url
-    ours.url = f"{api}?tab=histograms"
-    wait_until(
-        lambda: set(tags) <= set(http_json(api + "api/runs", timeout=10)["runs"][0]["tags"].get("histograms", [])),
-        ours.process,
-        "ridgeline serve (every histogram tag)",
-        SERVER_TIMEOUT_S,
-    )
-    if tensorboard:
-        theirs = start_tensorboard(path, Probe(), SERVER_TIMEOUT_S)  # type: ignore[arg-type]
-        servers["TensorBoard"] = theirs
-        base = theirs.url.split("#")[0].rstrip("/")
-        theirs.url = f"{base}/#histograms"
-
-        def complete() -> bool:
-            if theirs.data_server[0] is None and (pid := find_data_server(theirs.process.pid)) is not None:
-                theirs.data_server[:] = [pid, cmdline(pid)]
-            for tag in (tags[0], tags[-1]):
-                query = urllib.parse.urlencode({"run": "run_000", "tag": tag})
-                body = http_json(f"{base}/data/plugin/histograms/histograms?{query}", timeout=60)
-                if not body or body[-1][1] != steps - 1:
-                    return False
-            return True
-
-        wait_until(complete, theirs.process, "tensorboard (every histogram tag)", SERVER_TIMEOUT_S)
-    return servers
+    return start_plugin_servers(path, "run_000", "histograms", tags, steps, tensorboard, complete, "?tab=histograms")
 
 
 def first_paint(browser: Browser, server: Server, first_tag: str, shot: Path | None) -> dict[str, Any]:

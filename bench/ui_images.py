@@ -23,14 +23,14 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from ingest import http_json  # bench/ingest.py, beside this file
 from playwright.sync_api import Browser, Page
 from ui import (
     LOAD_TIMEOUT_S,
-    SERVER_TIMEOUT_S,
     VIEWPORT,
     Server,
     first_paint_scenario,
-    wait_until,
+    start_plugin_servers,
 )
 
 DATA_VERSION = 1
@@ -96,41 +96,12 @@ def ensure_logdir(root: Path, quick: bool) -> Path:
 
 
 def start_servers(path: Path, tags: list[str], steps: int, tensorboard: bool) -> dict[str, Server]:
-    from ingest import cmdline, find_data_server, http_json  # bench/ingest.py
-    from ui import start_ridgeline, start_tensorboard
+    def complete(base: str) -> bool:  # TensorBoard serves the last tag's every step
+        query = urllib.parse.urlencode({"run": RUN, "tag": tags[-1]})
+        body = http_json(f"{base}/data/plugin/images/images?{query}", timeout=60)
+        return bool(body) and body[-1]["step"] == steps - 1
 
-    class Probe:  # what start_ridgeline/start_tensorboard wait for: the run's last step, no scalar tag
-        def __init__(self) -> None:
-            self.steps = steps
-
-        def run_names(self) -> list[str]:
-            return [RUN]
-
-        def tag_names(self) -> list[str]:
-            return []
-
-    servers: dict[str, Server] = {}
-    servers["ridgeline"] = ours = start_ridgeline(path, Probe(), SERVER_TIMEOUT_S)  # type: ignore[arg-type]
-    wait_until(
-        lambda: set(tags) <= set(http_json(ours.url + "api/runs", timeout=10)["runs"][0]["tags"].get("images", [])),
-        ours.process,
-        "ridgeline serve (every image tag)",
-        SERVER_TIMEOUT_S,
-    )
-    if tensorboard:
-        servers["TensorBoard"] = theirs = start_tensorboard(path, Probe(), SERVER_TIMEOUT_S)  # type: ignore[arg-type]
-        base = theirs.url.split("#")[0].rstrip("/")
-        theirs.url = f"{base}/#images"
-
-        def complete() -> bool:
-            if theirs.data_server[0] is None and (pid := find_data_server(theirs.process.pid)) is not None:
-                theirs.data_server[:] = [pid, cmdline(pid)]
-            query = urllib.parse.urlencode({"run": RUN, "tag": tags[-1]})
-            body = http_json(f"{base}/data/plugin/images/images?{query}", timeout=60)
-            return bool(body) and body[-1]["step"] == steps - 1
-
-        wait_until(complete, theirs.process, "tensorboard (every image tag)", SERVER_TIMEOUT_S)
-    return servers
+    return start_plugin_servers(path, RUN, "images", tags, steps, tensorboard, complete)
 
 
 def first_paint(browser: Browser, server: Server, shot: Path | None) -> dict[str, Any]:
