@@ -6,6 +6,8 @@ orjson writes NaN and ±Inf as ``null``.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import orjson
@@ -30,3 +32,13 @@ class ApiError(Exception):
         super().__init__(message)
         self.status_code = status_code
         self.message = message
+
+
+@contextmanager
+def missing_as_404(what: str) -> Iterator[None]:
+    """Answers a ``KeyError`` raised inside (the store's unknown run or tag) as a 404 with the error's message,
+    or ``what`` when it has none (e.g. ``"no text 'run' / 'tag'"``)."""
+    try:
+        yield
+    except KeyError as missing:
+        raise ApiError(404, str(missing.args[0]) if missing.args else what) from None

@@ -15,7 +15,7 @@ import numpy as np
 
 from ridgeline.api import Entry, LogDir
 from ridgeline.ingest.values import DecodeError, Histogram
-from ridgeline.server.responses import ApiError
+from ridgeline.server.responses import missing_as_404
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,10 +30,8 @@ class Decoded:
 
 def entries(logdir: LogDir, run: str, tag: str) -> list[Entry]:
     """The histogram entries of ``run``/``tag`` in step order (404 when either is unknown); nothing is decoded."""
-    try:
+    with missing_as_404(f"no histograms {run!r} / {tag!r}"):
         found = logdir.histograms(run, tag)
-    except KeyError as missing:
-        raise ApiError(404, str(missing.args[0]) if missing.args else f"no histograms {run!r} / {tag!r}") from None
     return sorted(found, key=lambda e: e.step)
 
 

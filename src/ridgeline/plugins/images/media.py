@@ -16,7 +16,7 @@ from fastapi.responses import Response
 
 from ridgeline.api import Entry, LogDir
 from ridgeline.ingest.values import OCTET_STREAM, Audio, DecodeError, Images
-from ridgeline.server.responses import ApiError
+from ridgeline.server.responses import ApiError, missing_as_404
 
 MediaKind = Literal["images", "audio"]
 
@@ -29,10 +29,8 @@ REVALIDATE = "no-cache"
 
 def entries(logdir: LogDir, kind: MediaKind, run: str, tag: str) -> list[Entry]:
     """The tag's values in step order (the ones a restart superseded left out); 404 for an unknown run or tag."""
-    try:
+    with missing_as_404(f"no {kind} {run!r} / {tag!r}"):
         return logdir.images(run, tag) if kind == "images" else logdir.audio(run, tag)
-    except KeyError as missing:
-        raise ApiError(404, str(missing.args[0]) if missing.args else f"no {kind} {run!r} / {tag!r}") from None
 
 
 def entry_at(found: list[Entry], step: int, run: str, tag: str) -> Entry:

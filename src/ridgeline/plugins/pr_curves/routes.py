@@ -9,7 +9,7 @@ from fastapi import APIRouter, Query, Request
 
 from ridgeline.api import LogDir
 from ridgeline.plugins.pr_curves.values import pr_entries
-from ridgeline.server.responses import ApiError, OrjsonResponse
+from ridgeline.server.responses import OrjsonResponse, missing_as_404
 
 router = APIRouter()
 
@@ -23,8 +23,6 @@ def pr_curves(request: Request, run: str, tag: str, since_step: SinceStep = None
     length, thresholds evenly spaced in [0, 1]; NaN as null), or ``{"step", "wall_time", "error"}`` when that
     step's tensor cannot be read (e.g. not of shape [6, n])."""
     logdir: LogDir = request.app.state.logdir
-    try:
+    with missing_as_404(f"no PR curve {run!r} / {tag!r}"):
         entries = logdir.pr_curves(run, tag)
-    except KeyError as missing:
-        raise ApiError(404, str(missing.args[0]) if missing.args else f"no PR curve {run!r} / {tag!r}") from None
     return OrjsonResponse({"run": run, "tag": tag, "steps": pr_entries(entries, since_step)})

@@ -22,7 +22,7 @@ from pydantic import BaseModel, Field
 from ridgeline.api import LogDir, Scalars
 from ridgeline.plugins.scalars import binary
 from ridgeline.plugins.scalars.series import Window, series_payload
-from ridgeline.server.responses import ApiError, OrjsonResponse
+from ridgeline.server.responses import OrjsonResponse, missing_as_404
 
 router = APIRouter()
 
@@ -54,10 +54,8 @@ def _logdir(request: Request) -> LogDir:
 
 
 def _read(logdir: LogDir, run: str, tag: str) -> Scalars:
-    try:
+    with missing_as_404(f"no series {run!r} / {tag!r}"):
         return logdir.scalars(run, tag)
-    except KeyError as missing:
-        raise ApiError(404, str(missing.args[0]) if missing.args else f"no series {run!r} / {tag!r}") from None
 
 
 @router.get("/scalars")

@@ -9,7 +9,7 @@ from fastapi import APIRouter, Query, Request
 
 from ridgeline.api import LogDir
 from ridgeline.plugins.text.values import text_entries
-from ridgeline.server.responses import ApiError, OrjsonResponse
+from ridgeline.server.responses import OrjsonResponse, missing_as_404
 
 router = APIRouter()
 
@@ -26,10 +26,8 @@ def text(request: Request, run: str, tag: str, since_step: SinceStep = None) -> 
     Markdown is sent as written: the page renders and sanitises it.
     """
     logdir: LogDir = request.app.state.logdir
-    try:
+    with missing_as_404(f"no text {run!r} / {tag!r}"):
         entries = logdir.text(run, tag)
-    except KeyError as missing:
-        raise ApiError(404, str(missing.args[0]) if missing.args else f"no text {run!r} / {tag!r}") from None
     return OrjsonResponse({"run": run, "tag": tag, "steps": text_entries(entries, since_step)})
 
 
