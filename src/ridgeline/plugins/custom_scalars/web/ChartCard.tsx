@@ -9,15 +9,15 @@ import { memo } from "preact/compat";
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import type uPlot from "uplot";
 import type { RunInfo } from "@app/types";
-import { nearestIndex } from "@charts/aggregate";
-import { formatDuration, formatNumber, formatStep, formatWallTime } from "@charts/format";
+import { formatDuration, formatStep, formatWallTime } from "@charts/format";
 import { Plot, type XMode } from "@charts/plot";
-import { tooltipHtml, type TooltipRow } from "@charts/tooltip";
+import { tooltipHtml } from "@charts/tooltip";
 import { cache } from "../../scalars/web/data";
 import { buildModel, type ChartModel, type RunSeries } from "../../scalars/web/model";
 import { useLazyCard, useReadyFlag } from "@charts/lazyCard";
 import type { Settings } from "../../scalars/web/settings";
 import { useCachedSeries } from "../../scalars/web/useCachedSeries";
+import { hoverRows, placeTooltip } from "../../scalars/web/hover";
 import { buildMarginModel, chartId, chartKeys, dashArray, dashFor, multilineTags, type ChartSpec, type MarginInput } from "./chart";
 
 export interface ChartCardProps {
@@ -255,30 +255,9 @@ function showTooltip(u: uPlot, own: boolean, tip: HTMLDivElement | null, model: 
     return;
   }
   const x = u.posToVal(left, "x");
-  const top = u.cursor.top ?? 0;
-  const rows: TooltipRow[] = [];
-  for (const h of model.hover) {
-    const i = nearestIndex(h.x, x);
-    if (i < 0) continue;
-    const y = h.smoothed[i];
-    rows.push({
-      label: h.label,
-      colour: h.colour,
-      smoothed: y,
-      raw: h.raw[i],
-      step: h.step[i],
-      time: h.wall ? formatDuration(h.wall[i] - h.wall[0]) : "",
-      extra: h.bandLow ? `${formatNumber(h.bandLow[i])} – ${formatNumber(h.bandHigh![i])}` : undefined,
-      distance: Math.abs((Number.isFinite(y) ? u.valToPos(y, "y") : Infinity) - top),
-    });
-  }
+  const rows = hoverRows(u, model, x, u.cursor.top ?? 0);
   const xm = settings.xAxis;
   const header = xm === "wall" ? formatWallTime(x) : xm === "relative" ? formatDuration(x) : `step ${formatStep(x)}`;
   tip.innerHTML = tooltipHtml(header, rows, settings.tooltipSort, TOOLTIP_ROWS);
-  tip.hidden = false;
-  const x0 = u.bbox.left / devicePixelRatio + left;
-  const flip = left > u.over.clientWidth / 2;
-  tip.style.transform = flip
-    ? `translate(max(-4px, calc(${Math.round(x0 - 16)}px - 100%)), 4px)`
-    : `translate(clamp(-4px, ${Math.round(x0 + 16)}px, calc(${Math.round(u.width + 4)}px - 100%)), 4px)`;
+  placeTooltip(u, tip, left);
 }

@@ -9,14 +9,14 @@ import type uPlot from "uplot";
 import type { RunInfo } from "@app/types";
 import { apiUrl } from "@api/client";
 import { Plot, type XMode } from "@charts/plot";
-import { nearestIndex } from "@charts/aggregate";
 import { formatDuration, formatNumber, formatStep, formatWallTime } from "@charts/format";
-import { tooltipHtml, type TooltipRow } from "@charts/tooltip";
+import { tooltipHtml } from "@charts/tooltip";
 import { downloadText, safeFileName, toCsv, toJson } from "@charts/export";
 import { cache, fetchAnnotations, fetchSeries, seriesKey, type Annotation, type SeriesData } from "./data";
-import { buildModel, type ChartModel, type HoverSeries, type RunSeries } from "./model";
+import { buildModel, type ChartModel, type RunSeries } from "./model";
 import type { Settings } from "./settings";
 import { useCachedSeries } from "./useCachedSeries";
+import { hoverRows, placeTooltip } from "./hover";
 import { useLazyCard, useReadyFlag } from "@charts/lazyCard";
 
 export interface CardProps {
@@ -421,20 +421,6 @@ function stepRange(r: [number, number], model: ChartModel | null): [number, numb
   return [lo - 1, hi + 1];
 }
 
-function nearest(h: HoverSeries, x: number): number {
-  if (h.sorted) return nearestIndex(h.x, x);
-  let best = -1;
-  let bd = Infinity;
-  for (let i = 0; i < h.x.length; i++) {
-    const d = Math.abs(h.x[i] - x);
-    if (d < bd) {
-      bd = d;
-      best = i;
-    }
-  }
-  return best;
-}
-
 function onCursor(
   u: uPlot,
   own: boolean,
@@ -450,24 +436,7 @@ function onCursor(
     return;
   }
   const x = u.posToVal(left, "x");
-  const top = u.cursor.top ?? 0;
-  const rows: TooltipRow[] = [];
-  for (const h of model.hover) {
-    const i = nearest(h, x);
-    if (i < 0) continue;
-    const y = h.smoothed[i];
-    const py = Number.isFinite(y) ? u.valToPos(y, "y") : Infinity;
-    rows.push({
-      label: h.label,
-      colour: h.colour,
-      smoothed: y,
-      raw: h.raw[i],
-      step: h.step[i],
-      time: h.wall ? formatDuration(h.wall[i] - h.wall[0]) : "",
-      extra: h.bandLow ? `${formatNumber(h.bandLow[i])} – ${formatNumber(h.bandHigh![i])}` : undefined,
-      distance: Math.abs(py - top),
-    });
-  }
+  const rows = hoverRows(u, model, x, u.cursor.top ?? 0);
   const xm = settings.xAxis;
   const header =
     xm === "step" ? `step ${formatStep(x)}` : xm === "wall" ? formatWallTime(x) : xm === "relative" ? formatDuration(x) : `${settings.xTag} = ${formatNumber(x)}`;
@@ -481,15 +450,7 @@ function onCursor(
     ]),
   ];
   tip.innerHTML = tooltipHtml(header, rows, settings.tooltipSort, TOOLTIP_ROWS, notes);
-  tip.hidden = false;
-  // No measuring (a forced layout per mouse move): right of the cursor on the left half, left of it on the right.
-  const x0 = u.bbox.left / devicePixelRatio + left;
-  const flip = left > u.over.clientWidth / 2;
-  // Kept inside the card (a wide tooltip on a narrow card was cut off by the page's edge): CSS clamps it
-  // against its own width (100%), still without measuring.
-  tip.style.transform = flip
-    ? `translate(max(-4px, calc(${Math.round(x0 - 16)}px - 100%)), 4px)`
-    : `translate(clamp(-4px, ${Math.round(x0 + 16)}px, calc(${Math.round(u.width + 4)}px - 100%)), 4px)`;
+  placeTooltip(u, tip, left);
 }
 
 /** Non-finite markers and annotation lines, on the chart's canvas. */
