@@ -5,9 +5,9 @@
  */
 import { useRef, useState } from "preact/hooks";
 import type { DashboardProps, RunInfo } from "@app/types";
-import { StepSlider, useStepIndex } from "@charts/StepSlider";
-import { useLazyCard, useReadyFlag } from "@charts/lazyCard";
-import { blobUrl, useMediaSteps, useStepNumbers } from "../../images/web/media";
+import { StepSlider } from "@charts/StepSlider";
+import { useReadyFlag } from "@charts/lazyCard";
+import { blobUrl, useMediaCard } from "../../images/web/media";
 import { MediaHead, MediaSections, Placeholder } from "../../images/web/MediaSections";
 
 export function AudioDashboard({ runs, tagFilter, tick }: DashboardProps) {
@@ -25,13 +25,8 @@ export function AudioDashboard({ runs, tagFilter, tick }: DashboardProps) {
 
 function AudioCard({ run, tag, eager, tick }: { run: RunInfo; tag: string; eager: boolean; tick: number }) {
   const ref = useRef<HTMLDivElement>(null);
-  const id = `audio\u0000${run.run}\u0000${tag}`;
-  const seen = useLazyCard(ref, id, { eager });
-  const listing = useMediaSteps("audio", run.run, tag, seen, tick);
-  const stepNumbers = useStepNumbers(listing.steps);
-  const [index, setIndex] = useStepIndex(stepNumbers);
+  const { id, listing, stepNumbers, index, setIndex, current } = useMediaCard(ref, "audio", run.run, tag, eager, tick);
   const [failed, setFailed] = useState<string[]>([]);
-  const current = listing.steps?.[index];
   useReadyFlag(id, listing.steps !== null || listing.error !== null);
   const rate = current?.sample_rate;
 

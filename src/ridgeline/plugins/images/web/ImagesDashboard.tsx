@@ -8,9 +8,9 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { DashboardProps, RunInfo } from "@app/types";
 import { useUrlState } from "@app/state";
-import { StepSlider, useStepIndex } from "@charts/StepSlider";
-import { useLazyCard, useReadyFlag } from "@charts/lazyCard";
-import { blobUrl, type MediaStep, useMediaSteps, useStepNumbers } from "./media";
+import { StepSlider } from "@charts/StepSlider";
+import { useReadyFlag } from "@charts/lazyCard";
+import { blobUrl, useMediaCard } from "./media";
 import { MediaHead, MediaSections, Placeholder } from "./MediaSections";
 
 interface View {
@@ -84,14 +84,8 @@ function FactorSlider(props: { label: string; testid: string; value: number; onC
 
 function ImageCard({ run, tag, eager, tick, view }: { run: RunInfo; tag: string; eager: boolean; tick: number; view: View }) {
   const ref = useRef<HTMLDivElement>(null);
-  const id = `images\u0000${run.run}\u0000${tag}`;
   const [settled, setSettled] = useState<Record<string, "ok" | "error">>({});
-  const seen = useLazyCard(ref, id, { eager });
-  const listing = useMediaSteps("images", run.run, tag, seen, tick);
-  const steps = listing.steps ?? [];
-  const stepNumbers = useStepNumbers(listing.steps);
-  const [index, setIndex] = useStepIndex(stepNumbers);
-  const current: MediaStep | undefined = steps[index];
+  const { id, listing, stepNumbers, index, setIndex, current } = useMediaCard(ref, "images", run.run, tag, eager, tick);
   const urls = current && !current.error ? range(current.count).map((i) => blobUrl("images", run.run, tag, current, i)) : [];
   const ready =
     (listing.error !== null && listing.steps === null) ||

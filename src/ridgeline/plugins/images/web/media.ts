@@ -1,10 +1,14 @@
 /**
  * What the images and audio dashboards share: a tag's step listing (`GET /api/images` or `/api/audio`),
- * fetched once the card is seen and again on every reload, and the URL of one image or clip (the blob route,
- * with the record's key so the browser may cache it for good).
+ * fetched once the card is seen and again on every reload, the URL of one image or clip (the blob route,
+ * with the record's key so the browser may cache it for good), and a card's lazy loading and slider
+ * (`useMediaCard`).
  */
+import type { RefObject } from "preact";
 import { useLayoutEffect, useMemo, useState } from "preact/hooks";
 import { apiUrl, getJson } from "@api/client";
+import { useLazyCard } from "@charts/lazyCard";
+import { useStepIndex } from "@charts/StepSlider";
 
 export type MediaKind = "images" | "audio";
 
@@ -64,4 +68,32 @@ export function blobUrl(kind: MediaKind, run: string, tag: string, step: MediaSt
 /** The step numbers of a listing: the same array while the listing is the same (the slider keeps its place). */
 export function useStepNumbers(steps: MediaStep[] | null): number[] {
   return useMemo(() => (steps ?? []).map((s) => s.step), [steps]);
+}
+
+export interface MediaCard {
+  /** The card's id in the ready registry. */
+  id: string;
+  listing: MediaListing;
+  /** The slider's steps, its position and the step it shows (undefined while there is none). */
+  stepNumbers: number[];
+  index: number;
+  setIndex: (index: number) => void;
+  current: MediaStep | undefined;
+}
+
+/** What an image or audio card needs: lazy loading (at once when `eager`), its listing and the slider's step. */
+export function useMediaCard(
+  ref: RefObject<Element | null>,
+  kind: MediaKind,
+  run: string,
+  tag: string,
+  eager: boolean,
+  tick: number,
+): MediaCard {
+  const id = `${kind}\u0000${run}\u0000${tag}`;
+  const seen = useLazyCard(ref, id, { eager });
+  const listing = useMediaSteps(kind, run, tag, seen, tick);
+  const stepNumbers = useStepNumbers(listing.steps);
+  const [index, setIndex] = useStepIndex(stepNumbers);
+  return { id, listing, stepNumbers, index, setIndex, current: listing.steps?.[index] };
 }
