@@ -8,7 +8,4 @@ from ridgeline.plugins.scalars.routes import router
 
 plugin = BuiltinPlugin(name="scalars", router=router)
 
-# The hparams plugin still imports its plugin class under this name.
-ScalarsPlugin = BuiltinPlugin
-
-__all__ = ["ScalarsPlugin", "plugin"]
+__all__ = ["plugin"]

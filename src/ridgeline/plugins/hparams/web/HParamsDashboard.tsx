@@ -8,7 +8,7 @@ import { ApiError, getJson } from "@api/client";
 import { ALL, type Selection } from "@app/selection";
 import { useUrlState } from "@app/state";
 import type { DashboardProps } from "@app/types";
-import { registry } from "../../scalars/web/registry";
+import { registry } from "@charts/registry";
 import {
   colourBy,
   columnsOf,
