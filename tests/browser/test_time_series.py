@@ -1,6 +1,7 @@
 """The Time Series page in a real browser, on a run written by torch's SummaryWriter: a card per tag of every
-kind (scalars through the scalars card, histograms through the histograms card, images as a link to their
-dashboard), the tag filter, kind toggles, pins kept in the URL, and every dashboard reachable at 1280 px."""
+kind (scalars through the scalars card, histograms through the histograms card,
+images through the images card), the tag filter, kind toggles, pins kept in the URL, the overlay card (a histogram's
+bands, image-step marks), and every dashboard reachable at 1280 px."""
 
 from __future__ import annotations
 
@@ -92,23 +93,40 @@ def test_filter_kinds_and_pins(page: Page, served: str) -> None:
     expect(page.locator('section[aria-label="Pinned"] [data-testid=time_series-card]')).to_have_count(1)
 
 
-def test_images_link_to_their_dashboard(page: Page, served: str) -> None:
+def test_images_cards_show_the_image_and_link_to_their_dashboard(page: Page, served: str, artifacts: Path) -> None:
     page.goto(served + "?tab=time_series")
     wait_charts_ready(page)
+    card = ts_card(page, "images", "samples/x").locator("[data-testid=image-card][data-run=torch_run]")
+    expect(card).to_have_attribute("data-ready", "true")
+    expect(card).to_have_attribute("data-step", "20")  # the slider starts on the last step
+    image = card.locator("img")
+    expect(image).to_have_count(1)
+    page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=image.element_handle())
+    assert image.evaluate("img => img.naturalWidth") == 8
+    card.get_by_test_id("step-slider").focus()
+    page.keyboard.press("Home")
+    expect(card).to_have_attribute("data-step", "0")
+    card.screenshot(path=str(artifacts / "time_series_images.png"))
     ts_card(page, "images", "samples/x").get_by_test_id("ts-open-images").click()
     expect(page.locator('nav[aria-label="Dashboards"] [data-dashboard=images]')).to_have_attribute(
         "aria-current", "page"
     )
 
 
-def test_overlay_of_a_scalar_and_a_histogram(page: Page, served: str, artifacts: Path) -> None:
+def add_overlay(page: Page, served: str, **picks: str) -> Locator:
+    """Opens the page, picks the overlay's parts ({"scalar": tag, "histogram": tag, "images": tag}) and adds it."""
     page.goto(served + "?tab=time_series")
     wait_charts_ready(page)
-    page.get_by_test_id("ts-overlay-scalar").select_option("train/loss")
-    page.get_by_test_id("ts-overlay-histogram").select_option("weights/w1")
+    for part, tag in picks.items():
+        page.get_by_test_id(f"ts-overlay-{part}").select_option(tag)
     page.get_by_test_id("ts-overlay-add").click()
-    overlay = page.locator('[data-testid=ts-overlay-card][data-tag="train/loss + weights/w1"]')
+    overlay = page.locator(f'[data-testid=ts-overlay-card][data-tag="{css_string(" + ".join(picks.values()))}"]')
     expect(overlay).to_have_attribute("data-ready", "true")
+    return overlay
+
+
+def test_overlay_of_a_scalar_and_a_histogram(page: Page, served: str, artifacts: Path) -> None:
+    overlay = add_overlay(page, served, scalar="train/loss", histogram="weights/w1")
     state = page.evaluate(
         """() => {
             const u = window.__ridgeline.charts.get('overlay:train/loss + weights/w1');
@@ -122,5 +140,26 @@ def test_overlay_of_a_scalar_and_a_histogram(page: Page, served: str, artifacts:
     assert state["steps"] == list(range(30))  # one step axis: the scalar's steps hold the histogram's too
     page.wait_for_function("() => new URLSearchParams(location.search).has('ts.overlay')")
     overlay.screenshot(path=str(artifacts / "time_series-overlay.png"))
-    overlay.get_by_role("button", name="Close the overlay of train/loss and weights/w1").click()
+    overlay.get_by_role("button", name="Close the overlay of train/loss + weights/w1").click()
     expect(overlay).to_have_count(0)
+
+
+def test_overlay_marks_the_image_steps(page: Page, served: str, artifacts: Path) -> None:
+    overlay = add_overlay(page, served, scalar="train/acc", images="samples/x")
+    marks = overlay.locator("[data-testid=ts-overlay-mark]")
+    expect(marks).to_have_count(3)
+    assert marks.evaluate_all("ms => ms.map(m => Number(m.dataset.step))") == [0, 10, 20]
+    assert marks.nth(1).get_attribute("title") == "step 10 · samples/x (torch_run)"
+    # Each mark sits where the chart's step axis puts its step.
+    placed = page.evaluate(
+        """() => {
+            const u = window.__ridgeline.charts.get('overlay:train/acc + samples/x');
+            return [...u.over.querySelectorAll('.rl-ts-mark')].map(m => Math.abs(
+                parseFloat(m.style.left) - u.valToPos(Number(m.dataset.step), 'x')) < 0.5);
+        }"""
+    )
+    assert placed == [True, True, True]
+    page.wait_for_function("() => new URLSearchParams(location.search).get('ts.overlay')?.includes('samples/x')")
+    page.reload()
+    expect(page.locator("[data-testid=ts-overlay-card] [data-testid=ts-overlay-mark]")).to_have_count(3)
+    overlay.screenshot(path=str(artifacts / "time_series_overlay_marks.png"))

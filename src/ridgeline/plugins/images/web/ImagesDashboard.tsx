@@ -13,7 +13,8 @@ import { useReadyFlag } from "@charts/lazyCard";
 import { blobUrl, useMediaCard } from "./media";
 import { MediaHead, MediaSections, Placeholder } from "./MediaSections";
 
-interface View {
+/** How an image card shows its images: fitted or native, a CSS filter, and what a click opens. */
+export interface View {
   fit: boolean;
   filter: string;
   open(src: string, title: string): void;
@@ -82,7 +83,8 @@ function FactorSlider(props: { label: string; testid: string; value: number; onC
   );
 }
 
-function ImageCard({ run, tag, eager, tick, view }: { run: RunInfo; tag: string; eager: boolean; tick: number; view: View }) {
+/** One (run, image tag) card: step slider, the step's images, lazily loaded (also used by Time Series). */
+export function ImageCard({ run, tag, eager, tick, view }: { run: RunInfo; tag: string; eager: boolean; tick: number; view: View }) {
   const ref = useRef<HTMLDivElement>(null);
   const [settled, setSettled] = useState<Record<string, "ok" | "error">>({});
   const { id, listing, stepNumbers, index, setIndex, current } = useMediaCard(ref, "images", run.run, tag, eager, tick);

@@ -1,7 +1,10 @@
 /**
  * A multi-type overlay card: a scalar tag (left y axis, smoothed as the scalars settings say) and a histogram
  * tag's percentile bands (right y axis, from GET /api/distributions) on one step axis, for each selected run.
- * The scalar comes through the scalars series cache (binary batch); refreshed on every tick.
+ * Optionally (`images`), tick marks along the step axis at the steps where that image tag was logged (from
+ * GET /api/images, each run in its colour; hovering one names the step and the tag). Either the histogram or
+ * the image tag may be "" (left out). The scalar comes through the scalars series cache (binary batch);
+ * refreshed on every tick.
  */
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import type uPlot from "uplot";
@@ -21,21 +24,33 @@ const MAX_STEPS = 200;
 export interface OverlayCardProps {
   scalar: string;
   histogram: string;
+  /** An image tag whose steps are marked on the step axis, or "". */
+  images: string;
   runs: RunInfo[];
   settings: Settings;
   tick: number;
   onClose: () => void;
 }
 
-export function OverlayCard({ scalar, histogram, runs, settings, tick, onClose }: OverlayCardProps) {
-  const id = `overlay:${scalar}\u0000${histogram}`;
+/** The steps of `images` per run, in the run's colour. */
+interface MarkRun {
+  run: string;
+  colour: string;
+  steps: number[];
+}
+
+export function OverlayCard({ scalar, histogram, images, runs, settings, tick, onClose }: OverlayCardProps) {
+  const id = `overlay:${scalar}\u0000${histogram}\u0000${images}`;
+  const label = [scalar, histogram, images].filter((t) => t).join(" + ");
   const chartRef = useRef<HTMLDivElement>(null);
   const plotRef = useRef<Plot | null>(null);
   const keyRef = useRef("");
-  const [loaded, setLoaded] = useState<{ distributions: Map<string, Distribution>; version: number } | null>(null);
+  const [loaded, setLoaded] = useState<{ distributions: Map<string, Distribution>; marks: MarkRun[]; version: number } | null>(null);
+  const marksRef = useRef<MarkRun[]>([]);
   const [ready, setReady] = useState(false);
   const scalarRuns = useMemo(() => runsWith(runs, "scalars", scalar), [runs, scalar]);
-  const histogramRuns = useMemo(() => runsWith(runs, "histograms", histogram), [runs, histogram]);
+  const histogramRuns = useMemo(() => (histogram ? runsWith(runs, "histograms", histogram) : []), [runs, histogram]);
+  const imageRuns = useMemo(() => (images ? runsWith(runs, "images", images) : []), [runs, images]);
 
   useEffect(() => {
     registry.add(id);
@@ -48,7 +63,14 @@ export function OverlayCard({ scalar, histogram, runs, settings, tick, onClose }
     let live = true;
     const keys = scalarRuns.map((r) => ({ run: r.run, tag: scalar }));
     const distributions = new Map<string, Distribution>();
+    const marks: MarkRun[] = [];
     void Promise.all([
+      ...imageRuns.map((r) =>
+        getJson<{ steps: { step: number }[] }>("/api/images", { run: r.run, tag: images }).then(
+          (body) => void marks.push({ run: r.run, colour: r.colour, steps: body.steps.map((s) => s.step) }),
+          () => undefined, // a run whose image listing cannot be read: no marks for it
+        ),
+      ),
       cache.load(keys, 1000).then(() => cache.refresh(keys)),
       ...histogramRuns.map((r) =>
         getJson<Distribution>("/api/distributions", { run: r.run, tag: histogram, max_steps: MAX_STEPS }).then(
@@ -57,12 +79,12 @@ export function OverlayCard({ scalar, histogram, runs, settings, tick, onClose }
         ),
       ),
     ]).then(() => {
-      if (live) setLoaded((l) => ({ distributions, version: (l?.version ?? 0) + 1 }));
+      if (live) setLoaded((l) => ({ distributions, marks, version: (l?.version ?? 0) + 1 }));
     });
     return () => {
       live = false;
     };
-  }, [scalar, histogram, scalarRuns, histogramRuns, tick]);
+  }, [scalar, histogram, images, scalarRuns, histogramRuns, imageRuns, tick]);
 
   const model = useMemo(() => {
     if (!loaded) return null;
@@ -75,7 +97,7 @@ export function OverlayCard({ scalar, histogram, runs, settings, tick, onClose }
         distribution: loaded.distributions.get(r.run) ?? null,
       };
     });
-    return buildOverlay(list, scalar, histogram, chartRef.current?.clientWidth ?? 400);
+    return buildOverlay(list, scalar, histogram, chartRef.current?.clientWidth ?? 400, markSteps(loaded.marks));
   }, [loaded, runs, scalar, histogram, settings.smoothing, settings.smoother]);
 
   useLayoutEffect(() => {
@@ -93,7 +115,7 @@ export function OverlayCard({ scalar, histogram, runs, settings, tick, onClose }
           xLog: false,
           yLog: false,
           yLabel: scalar,
-          y2Label: `${histogram} (percentiles)`,
+          y2Label: histogram ? `${histogram} (percentiles)` : undefined,
           ignoreOutliers: settings.outliers,
           syncKey: null,
           lines: model.lines,
@@ -102,11 +124,16 @@ export function OverlayCard({ scalar, histogram, runs, settings, tick, onClose }
         model.data,
       );
       keyRef.current = model.structure;
+      const u = plotRef.current.u;
+      (u.hooks.setScale ??= []).push(() => drawMarks(u, marksRef.current, images));
+      (u.hooks.setSize ??= []).push(() => drawMarks(u, marksRef.current, images));
     } else {
       plotRef.current.setData(model.data, null);
     }
+    marksRef.current = loaded?.marks ?? [];
+    drawMarks(plotRef.current.u, marksRef.current, images);
     const g = ((window as unknown as { __ridgeline?: { charts?: Map<string, uPlot> } }).__ridgeline ??= {});
-    (g.charts ??= new Map()).set(`overlay:${scalar} + ${histogram}`, plotRef.current.u);
+    (g.charts ??= new Map()).set(`overlay:${label}`, plotRef.current.u);
     setReady(true);
   }, [model]);
 
@@ -122,16 +149,28 @@ export function OverlayCard({ scalar, histogram, runs, settings, tick, onClose }
     <div
       class="rl-card rl-card-expanded rl-ts-overlay"
       data-testid="ts-overlay-card"
-      data-tag={`${scalar} + ${histogram}`}
+      data-tag={label}
       data-ready={ready ? "true" : "false"}
       data-points={String(model?.points ?? 0)}
     >
       <header class="rl-card-head">
-        <h3 class="rl-card-title" title={`${scalar} with the distribution of ${histogram}`}>
-          {scalar} <span class="rl-muted">(left)</span> · {histogram} <span class="rl-muted">(right: min–max, 16–84%, median dashed)</span>
+        <h3 class="rl-card-title" title={label}>
+          {scalar} <span class="rl-muted">(left)</span>
+          {histogram && (
+            <>
+              {" "}
+              · {histogram} <span class="rl-muted">(right: min–max, 16–84%, median dashed)</span>
+            </>
+          )}
+          {images && (
+            <>
+              {" "}
+              · {images} <span class="rl-muted">(image steps: ticks on the step axis)</span>
+            </>
+          )}
         </h3>
         <span class="rl-card-actions">
-          <button type="button" class="rl-icon" aria-label={`Close the overlay of ${scalar} and ${histogram}`} onClick={onClose}>
+          <button type="button" class="rl-icon" aria-label={`Close the overlay of ${label}`} onClick={onClose}>
             ✕
           </button>
         </span>
@@ -141,4 +180,29 @@ export function OverlayCard({ scalar, histogram, runs, settings, tick, onClose }
       </div>
     </div>
   );
+}
+
+/** Every marked step, so the step axis spans the marks even where the scalar has no point there. */
+function markSteps(marks: MarkRun[]): number[] {
+  return [...new Set(marks.flatMap((m) => m.steps))].sort((a, b) => a - b);
+}
+
+/** Tick marks at the bottom of the plotting area (uPlot's `over` layer), one per (run, step), with a title. */
+function drawMarks(u: uPlot, marks: MarkRun[], tag: string): void {
+  u.over.querySelectorAll(".rl-ts-mark").forEach((n) => n.remove());
+  const [lo, hi] = [u.scales.x?.min ?? -Infinity, u.scales.x?.max ?? Infinity];
+  for (const m of marks) {
+    for (const step of m.steps) {
+      if (step < lo || step > hi) continue;
+      const tickEl = document.createElement("span");
+      tickEl.className = "rl-ts-mark";
+      tickEl.dataset.testid = "ts-overlay-mark";
+      tickEl.dataset.step = String(step);
+      tickEl.dataset.run = m.run;
+      tickEl.title = `step ${step} · ${tag} (${m.run})`;
+      tickEl.style.left = `${u.valToPos(step, "x")}px`;
+      tickEl.style.background = m.colour;
+      u.over.appendChild(tickEl);
+    }
+  }
 }

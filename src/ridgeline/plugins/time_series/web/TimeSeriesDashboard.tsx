@@ -1,16 +1,19 @@
 /**
  * Time Series (TensorBoard's default view since 2.10): one page with a card per tag of every kind the selected
  * runs have — scalars (the scalars dashboard's Card, with its settings under the same "s." keys), histograms
- * (the histograms dashboard's card, offset mode) and images (a card naming the runs and steps that links to the
- * Images dashboard) — filtered by the shell's tag regex, grouped by tag prefix, with pinned cards on top
+ * (the histograms dashboard's card, offset mode) and images (the images dashboard's card per run, step slider,
+ * lazily loaded) — filtered by the shell's tag regex, grouped by tag prefix, with pinned cards on top
  * (kept in the URL under "ts.pinned"). Which kinds are shown is kept under "ts.kinds". Overlay cards draw a
- * scalar and a histogram's percentile bands on one step axis ("ts.overlay": [scalar, histogram] pairs).
+ * scalar, a histogram's percentile bands and tick marks at an image tag's steps on one step axis
+ * ("ts.overlay": [scalar, histogram, image tag] triples, "" for a part left out).
  */
 import { useCallback, useMemo, useState } from "preact/hooks";
 import type { DashboardProps, RunInfo } from "@app/types";
 import { colourFor } from "@app/palette";
 import { useUrlState } from "@app/state";
 import { HistogramCard } from "../../histograms/web/HistogramCard";
+import { ImageCard, type View } from "../../images/web/ImagesDashboard";
+import "../../images/web/media.css";
 import { Card } from "../../scalars/web/Card";
 import { CurveControls } from "../../scalars/web/CurveControls";
 import { useSettings, type Settings } from "../../scalars/web/settings";
@@ -28,14 +31,17 @@ export function TimeSeriesDashboard({ runs, tagFilter, tick, theme }: DashboardP
   const [collapsedRaw, setCollapsed] = useUrlState<string[]>("ts.collapsed", []);
   const [, setTab] = useUrlState("tab", "");
   const [overlayRaw, setOverlay] = useUrlState<string[][]>("ts.overlay", []);
-  const overlays = (Array.isArray(overlayRaw) ? overlayRaw : []).filter(
-    (p): p is [string, string] => Array.isArray(p) && p.length === 2 && p.every((t) => typeof t === "string"),
-  );
+  const overlays = (Array.isArray(overlayRaw) ? overlayRaw : [])
+    .filter((p) => Array.isArray(p) && (p.length === 2 || p.length === 3) && p.every((t) => typeof t === "string"))
+    .map((p) => [p[0], p[1], p[2] ?? ""] as [string, string, string]);
   const [pickScalar, setPickScalar] = useState("");
   const [pickHistogram, setPickHistogram] = useState("");
+  const [pickImages, setPickImages] = useState("");
+  const sameOverlay = (p: string[], q: string[]) => p.every((t, i) => t === q[i]);
   const tagsOf = (kind: Kind) => [...new Set(runs.flatMap((r) => r.tags[kind] ?? []))].sort();
   const scalarTags = useMemo(() => tagsOf("scalars"), [runs]);
   const histogramTags = useMemo(() => tagsOf("histograms"), [runs]);
+  const imageTags = useMemo(() => tagsOf("images"), [runs]);
   const pinned = Array.isArray(pinnedRaw) ? pinnedRaw : [];
   const kinds = KINDS.filter((k) => (Array.isArray(kindsRaw) ? kindsRaw : KINDS).includes(k));
   const collapsed = new Set(Array.isArray(collapsedRaw) ? collapsedRaw : []);
@@ -81,9 +87,9 @@ export function TimeSeriesDashboard({ runs, tagFilter, tick, theme }: DashboardP
           ))}
         </fieldset>
         <CurveControls settings={settings} set={set} />
-        {scalarTags.length > 0 && histogramTags.length > 0 && (
+        {scalarTags.length > 0 && (histogramTags.length > 0 || imageTags.length > 0) && (
           <fieldset class="rl-field rl-combine">
-            <legend>Overlay a scalar and a histogram</legend>
+            <legend>Overlay a scalar with a histogram and image steps</legend>
             <select aria-label="Overlay scalar" data-testid="ts-overlay-scalar" value={pickScalar} onChange={(e) => setPickScalar(e.currentTarget.value)}>
               <option value="">(scalar)</option>
               {scalarTags.map((t) => (
@@ -96,11 +102,20 @@ export function TimeSeriesDashboard({ runs, tagFilter, tick, theme }: DashboardP
                 <option value={t}>{t}</option>
               ))}
             </select>
+            <select aria-label="Overlay image steps" data-testid="ts-overlay-images" value={pickImages} onChange={(e) => setPickImages(e.currentTarget.value)}>
+              <option value="">(image steps)</option>
+              {imageTags.map((t) => (
+                <option value={t}>{t}</option>
+              ))}
+            </select>
             <button
               type="button"
               data-testid="ts-overlay-add"
-              disabled={!pickScalar || !pickHistogram}
-              onClick={() => setOverlay([...overlays.filter(([a, b]) => a !== pickScalar || b !== pickHistogram), [pickScalar, pickHistogram]])}
+              disabled={!pickScalar || (!pickHistogram && !pickImages)}
+              onClick={() => {
+                const next: [string, string, string] = [pickScalar, pickHistogram, pickImages];
+                setOverlay([...overlays.filter((p) => !sameOverlay(p, next)), next]);
+              }}
             >
               Overlay
             </button>
@@ -112,15 +127,16 @@ export function TimeSeriesDashboard({ runs, tagFilter, tick, theme }: DashboardP
         <section class="rl-group" aria-label="Overlays" data-group="(overlays)">
           <h2 class="rl-group-title">Overlays</h2>
           <div class="rl-grid">
-            {overlays.map(([a, b]) => (
+            {overlays.map((p) => (
               <OverlayCard
-                key={`${a}\u0000${b}`}
-                scalar={a}
-                histogram={b}
+                key={p.join("\u0000")}
+                scalar={p[0]}
+                histogram={p[1]}
+                images={p[2]}
                 runs={runs}
                 settings={settings}
                 tick={tick}
-                onClose={() => setOverlay(overlays.filter(([x, y]) => x !== a || y !== b))}
+                onClose={() => setOverlay(overlays.filter((q) => !sameOverlay(q, p)))}
               />
             ))}
           </div>
@@ -189,30 +205,21 @@ function TimeSeriesCard({ item, runs, settings, tick, theme, pinned, eager, onPi
         <Card tag={item.tag} runs={runs} settings={settings} groups={null} groupColour={colourFor} tick={tick} theme={theme} pinned={pinned} expanded={false} eager={eager} />
       )}
       {item.kind === "histograms" && <HistogramCard tag={item.tag} runs={runsWith(runs, "histograms", item.tag)} mode="offset" tick={tick} theme={theme} eager={eager} />}
-      {item.kind === "images" && <ImagesLink tag={item.tag} runs={runsWith(runs, "images", item.tag)} openTab={openTab} />}
+      {item.kind === "images" && <ImageCards tag={item.tag} runs={runsWith(runs, "images", item.tag)} tick={tick} eager={eager} openTab={openTab} />}
     </div>
   );
 }
 
-/**
- * Images: the runs that logged the tag, and a link to the Images dashboard (its per-run cards with a step
- * slider and full-size view live there; the images card component is not exported for reuse yet).
- */
-function ImagesLink({ tag, runs, openTab }: { tag: string; runs: RunInfo[]; openTab: (tab: string) => void }) {
+/** A click on an image opens it at native size in a new tab (the Images dashboard has the in-page viewer). */
+const IMAGE_VIEW: View = { fit: true, filter: "", open: (src) => void window.open(src, "_blank", "noopener") };
+
+/** Images: the images dashboard's card (step slider, lazily loaded) for each run that logged the tag. */
+function ImageCards({ tag, runs, tick, eager, openTab }: { tag: string; runs: RunInfo[]; tick: number; eager: boolean; openTab: (tab: string) => void }) {
   return (
-    <div class="rl-card rl-ts-images" data-testid="ts-images-card" data-tag={tag} data-ready="true">
-      <header class="rl-card-head">
-        <h3 class="rl-card-title" title={tag}>
-          {tag}
-        </h3>
-      </header>
-      <ul class="rl-ts-runs">
-        {runs.map((r) => (
-          <li key={r.run}>
-            <span class="rl-swatch" style={{ background: r.colour }} /> {r.run}
-          </li>
-        ))}
-      </ul>
+    <div class="rl-ts-images" data-testid="ts-images-card" data-tag={tag}>
+      {runs.map((r) => (
+        <ImageCard key={r.run} run={r} tag={tag} eager={eager} tick={tick} view={IMAGE_VIEW} />
+      ))}
       <button type="button" class="rl-button" data-testid="ts-open-images" onClick={() => openTab("images")}>
         Open in the Images dashboard
       </button>

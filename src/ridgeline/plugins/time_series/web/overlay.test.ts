@@ -24,4 +24,11 @@ describe("overlay", () => {
     expect((m.data[6] as (number | null | undefined)[])[0]).toBe(5); // the median at step 0
     expect(m.points).toBe(8);
   });
+
+  it("joins the marked (image) steps into the step axis without adding a series", () => {
+    const m = buildOverlay([{ run: "a", colour: "#ff0000", scalar: { step: [0, 1, 2], value: [3, 2, 1] }, distribution: null }], "loss", "", 300, [2, 5]);
+    expect(Array.from(m.data[0] as number[])).toEqual([0, 1, 2, 5]);
+    expect(m.lines).toHaveLength(1);
+    expect(m.data).toHaveLength(2);
+  });
 });

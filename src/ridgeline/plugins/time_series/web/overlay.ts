@@ -37,7 +37,8 @@ function row(d: Distribution, bp: number): Float64Array | null {
   return Float64Array.from(d.values[k], (v) => (v === null ? NaN : v));
 }
 
-export function buildOverlay(runs: OverlayRun[], scalarTag: string, histogramTag: string, width: number): OverlayModel {
+/** `markSteps`: steps marked on the axis (image steps), joined into the x axis so its range spans them. */
+export function buildOverlay(runs: OverlayRun[], scalarTag: string, histogramTag: string, width: number, markSteps: number[] = []): OverlayModel {
   const lines: LineSpec[] = [];
   const bands: BandSpec[] = [];
   const inputs: JoinInput[] = [];
@@ -65,6 +66,7 @@ export function buildOverlay(runs: OverlayRun[], scalarTag: string, histogramTag
       points += d.step.length;
     }
   }
+  if (markSteps.length > 0) inputs.push({ x: markSteps, columns: [] });
   const joined = joinSeries(inputs, Math.max(200, width * 2));
   const data = [joined.x, ...joined.columns] as unknown as uPlot.AlignedData;
   return { lines, bands, data, structure: JSON.stringify([lines, bands]), points };
