@@ -61,7 +61,7 @@ from typing import Any
 import numpy as np
 from ingest import cmdline, find_data_server, free_port, http_json, stop  # bench/ingest.py, beside this file
 from PIL import Image
-from playwright.sync_api import Browser, Page, Request, sync_playwright
+from playwright.sync_api import Browser, Locator, Page, Request, sync_playwright
 from playwright.sync_api import Error as PlaywrightError
 
 REPO = Path(__file__).resolve().parents[1]
@@ -405,15 +405,21 @@ def wait_ready(page: Page, dashboard: Dashboard, arrived: list[float], start: fl
         if time.perf_counter() > deadline:
             raise TimeoutError(f"{dashboard.name}: no chart within {LOAD_TIMEOUT_S:.0f} s")
         page.wait_for_timeout(5)
-    signalled = time.perf_counter()
+    return first_drawn(canvas, time.perf_counter(), deadline, f"{dashboard.name}: the chart drew no lines")
+
+
+def first_drawn(target: Locator, signalled: float, deadline: float, failure: str) -> float:
+    """When ``target`` showed drawn pixels, once its page signalled at ``signalled`` (perf_counter time): the
+    signal's time if the first screenshot already shows them, otherwise that of the first screenshot that does.
+    Raises TimeoutError(``failure`` ...) at ``deadline``."""
     first = True
     while time.perf_counter() < deadline:
         shot_at = time.perf_counter()
-        if coloured_pixels(canvas.screenshot(animations="disabled")) >= 100:
+        if coloured_pixels(target.screenshot(animations="disabled")) >= 100:
             return signalled if first else shot_at
         first = False
-        page.wait_for_timeout(10)
-    raise TimeoutError(f"{dashboard.name}: the chart drew no lines within {LOAD_TIMEOUT_S:.0f} s")
+        target.page.wait_for_timeout(10)
+    raise TimeoutError(f"{failure} within {LOAD_TIMEOUT_S:.0f} s")
 
 
 def measure_hover(page: Page, dashboard: Dashboard) -> dict[str, Any]:

@@ -22,12 +22,12 @@ from typing import Any
 
 import numpy as np
 from ingest import http_json  # bench/ingest.py, beside this file
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser, Locator, Page
 from ui import (
     LOAD_TIMEOUT_S,
     VIEWPORT,
     Server,
-    coloured_pixels,
+    first_drawn,
     first_paint_scenario,
     start_plugin_servers,
 )
@@ -108,7 +108,7 @@ def first_paint(browser: Browser, server: Server, first_tag: str, shot: Path | N
     return {"load_s": load_s, "page_errors": errors}
 
 
-def wait_drawn(page: Page, plot: Any, ours: bool, arrived: list[float], start: float) -> float:
+def wait_drawn(page: Page, plot: Locator, ours: bool, arrived: list[float], start: float) -> float:
     deadline = start + LOAD_TIMEOUT_S
 
     def signalled() -> bool:
@@ -120,15 +120,7 @@ def wait_drawn(page: Page, plot: Any, ours: bool, arrived: list[float], start: f
         if time.perf_counter() > deadline:
             raise TimeoutError(f"no histogram plot within {LOAD_TIMEOUT_S:.0f} s")
         page.wait_for_timeout(5)
-    at = time.perf_counter()
-    first = True
-    while time.perf_counter() < deadline:
-        shot_at = time.perf_counter()
-        if coloured_pixels(plot.screenshot(animations="disabled")) >= 100:
-            return at if first else shot_at
-        first = False
-        page.wait_for_timeout(10)
-    raise TimeoutError(f"the histogram plot drew nothing within {LOAD_TIMEOUT_S:.0f} s")
+    return first_drawn(plot, time.perf_counter(), deadline, "the histogram plot drew nothing")
 
 
 def bench_histograms(
