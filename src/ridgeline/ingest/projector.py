@@ -16,9 +16,11 @@ from __future__ import annotations
 import contextlib
 import os
 import posixpath
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import IO, Any, Protocol
+from urllib.parse import unquote
 
 import numpy as np
 
@@ -36,6 +38,8 @@ __all__ = [
 ]
 
 CONFIG_FILE = "projector_config.pbtxt"
+# torch's tensor_name: the tag, a colon and the step zero-padded to at least 5 digits.
+_TORCH_NAME = re.compile(r"(?P<tag>.+):(?P<step>\d{5,})")
 PLUGIN_ASSETS_DIR = "plugins/org_tensorflow_tensorboard_projector"
 
 
@@ -116,6 +120,29 @@ class EmbeddingRef:
     sprite_single_image_dim: tuple[int, ...]
     bookmarks_path: str | None
     _open: Opener
+
+    @property
+    def tag(self) -> str:
+        """The tag given to ``add_embedding`` (``name`` without torch's ``:<step>`` suffix)."""
+        return self._tag_and_step()[0]
+
+    @property
+    def step(self) -> int | None:
+        """The step it was logged at, or None when the config does not say (TensorFlow's projector has no steps).
+
+        torch names each embedding ``<tag>:<step, 5 digits>`` and puts its files in ``<step>/<encoded tag>/``;
+        the name decides, the directory is the fallback."""
+        return self._tag_and_step()[1]
+
+    def _tag_and_step(self) -> tuple[str, int | None]:
+        named = _TORCH_NAME.fullmatch(self.name)
+        if named:
+            return named["tag"], int(named["step"])
+        if self.tensor_path is not None:
+            parts = self.tensor_path.replace("\\", "/").split("/")
+            if len(parts) >= 3 and parts[-3].isdigit():
+                return unquote(parts[-2]), int(parts[-3])
+        return self.name, None
 
     def tensors(self) -> np.ndarray:
         """The (points, dimensions) float32 matrix of tensors.tsv (or a raw float32 file, read with the config's

@@ -24,6 +24,7 @@ from ridgeline.plugins.histograms import plugin as histograms_plugin
 from ridgeline.plugins.hparams import plugin as hparams_plugin
 from ridgeline.plugins.images import plugin as images_plugin
 from ridgeline.plugins.pr_curves import plugin as pr_curves_plugin
+from ridgeline.plugins.projector import plugin as projector_plugin
 from ridgeline.plugins.scalars import plugin as scalars_plugin
 from ridgeline.plugins.text import plugin as text_plugin
 from ridgeline.server.auth import TokenAuth
@@ -43,6 +44,7 @@ BUILTIN_PLUGINS: tuple[Plugin, ...] = (
     distributions_plugin,
     custom_scalars_plugin,
     hparams_plugin,
+    projector_plugin,
 )
 
 
