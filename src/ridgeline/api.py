@@ -176,6 +176,15 @@ class LogDir:
         entries = self._entries(run, "graphs", "__graph__", missing_ok=True)
         return entries[-1].value if entries else None
 
+    def graphs(self, run: str, tag: str) -> list[Entry]:
+        """Every record of one graph tag (``__graph__``, ``__meta_graph__``, ``__run_metadata__/<tag>``, a Keras
+        model's tag, ...): values are ``ridgeline.ingest.values.Graph``. ``graph_tags(run)`` lists the tags."""
+        return self._entries(run, "graphs", tag)
+
+    def graph_tags(self, run: str) -> list[str]:
+        """The run's graph tags, bookkeeping names included (``tags()`` hides ``__graph__``)."""
+        return sorted(tag for kind, tag in list(self._run(run).blobs) if kind == "graphs")
+
     def embeddings(self, run: str) -> list[EmbeddingRef]:
         """The run's embeddings for the projector (what add_embedding wrote), read lazily."""
         self._run(run)

@@ -20,6 +20,7 @@ from ridgeline.api import LogDir
 from ridgeline.plugins.audio import plugin as audio_plugin
 from ridgeline.plugins.custom_scalars import plugin as custom_scalars_plugin
 from ridgeline.plugins.distributions import plugin as distributions_plugin
+from ridgeline.plugins.graphs import plugin as graphs_plugin
 from ridgeline.plugins.histograms import plugin as histograms_plugin
 from ridgeline.plugins.hparams import plugin as hparams_plugin
 from ridgeline.plugins.images import plugin as images_plugin
@@ -45,6 +46,7 @@ BUILTIN_PLUGINS: tuple[Plugin, ...] = (
     custom_scalars_plugin,
     hparams_plugin,
     projector_plugin,
+    graphs_plugin,
 )
 
 

@@ -58,6 +58,9 @@ class RunIndex:
         tags = self._logdir.tags(run)
         if ("hparams", HPARAMS_START_TAG) in data.blobs:  # hidden from tags() as bookkeeping; the hparams tab needs it
             tags = {**tags, "hparams": [HPARAMS_START_TAG]}
+        graph_tags = self._logdir.graph_tags(run)  # __graph__ is hidden from tags(); the graphs tab needs it
+        if graph_tags:
+            tags = {**tags, "graphs": graph_tags}
         return {
             "run": run,
             "tags": tags,

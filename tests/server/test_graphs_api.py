@@ -1,0 +1,221 @@
+"""GET /api/graphs on graphs written by torch's ``SummaryWriter.add_graph`` and ridgeline's, a TF-style GraphDef
+(control inputs, output indices, dtypes), a large graph and a corrupt record, through a real ``ridgeline serve``."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+import ridgeline
+from ridgeline.format.proto import event_pb2, graph_pb2, tensor_shape_pb2, types_pb2
+from ridgeline.format.records import frame
+from tests.server.conftest import Served, serving_logdir
+
+torch = pytest.importorskip("torch")
+nn = torch.nn
+
+LONG_MODULE = "a_really_long_module_name_that_tensorboard_would_truncate_in_its_node_boxes"
+
+
+class Block(nn.Module):  # type: ignore[misc]
+    def __init__(self, channels_in: int, channels_out: int) -> None:
+        super().__init__()
+        self.conv = nn.Conv2d(channels_in, channels_out, 3, padding=1)
+        self.bn = nn.BatchNorm2d(channels_out)
+        self.act = nn.ReLU()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.act(self.bn(self.conv(x)))
+
+
+class SmallCnn(nn.Module):  # type: ignore[misc]
+    """Nested modules (Sequential of Blocks), and one module whose name is longer than any node box."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.features = nn.Sequential(Block(3, 8), nn.MaxPool2d(2), Block(8, 16))
+        self.pool = nn.AdaptiveAvgPool2d(1)
+        setattr(self, LONG_MODULE, nn.Linear(16, 10))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return getattr(self, LONG_MODULE)(torch.flatten(self.pool(self.features(x)), 1))
+
+
+def write_event_file(run: Path, *events: event_pb2.Event) -> None:
+    run.mkdir(parents=True)
+    start = event_pb2.Event(wall_time=1.0, file_version="brain.Event:2")
+    body = b"".join(frame(e.SerializeToString()) for e in (start, *events))
+    (run / "events.out.tfevents.1.test").write_bytes(body)
+
+
+def shape(*dims: int) -> tensor_shape_pb2.TensorShapeProto:
+    return tensor_shape_pb2.TensorShapeProto(dim=[tensor_shape_pb2.TensorShapeProto.Dim(size=d) for d in dims])
+
+
+def tf_graph() -> graph_pb2.GraphDef:
+    """What TF1 writes: typed attrs, ``name:1`` output indices and ``^name`` control inputs."""
+    float32 = graph_pb2.AttrValue(type=types_pb2.DT_FLOAT)
+    shapes = graph_pb2.AttrValue(list=graph_pb2.AttrValue.ListValue(shape=[shape(-1, 784)]))
+    split_shapes = graph_pb2.AttrValue(list=graph_pb2.AttrValue.ListValue(shape=[shape(-1, 392), shape(-1, 392)]))
+    return graph_pb2.GraphDef(
+        node=[
+            graph_pb2.NodeDef(name="x", op="Placeholder", attr={"dtype": float32, "_output_shapes": shapes}),
+            graph_pb2.NodeDef(name="init", op="NoOp"),
+            graph_pb2.NodeDef(
+                name="split/Split",
+                op="Split",
+                input=["x", "^init"],
+                device="/device:CPU:0",
+                attr={"T": float32, "num_split": graph_pb2.AttrValue(i=2), "_output_shapes": split_shapes},
+            ),
+            graph_pb2.NodeDef(name="dense/MatMul", op="MatMul", input=["split/Split:1"], attr={"T": float32}),
+            graph_pb2.NodeDef(name="dense/Relu", op="Relu", input=["dense/MatMul"], attr={"T": float32}),
+        ]
+    )
+
+
+def big_graph(layers: int) -> graph_pb2.GraphDef:
+    """A chain of ``layers`` scopes of 10 nodes each."""
+    nodes = [graph_pb2.NodeDef(name="input", op="Placeholder")]
+    previous = "input"
+    for layer in range(layers):
+        for part in range(10):
+            name = f"model/layer_{layer}/op_{part}"
+            nodes.append(graph_pb2.NodeDef(name=name, op="Add", input=[previous]))
+            previous = name
+    return graph_pb2.GraphDef(node=nodes)
+
+
+@pytest.fixture(scope="module")
+def graphs_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    from torch.utils.tensorboard import SummaryWriter
+
+    root = tmp_path_factory.mktemp("graphs")
+    example = torch.zeros(1, 3, 32, 32)
+    torch_writer = SummaryWriter(str(root / "torch_cnn"))
+    torch_writer.add_graph(SmallCnn().eval(), example)
+    torch_writer.close()
+    ours = ridgeline.SummaryWriter(str(root / "ridgeline_cnn"))
+    ours.add_graph(SmallCnn().eval(), example)
+    ours.add_scalar("loss", 1.0, 0)
+    ours.close()
+    scalars_only = ridgeline.SummaryWriter(str(root / "no_graph"))
+    scalars_only.add_scalar("loss", 1.0, 0)
+    scalars_only.close()
+    write_event_file(root / "tf", event_pb2.Event(wall_time=2.0, graph_def=tf_graph().SerializeToString()))
+    write_event_file(root / "big", event_pb2.Event(wall_time=2.0, graph_def=big_graph(400).SerializeToString()))
+    write_event_file(root / "corrupt", event_pb2.Event(wall_time=2.0, graph_def=b"\x0a\xff\xff\xff\x0f garbage"))
+    with serving_logdir(root) as served:
+        yield served
+
+
+def get(served: Served, **params: str) -> httpx.Response:
+    return httpx.get(f"{served.url}api/graphs", params=params, timeout=30)
+
+
+@pytest.mark.parametrize("run", ["torch_cnn", "ridgeline_cnn"])
+def test_torch_cnn_graph(graphs_server: Served, run: str) -> None:
+    response = get(graphs_server, run=run)
+    assert response.status_code == 200
+    graph = response.json()
+    assert graph["tag"] == "__graph__" and graph["format"] == "graph_def"
+    assert "__graph__" in graph["tags"]
+    nodes = {node["name"]: node for node in graph["nodes"]}
+    # Full scoped names as torch writes them: never shortened.
+    convs = [name for name, node in nodes.items() if node["op"] == "aten::_convolution"]
+    assert len(convs) == 2
+    assert all(name.startswith("SmallCnn/Sequential[features]/Block[") and "/Conv2d[conv]/" in name for name in convs)
+    linear = [name for name in nodes if f"/Linear[{LONG_MODULE}]/" in name]
+    assert linear, "the long module's nodes keep its whole name"
+    assert nodes["input/x"]["shapes"] == ["1×3×32×32"]
+    # Edges carry the shape of the tensor that flows: the input into the first convolution, its output onwards.
+    first_conv = next(name for name in convs if "Block[0]" in name)
+    into_conv = [e for e in graph["edges"] if e["target"] == first_conv and e["source"] == "input/x"]
+    assert [e["shape"] for e in into_conv] == ["1×3×32×32"]
+    out_of_conv = [e for e in graph["edges"] if e["source"] == first_conv]
+    assert out_of_conv and {e["shape"] for e in out_of_conv} == {"1×8×32×32"}
+    # The scope tree: parents before children, each counting the nodes under it.
+    scopes = {scope["name"]: scope for scope in graph["scopes"]}
+    assert scopes["SmallCnn"]["parent"] is None
+    assert scopes["SmallCnn/Sequential[features]"]["parent"] == "SmallCnn"
+    assert scopes["SmallCnn/Sequential[features]/Block[0]"]["parent"] == "SmallCnn/Sequential[features]"
+    names = [scope["name"] for scope in graph["scopes"]]
+    for scope in graph["scopes"]:
+        if scope["parent"] is not None:
+            assert names.index(scope["parent"]) < names.index(scope["name"])
+    under = sum(1 for name in nodes if name.startswith("SmallCnn/Sequential[features]/"))
+    assert scopes["SmallCnn/Sequential[features]"]["nodes"] == under
+    # Attributes as text: torch's constants say their value.
+    constants = [node for node in nodes.values() if node["op"] == "prim::Constant"]
+    assert any("value" in node["attrs"].get("attr", "") for node in constants)
+
+
+def test_runs_list_graph_tags(graphs_server: Served) -> None:
+    listing = {item["run"]: item for item in httpx.get(f"{graphs_server.url}api/runs").json()["runs"]}
+    assert "__graph__" in listing["torch_cnn"]["tags"]["graphs"]
+    assert "__graph__" in listing["ridgeline_cnn"]["tags"]["graphs"]
+    assert "graphs" not in listing["no_graph"]["tags"]
+
+
+def test_tf_style_inputs(graphs_server: Served) -> None:
+    graph = get(graphs_server, run="tf").json()
+    edges = {(e["source"], e["target"]): e for e in graph["edges"]}
+    assert edges[("x", "split/Split")] == {
+        "source": "x",
+        "target": "split/Split",
+        "output": 0,
+        "control": False,
+        "shape": "?×784",
+    }
+    assert edges[("init", "split/Split")]["control"] is True
+    # Output 1 of the split: its own shape, not output 0's.
+    assert edges[("split/Split", "dense/MatMul")]["output"] == 1
+    assert edges[("split/Split", "dense/MatMul")]["shape"] == "?×392"
+    # No _output_shapes: the dtype is the label.
+    assert edges[("dense/MatMul", "dense/Relu")]["shape"] == "float32"
+    split = next(node for node in graph["nodes"] if node["name"] == "split/Split")
+    assert split["device"] == "/device:CPU:0"
+    assert split["attrs"] == {"T": "float32", "num_split": "2"}
+    assert split["shapes"] == ["?×392", "?×392"]
+
+
+def test_big_graph(graphs_server: Served) -> None:
+    started = time.monotonic()
+    graph = get(graphs_server, run="big").json()
+    assert len(graph["nodes"]) == 4001 and len(graph["edges"]) == 4000
+    assert len(graph["scopes"]) == 401
+    assert time.monotonic() - started < 30  # generous: the point is it answers, not how fast (see bench/)
+
+
+def test_errors(graphs_server: Served) -> None:
+    missing_run = get(graphs_server, run="nope")
+    assert missing_run.status_code == 404 and "nope" in missing_run.json()["error"]
+    no_graph = get(graphs_server, run="no_graph")
+    assert no_graph.status_code == 404 and "has no graph" in no_graph.json()["error"]
+    bad_tag = get(graphs_server, run="torch_cnn", tag="other")
+    assert bad_tag.status_code == 404 and "'other'" in bad_tag.json()["error"]
+    no_run = httpx.get(f"{graphs_server.url}api/graphs")
+    assert no_run.status_code == 400 and "run" in no_run.json()["error"]
+    corrupt = get(graphs_server, run="corrupt")
+    assert corrupt.status_code == 422 and "cannot be read" in corrupt.json()["error"]
+    # The server keeps answering after a corrupt graph.
+    assert get(graphs_server, run="tf").status_code == 200
+
+
+def test_step_statistics_only(graphs_server: Served) -> None:
+    tags = get(graphs_server, run="torch_cnn").json()["tags"]
+    stats = [tag for tag in tags if tag.startswith("__run_metadata__/")]
+    assert stats, tags
+    response = get(graphs_server, run="torch_cnn", tag=stats[0])
+    assert response.status_code == 422 and "step statistics" in response.json()["error"]
+
+
+def test_openapi_documents_the_route(graphs_server: Served) -> None:
+    spec = httpx.get(f"{graphs_server.url}api/openapi.json").json()
+    route = spec["paths"]["/api/graphs"]["get"]
+    assert {p["name"] for p in route["parameters"]} == {"run", "tag"}
+    assert {"200", "400", "404", "422"} <= set(route["responses"])
