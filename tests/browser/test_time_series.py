@@ -1,7 +1,7 @@
 """The Time Series page in a real browser, on a run written by torch's SummaryWriter: a card per tag of every
 kind (scalars through the scalars card, histograms through the histograms card,
 images through the images card), the tag filter, kind toggles, pins kept in the URL, the overlay card (a histogram's
-bands, image-step marks), and every dashboard reachable at 1280 px."""
+bands, image-step and embedding-step marks), and every dashboard reachable at 1280 px."""
 
 from __future__ import annotations
 
@@ -30,6 +30,8 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             writer.add_histogram("weights/w1", rng.normal(step / 10, 1, 200), step)
         if step % 10 == 0:
             writer.add_image("samples/x", rng.random((3, 8, 8)), step)
+    for step in (5, 25):
+        writer.add_embedding(rng.random((6, 3)), global_step=step, tag="feat")
     writer.close()
     server = serve_logdir(logdir, tmp_path_factory.mktemp("server"))
     yield server.url
@@ -114,7 +116,8 @@ def test_images_cards_show_the_image_and_link_to_their_dashboard(page: Page, ser
 
 
 def add_overlay(page: Page, served: str, **picks: str) -> Locator:
-    """Opens the page, picks the overlay's parts ({"scalar": tag, "histogram": tag, "images": tag}) and adds it."""
+    """Opens the page, picks the overlay's parts ({"scalar": tag, "histogram": tag, "images": tag, "embeddings":
+    tag}) and adds it."""
     page.goto(served + "?tab=time_series")
     wait_charts_ready(page)
     for part, tag in picks.items():
@@ -163,3 +166,16 @@ def test_overlay_marks_the_image_steps(page: Page, served: str, artifacts: Path)
     page.reload()
     expect(page.locator("[data-testid=ts-overlay-card] [data-testid=ts-overlay-mark]")).to_have_count(3)
     overlay.screenshot(path=str(artifacts / "time_series_overlay_marks.png"))
+
+
+def test_overlay_marks_the_embedding_steps(page: Page, served: str, artifacts: Path) -> None:
+    overlay = add_overlay(page, served, scalar="train/loss", images="samples/x", embeddings="feat")
+    embedding_marks = overlay.locator("[data-testid=ts-overlay-mark][data-kind=embeddings]")
+    expect(embedding_marks).to_have_count(2)
+    assert embedding_marks.evaluate_all("ms => ms.map(m => Number(m.dataset.step))") == [5, 25]
+    assert embedding_marks.first.get_attribute("title") == "step 5 · embedding feat (torch_run)"
+    expect(overlay.locator("[data-testid=ts-overlay-mark][data-kind=images]")).to_have_count(3)
+    page.wait_for_function("() => new URLSearchParams(location.search).get('ts.overlay')?.includes('feat')")
+    page.reload()
+    expect(page.locator("[data-testid=ts-overlay-card] [data-kind=embeddings]")).to_have_count(2)
+    overlay.screenshot(path=str(artifacts / "time_series_overlay_embeddings.png"))

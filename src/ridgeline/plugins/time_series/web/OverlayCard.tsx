@@ -3,8 +3,9 @@
  * tag's percentile bands (right y axis, from GET /api/distributions) on one step axis, for each selected run.
  * Optionally (`images`), tick marks along the step axis at the steps where that image tag was logged (from
  * GET /api/images, each run in its colour; hovering one names the step and the tag). Either the histogram or
- * the image tag may be "" (left out). The scalar comes through the scalars series cache (binary batch);
- * refreshed on every tick.
+ * the image tag may be "" (left out). Likewise (`embeddings`), taller hollow marks at the steps where that
+ * embedding tag was logged (the dashboard passes them from GET /api/embeddings). The scalar comes through the
+ * scalars series cache (binary batch); refreshed on every tick.
  */
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import type uPlot from "uplot";
@@ -26,22 +27,28 @@ export interface OverlayCardProps {
   histogram: string;
   /** An image tag whose steps are marked on the step axis, or "". */
   images: string;
+  /** An embedding tag whose steps are marked on the step axis, or "". */
+  embeddings: string;
+  /** The steps of `embeddings` per selected run (from GET /api/embeddings). */
+  embeddingMarks: MarkRun[];
   runs: RunInfo[];
   settings: Settings;
   tick: number;
   onClose: () => void;
 }
 
-/** The steps of `images` per run, in the run's colour. */
-interface MarkRun {
+/** Steps marked on the axis for one run, in the run's colour: where `tag` (of `kind`) was logged. */
+export interface MarkRun {
   run: string;
   colour: string;
   steps: number[];
+  kind: "images" | "embeddings";
+  tag: string;
 }
 
-export function OverlayCard({ scalar, histogram, images, runs, settings, tick, onClose }: OverlayCardProps) {
-  const id = `overlay:${scalar}\u0000${histogram}\u0000${images}`;
-  const label = [scalar, histogram, images].filter((t) => t).join(" + ");
+export function OverlayCard({ scalar, histogram, images, embeddings, embeddingMarks, runs, settings, tick, onClose }: OverlayCardProps) {
+  const id = `overlay:${scalar}\u0000${histogram}\u0000${images}\u0000${embeddings}`;
+  const label = [scalar, histogram, images, embeddings].filter((t) => t).join(" + ");
   const chartRef = useRef<HTMLDivElement>(null);
   const plotRef = useRef<Plot | null>(null);
   const keyRef = useRef("");
@@ -67,7 +74,7 @@ export function OverlayCard({ scalar, histogram, images, runs, settings, tick, o
     void Promise.all([
       ...imageRuns.map((r) =>
         getJson<{ steps: { step: number }[] }>("/api/images", { run: r.run, tag: images }).then(
-          (body) => void marks.push({ run: r.run, colour: r.colour, steps: body.steps.map((s) => s.step) }),
+          (body) => void marks.push({ run: r.run, colour: r.colour, steps: body.steps.map((s) => s.step), kind: "images", tag: images }),
           () => undefined, // a run whose image listing cannot be read: no marks for it
         ),
       ),
@@ -97,8 +104,9 @@ export function OverlayCard({ scalar, histogram, images, runs, settings, tick, o
         distribution: loaded.distributions.get(r.run) ?? null,
       };
     });
-    return buildOverlay(list, scalar, histogram, chartRef.current?.clientWidth ?? 400, markSteps(loaded.marks));
-  }, [loaded, runs, scalar, histogram, settings.smoothing, settings.smoother]);
+    const marks = [...loaded.marks, ...embeddingMarks];
+    return { ...buildOverlay(list, scalar, histogram, chartRef.current?.clientWidth ?? 400, markSteps(marks)), marks };
+  }, [loaded, embeddingMarks, runs, scalar, histogram, settings.smoothing, settings.smoother]);
 
   useLayoutEffect(() => {
     const el = chartRef.current;
@@ -125,13 +133,13 @@ export function OverlayCard({ scalar, histogram, images, runs, settings, tick, o
       );
       keyRef.current = model.structure;
       const u = plotRef.current.u;
-      (u.hooks.setScale ??= []).push(() => drawMarks(u, marksRef.current, images));
-      (u.hooks.setSize ??= []).push(() => drawMarks(u, marksRef.current, images));
+      (u.hooks.setScale ??= []).push(() => drawMarks(u, marksRef.current));
+      (u.hooks.setSize ??= []).push(() => drawMarks(u, marksRef.current));
     } else {
       plotRef.current.setData(model.data, null);
     }
-    marksRef.current = loaded?.marks ?? [];
-    drawMarks(plotRef.current.u, marksRef.current, images);
+    marksRef.current = model.marks;
+    drawMarks(plotRef.current.u, marksRef.current);
     const g = ((window as unknown as { __ridgeline?: { charts?: Map<string, uPlot> } }).__ridgeline ??= {});
     (g.charts ??= new Map()).set(`overlay:${label}`, plotRef.current.u);
     setReady(true);
@@ -168,6 +176,12 @@ export function OverlayCard({ scalar, histogram, images, runs, settings, tick, o
               · {images} <span class="rl-muted">(image steps: ticks on the step axis)</span>
             </>
           )}
+          {embeddings && (
+            <>
+              {" "}
+              · {embeddings} <span class="rl-muted">(embedding steps: hollow ticks)</span>
+            </>
+          )}
         </h3>
         <span class="rl-card-actions">
           <button type="button" class="rl-icon" aria-label={`Close the overlay of ${label}`} onClick={onClose}>
@@ -187,21 +201,24 @@ function markSteps(marks: MarkRun[]): number[] {
   return [...new Set(marks.flatMap((m) => m.steps))].sort((a, b) => a - b);
 }
 
-/** Tick marks at the bottom of the plotting area (uPlot's `over` layer), one per (run, step), with a title. */
-function drawMarks(u: uPlot, marks: MarkRun[], tag: string): void {
+/** Tick marks at the bottom of the plotting area (uPlot's `over` layer), one per (run, step), with a title;
+ * embedding steps are taller and hollow, so they read apart from image steps at the same step. */
+function drawMarks(u: uPlot, marks: MarkRun[]): void {
   u.over.querySelectorAll(".rl-ts-mark").forEach((n) => n.remove());
   const [lo, hi] = [u.scales.x?.min ?? -Infinity, u.scales.x?.max ?? Infinity];
   for (const m of marks) {
     for (const step of m.steps) {
       if (step < lo || step > hi) continue;
       const tickEl = document.createElement("span");
-      tickEl.className = "rl-ts-mark";
+      tickEl.className = m.kind === "embeddings" ? "rl-ts-mark rl-ts-mark-embedding" : "rl-ts-mark";
       tickEl.dataset.testid = "ts-overlay-mark";
+      tickEl.dataset.kind = m.kind;
       tickEl.dataset.step = String(step);
       tickEl.dataset.run = m.run;
-      tickEl.title = `step ${step} · ${tag} (${m.run})`;
+      tickEl.title = `step ${step} · ${m.kind === "embeddings" ? "embedding " : ""}${m.tag} (${m.run})`;
       tickEl.style.left = `${u.valToPos(step, "x")}px`;
-      tickEl.style.background = m.colour;
+      if (m.kind === "embeddings") tickEl.style.borderColor = m.colour;
+      else tickEl.style.background = m.colour;
       u.over.appendChild(tickEl);
     }
   }

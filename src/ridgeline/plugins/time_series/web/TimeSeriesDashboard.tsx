@@ -4,10 +4,12 @@
  * (the histograms dashboard's card, offset mode) and images (the images dashboard's card per run, step slider,
  * lazily loaded) — filtered by the shell's tag regex, grouped by tag prefix, with pinned cards on top
  * (kept in the URL under "ts.pinned"). Which kinds are shown is kept under "ts.kinds". Overlay cards draw a
- * scalar, a histogram's percentile bands and tick marks at an image tag's steps on one step axis
- * ("ts.overlay": [scalar, histogram, image tag] triples, "" for a part left out).
+ * scalar, a histogram's percentile bands and tick marks at an image tag's and an embedding tag's steps on one
+ * step axis ("ts.overlay": [scalar, histogram, image tag, embedding tag], "" for a part left out; entries saved
+ * before embeddings existed have three parts).
  */
-import { useCallback, useMemo, useState } from "preact/hooks";
+import { useCallback, useEffect, useMemo, useState } from "preact/hooks";
+import { getJson } from "@api/client";
 import type { DashboardProps, RunInfo } from "@app/types";
 import { colourFor } from "@app/palette";
 import { useUrlState } from "@app/state";
@@ -18,7 +20,15 @@ import { Card } from "../../scalars/web/Card";
 import { CurveControls } from "../../scalars/web/CurveControls";
 import { useSettings, type Settings } from "../../scalars/web/settings";
 import { KINDS, pinnedItems, planItems, runsWith, type Item, type Kind } from "./items";
-import { OverlayCard } from "./OverlayCard";
+import { OverlayCard, type MarkRun } from "./OverlayCard";
+
+/** GET /api/embeddings: per run, the embeddings add_embedding wrote (step null when the config has none). */
+interface EmbeddingListing {
+  runs: Record<string, { tag: string; step: number | null }[]>;
+}
+
+type Overlay = [string, string, string, string];
+const NO_MARKS: MarkRun[] = [];
 
 /** With this many cards or fewer, every card loads at once. */
 const EAGER_CARDS = 12;
@@ -32,16 +42,46 @@ export function TimeSeriesDashboard({ runs, tagFilter, tick, theme }: DashboardP
   const [, setTab] = useUrlState("tab", "");
   const [overlayRaw, setOverlay] = useUrlState<string[][]>("ts.overlay", []);
   const overlays = (Array.isArray(overlayRaw) ? overlayRaw : [])
-    .filter((p) => Array.isArray(p) && (p.length === 2 || p.length === 3) && p.every((t) => typeof t === "string"))
-    .map((p) => [p[0], p[1], p[2] ?? ""] as [string, string, string]);
+    .filter((p) => Array.isArray(p) && p.length >= 2 && p.length <= 4 && p.every((t) => typeof t === "string"))
+    .map((p) => [p[0], p[1], p[2] ?? "", p[3] ?? ""] as Overlay);
   const [pickScalar, setPickScalar] = useState("");
   const [pickHistogram, setPickHistogram] = useState("");
   const [pickImages, setPickImages] = useState("");
+  const [pickEmbeddings, setPickEmbeddings] = useState("");
+  // Embeddings are not in the event files (no /api/runs kind): their listing is asked for on each reload.
+  const [embeddingListing, setEmbeddingListing] = useState<EmbeddingListing["runs"]>({});
+  useEffect(() => {
+    let live = true;
+    getJson<EmbeddingListing>("/api/embeddings").then(
+      (body) => live && setEmbeddingListing(body.runs),
+      () => undefined, // no listing: no embedding marks to offer
+    );
+    return () => {
+      live = false;
+    };
+  }, [tick]);
   const sameOverlay = (p: string[], q: string[]) => p.every((t, i) => t === q[i]);
   const tagsOf = (kind: Kind) => [...new Set(runs.flatMap((r) => r.tags[kind] ?? []))].sort();
   const scalarTags = useMemo(() => tagsOf("scalars"), [runs]);
   const histogramTags = useMemo(() => tagsOf("histograms"), [runs]);
   const imageTags = useMemo(() => tagsOf("images"), [runs]);
+  const embeddingTags = useMemo(
+    () => [...new Set(runs.flatMap((r) => (embeddingListing[r.run] ?? []).filter((e) => e.step !== null).map((e) => e.tag)))].sort(),
+    [runs, embeddingListing],
+  );
+  // One stable array per overlaid embedding tag, so an overlay card redraws only when its marks change.
+  const overlaidEmbeddings = overlays.map((p) => p[3]).join("\u0000");
+  const embeddingMarks = useMemo(() => {
+    const byTag = new Map<string, MarkRun[]>();
+    for (const tag of new Set(overlaidEmbeddings.split("\u0000"))) {
+      const marks = runs.flatMap((r) => {
+        const steps = (embeddingListing[r.run] ?? []).filter((e) => e.tag === tag && e.step !== null).map((e) => e.step as number);
+        return steps.length ? [{ run: r.run, colour: r.colour, steps, kind: "embeddings" as const, tag }] : [];
+      });
+      byTag.set(tag, tag ? marks : []);
+    }
+    return byTag;
+  }, [runs, embeddingListing, overlaidEmbeddings]);
   const pinned = Array.isArray(pinnedRaw) ? pinnedRaw : [];
   const kinds = KINDS.filter((k) => (Array.isArray(kindsRaw) ? kindsRaw : KINDS).includes(k));
   const collapsed = new Set(Array.isArray(collapsedRaw) ? collapsedRaw : []);
@@ -87,9 +127,9 @@ export function TimeSeriesDashboard({ runs, tagFilter, tick, theme }: DashboardP
           ))}
         </fieldset>
         <CurveControls settings={settings} set={set} />
-        {scalarTags.length > 0 && (histogramTags.length > 0 || imageTags.length > 0) && (
+        {scalarTags.length > 0 && (histogramTags.length > 0 || imageTags.length > 0 || embeddingTags.length > 0) && (
           <fieldset class="rl-field rl-combine">
-            <legend>Overlay a scalar with a histogram and image steps</legend>
+            <legend>Overlay a scalar with a histogram and image or embedding steps</legend>
             <select aria-label="Overlay scalar" data-testid="ts-overlay-scalar" value={pickScalar} onChange={(e) => setPickScalar(e.currentTarget.value)}>
               <option value="">(scalar)</option>
               {scalarTags.map((t) => (
@@ -108,12 +148,20 @@ export function TimeSeriesDashboard({ runs, tagFilter, tick, theme }: DashboardP
                 <option value={t}>{t}</option>
               ))}
             </select>
+            {embeddingTags.length > 0 && (
+              <select aria-label="Overlay embedding steps" data-testid="ts-overlay-embeddings" value={pickEmbeddings} onChange={(e) => setPickEmbeddings(e.currentTarget.value)}>
+                <option value="">(embedding steps)</option>
+                {embeddingTags.map((t) => (
+                  <option value={t}>{t}</option>
+                ))}
+              </select>
+            )}
             <button
               type="button"
               data-testid="ts-overlay-add"
-              disabled={!pickScalar || (!pickHistogram && !pickImages)}
+              disabled={!pickScalar || (!pickHistogram && !pickImages && !pickEmbeddings)}
               onClick={() => {
-                const next: [string, string, string] = [pickScalar, pickHistogram, pickImages];
+                const next: Overlay = [pickScalar, pickHistogram, pickImages, pickEmbeddings];
                 setOverlay([...overlays.filter((p) => !sameOverlay(p, next)), next]);
               }}
             >
@@ -133,6 +181,8 @@ export function TimeSeriesDashboard({ runs, tagFilter, tick, theme }: DashboardP
                 scalar={p[0]}
                 histogram={p[1]}
                 images={p[2]}
+                embeddings={p[3]}
+                embeddingMarks={embeddingMarks.get(p[3]) ?? NO_MARKS}
                 runs={runs}
                 settings={settings}
                 tick={tick}
