@@ -10,12 +10,14 @@ import { FilterInput } from "./FilterInput";
 import { compileFilter, filterByName } from "./filters";
 import { assignColours, colourFor } from "./palette";
 import { RunSelector } from "./RunSelector";
+import { QueryNote, SearchBox } from "./SearchBox";
 import { ALL, isSelected, selectionLookup, setRuns, validSelection, type Selection } from "./selection";
 import { useUrlState } from "./state";
 import { applyTheme, resolveTheme, THEME_KEY, useSystemTheme, type ThemeSetting } from "./theme";
 import { TopBar } from "./TopBar";
 import type { Dashboard, RunInfo } from "./types";
 import { useRuns } from "./useRuns";
+import { useRunFilterSearch } from "./useSearch";
 
 /** How long the tag filter waits after the last keystroke before dashboards re-filter (ms). */
 const TAG_FILTER_DELAY_MS = 150;
@@ -70,12 +72,20 @@ export function App(props: { dashboards?: readonly Dashboard[] }) {
     if (!allRuns.some((r) => isSelected(selection, r.run, lookup))) setSelection(ALL);
   }, [data, allRuns]);
 
-  const runRegex = useMemo(() => compileFilter(runFilter), [runFilter]);
+  // The run filter is a regex over run names, or a search query (hparam:lr=0\.1, a question) that /api/search answers.
+  const runSearch = useRunFilterSearch(runFilter, tick);
+  const runRegex = useMemo(() => compileFilter(runSearch.active ? "" : runFilter), [runFilter, runSearch.active]);
   const debouncedTagFilter = useDebounced(tagFilter, TAG_FILTER_DELAY_MS);
   const tagRegex = useMemo(() => compileFilter(debouncedTagFilter), [debouncedTagFilter]);
   const tagError = useMemo(() => compileFilter(tagFilter).error, [tagFilter]);
 
-  const shownRuns = useMemo(() => filterByName(allRuns, runRegex.regex, (r) => r.run), [allRuns, runRegex]);
+  const shownRuns = useMemo(
+    () =>
+      runSearch.runs
+        ? allRuns.filter((r) => runSearch.runs!.has(r.run))
+        : filterByName(allRuns, runRegex.regex, (r) => r.run),
+    [allRuns, runRegex, runSearch.runs],
+  );
   const lookup = useMemo(() => selectionLookup(selection), [rawSelection]);
   const selectedCount = useMemo(() => allRuns.filter((r) => isSelected(selection, r.run, lookup)).length, [allRuns, lookup]);
   const selectedRuns = useMemo(
@@ -111,7 +121,7 @@ export function App(props: { dashboards?: readonly Dashboard[] }) {
   } else if (selectedRuns.length === 0) {
     content = (
       <p class="notice muted">
-        No run selected{runRegex.regex ? " among the runs the filter shows" : ""}: tick some in the run list, or press
+        No run selected{runRegex.regex || runSearch.runs ? " among the runs the filter shows" : ""}: tick some in the run list, or press
         “Select all”.
       </p>
     );
@@ -146,6 +156,7 @@ export function App(props: { dashboards?: readonly Dashboard[] }) {
         onAutoReload={setAutoReload}
         theme={theme}
         onToggleTheme={toggleTheme}
+        search={hasRuns && <SearchBox allRuns={allRuns} dashboards={dashboards.map((d) => d.name)} />}
       />
       {error && (
         <div class="banner banner-error" role="alert" data-testid="server-error">
@@ -166,7 +177,8 @@ export function App(props: { dashboards?: readonly Dashboard[] }) {
           isSelected={(run) => isSelected(selection, run, lookup)}
           selectedCount={selectedCount}
           filter={runFilter}
-          filterError={runRegex.error}
+          filterError={runSearch.active ? (runSearch.state.failure?.message ?? null) : runRegex.error}
+          filterNote={runSearch.active && <QueryNote state={runSearch.state} onEdit={setRunFilter} />}
           onFilter={setRunFilter}
           onToggle={(run, on) => setSelection(setRuns(selection, names, [run], on))}
           onSetShown={(on) => setSelection(setRuns(selection, names, shownRuns.map((r) => r.run), on))}

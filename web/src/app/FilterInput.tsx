@@ -1,4 +1,5 @@
 /** A regex text field with its inline error: `aria-invalid` and a `[role=alert]` message right after it. */
+import type { ComponentChildren } from "preact";
 import { useId } from "preact/hooks";
 
 export interface FilterInputProps {
@@ -8,6 +9,8 @@ export interface FilterInputProps {
   placeholder: string;
   testId: string;
   onInput(value: string): void;
+  /** Shown under the field (the run filter's search query: its translation, or the caret under an error). */
+  note?: ComponentChildren;
 }
 
 export function FilterInput(props: FilterInputProps) {
@@ -36,6 +39,7 @@ export function FilterInput(props: FilterInputProps) {
           Invalid pattern: {props.error}
         </div>
       )}
+      {props.note && <div class="filter-note">{props.note}</div>}
     </div>
   );
 }

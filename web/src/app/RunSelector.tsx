@@ -1,7 +1,8 @@
 /**
- * The run sidebar: a regex filter on run names, select all/none (of the runs the filter shows), and a
+ * The run sidebar: a filter on run names (a regex, or a search query answered by /api/search), select all/none (of the runs the filter shows), and a
  * virtualised checkbox list with each run's colour.
  */
+import type { ComponentChildren } from "preact";
 import type { RunInfo } from "./types";
 import { FilterInput } from "./FilterInput";
 import { VirtualList } from "./VirtualList";
@@ -16,6 +17,8 @@ export interface RunSelectorProps {
   selectedCount: number;
   filter: string;
   filterError: string | null;
+  /** Under the filter: what a search query was run as, or the caret under its error. */
+  filterNote?: ComponentChildren;
   onFilter(pattern: string): void;
   onToggle(run: string, on: boolean): void;
   onSetShown(on: boolean): void;
@@ -26,11 +29,12 @@ export function RunSelector(props: RunSelectorProps) {
   return (
     <aside class="sidebar" data-testid="run-selector" aria-label="Runs">
       <FilterInput
-        label="Filter runs (regex)"
+        label="Filter runs (regex or search)"
         testId="run-filter"
         value={props.filter}
         error={props.filterError}
-        placeholder="e.g. lr=0\.1|baseline"
+        note={props.filterNote}
+        placeholder="e.g. lr=0\.1|baseline or hparam:lr=0\.1"
         onInput={props.onFilter}
       />
       <div class="run-actions">

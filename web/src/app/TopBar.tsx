@@ -1,4 +1,5 @@
-/** The top bar: the dashboards with data as tabs, then the reload controls and the theme toggle. */
+/** The top bar: the dashboards with data as tabs, the search box, then the reload controls and the theme toggle. */
+import type { ComponentChildren } from "preact";
 import type { Dashboard } from "./types";
 import type { Theme } from "./theme";
 
@@ -14,6 +15,8 @@ export interface TopBarProps {
   onAutoReload(on: boolean): void;
   theme: Theme;
   onToggleTheme(): void;
+  /** The global search box (rendered between the tabs and the tools). */
+  search?: ComponentChildren;
 }
 
 export function TopBar(props: TopBarProps) {
@@ -43,6 +46,7 @@ export function TopBar(props: TopBarProps) {
           </button>
         ))}
       </nav>
+      {props.search}
       <div class="topbar-tools">
         {props.logdir && (
           <span class="logdir muted" title={`Log directory: ${props.logdir}`}>
