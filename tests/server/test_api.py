@@ -6,11 +6,21 @@ import csv
 import io
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from tests.server.conftest import HPARAMS, RIDGELINE_SERIES, TORCH_SERIES, Served, as_read, wall
+from tests.server.conftest import (
+    HPARAMS,
+    RIDGELINE_SERIES,
+    TORCH_SERIES,
+    Served,
+    as_read,
+    serving_logdir,
+    wall,
+    write_ridgeline_run,
+)
 
 
 def test_runs_lists_tags_last_step_and_generation(server: Served) -> None:
@@ -246,3 +256,12 @@ def test_values_match_the_reading_api(server: Served, logs: object) -> None:
         body = server.get("/api/scalars", run="torch", tag=tag).json()
         assert np.array_equal(np.array(body["value"]), expected.value)
         assert np.array_equal(np.array(body["wall_time"]), expected.wall_time)
+
+
+def test_last_wall_time_is_the_last_point_not_the_writer_start(tmp_path: Path) -> None:
+    # ridgeline's writer records the environment at "now" when it opens; points logged with explicit, earlier
+    # wall times are what last_wall_time must report.
+    write_ridgeline_run(tmp_path / "replayed", {"loss": [(step, 1.0) for step in range(10)]})
+    with serving_logdir(tmp_path) as served:
+        (run,) = served.get("/api/runs").json()["runs"]
+    assert run["last_wall_time"] == pytest.approx(wall(9))

@@ -19,6 +19,12 @@ from ridgeline.store.series import ScalarSeries
 SeriesKey = tuple[Kind, str]
 
 
+# ridgeline's writer records the run's environment when it opens, at that moment: it says when the writer started,
+# not when the run last logged something, so it does not move ``last_wall_time`` (the tag is
+# ridgeline.writer.run_metadata.RUN_METADATA_TAG; the store does not import the writer).
+_RUN_METADATA_TAG = "_ridgeline/run_metadata"
+
+
 @dataclass
 class RunData:
     """Everything read from one run's event files."""
@@ -44,7 +50,8 @@ class RunData:
         if series is None:
             series = self.blobs[(kind, tag)] = BlobSeries()
         series.append(ref)
-        self.last_wall_time = max(self.last_wall_time, ref.wall_time)
+        if tag != _RUN_METADATA_TAG:
+            self.last_wall_time = max(self.last_wall_time, ref.wall_time)
 
     def mark_restart(self, step: int) -> None:
         """A SessionLog START at ``step``: earlier points at steps >= step are hidden from now on."""
