@@ -57,6 +57,8 @@ export interface PlotConfig {
   onCursor?: (u: uPlot, own: boolean) => void;
   /** Extra drawing on top of the series (non-finite markers, annotations), in canvas pixels. */
   onDraw?: (u: uPlot) => void;
+  /** Drawing behind the series (after the grid), in canvas pixels: background bands such as training phases. */
+  onDrawBack?: (u: uPlot) => void;
 }
 
 function cssVar(name: string, fallback: string): string {
@@ -333,6 +335,7 @@ export class Plot {
           },
         ],
         setCursor: [(u) => this.cfg.onCursor?.(u, this.own)],
+        drawAxes: [(u) => this.cfg.onDrawBack?.(u)],
         draw: [(u) => this.cfg.onDraw?.(u)],
       },
     };

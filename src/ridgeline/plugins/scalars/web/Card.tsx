@@ -18,6 +18,7 @@ import type { Settings } from "./settings";
 import { useCachedSeries } from "./useCachedSeries";
 import { hoverRows, placeTooltip } from "./hover";
 import { useLazyCard, useReadyFlag } from "@charts/lazyCard";
+import { drawBack, drawFront, ForecastLegend, notes as insightNotes, useFocus, useInsightOverlay, type Overlay } from "../../insights/web/overlay";
 
 export interface CardProps {
   tag: string;
@@ -198,6 +199,23 @@ function CardView(props: CardProps) {
   }, [loaded, version, zoomData, runs, tag, tag2, xTag, settings, props.groups, width]);
   modelRef.current = model;
 
+  // Insights: alert markers, phase bands, the forecast, and the zoom an alert link asked for.
+  const insights = useInsightOverlay({
+    tag,
+    tag2,
+    runs,
+    seen,
+    loaded,
+    points: (run) => cache.get(run, tag)?.data?.step.length ?? 0,
+    start: (run) => cache.get(run, tag)?.data?.wall[0] ?? 0,
+    tick,
+    xAxis,
+    phases: settings.phases,
+    forecast: settings.forecast,
+  });
+  const insRef = insights.ref;
+  useFocus(tag2 ? "" : tag, model?.hover ?? null, zoom, setZoom, insights);
+
   // Annotation positions in the chart's x units.
   useEffect(() => {
     const list: { x: number; text: string; colour: string }[] = [];
@@ -251,19 +269,24 @@ function CardView(props: CardProps) {
           lines: model.lines,
           bands: model.bands,
           onZoom: (r) => setZoom(r),
-          onCursor: (u, own) => onCursor(u, own, tipRef.current, modelRef.current, annRef.current, settingsRef.current),
+          onCursor: (u, own) => onCursor(u, own, tipRef.current, modelRef.current, annRef.current, settingsRef.current, insRef.current),
           // Theme changes redraw through the plot's own observer of <html data-theme>.
-          onDraw: (u) => drawExtras(u, modelRef.current, annRef.current),
+          onDraw: (u) => {
+            drawExtras(u, modelRef.current, annRef.current);
+            drawFront(u, insRef.current);
+          },
+          onDrawBack: (u) => drawBack(u, insRef.current),
         },
         model.data,
       );
       plotRef.current = plot;
       plotKeyRef.current = plotKey;
-      if (zoom) plot.setData(model.data, zoom);
+      const view = zoom ?? insights.view(model.data);
+      if (view) plot.setData(model.data, view);
     } else {
       plot.cfg.yFixed = fixed;
       plot.cfg.ignoreOutliers = settings.outliers;
-      plot.setData(model.data, zoom);
+      plot.setData(model.data, zoom ?? insights.view(model.data));
     }
     const w2 = window as unknown as { __ridgeline?: Record<string, unknown> };
     const g = (w2.__ridgeline ??= {}) as { charts?: Map<string, uPlot>; series?: Map<string, unknown> };
@@ -273,7 +296,7 @@ function CardView(props: CardProps) {
       model.hover.map((h) => ({ run: h.label, x: h.x, raw: h.raw, smoothed: h.smoothed, reduced: model.reduced })),
     );
     setReady(true);
-  }, [model, plotKey, fixed, settings.outliers, zoom]);
+  }, [model, plotKey, fixed, settings.outliers, zoom, insights.version]);
 
   useEffect(() => {
     plotRef.current?.setSize(Math.max(200, chartRef.current?.clientWidth ?? width), props.expanded ? 360 : HEIGHT);
@@ -314,6 +337,9 @@ function CardView(props: CardProps) {
       data-tag={tag2 ? id : tag}
       data-ready={ready && visible !== undefined ? "true" : "false"}
       data-points={String(model?.points ?? 0)}
+      data-alerts={String(insights.counts.alerts)}
+      data-phases={String(insights.counts.phases)}
+      data-forecast={String(insights.counts.forecast)}
     >
       <header class="rl-card-head">
         <h3 class="rl-card-title" title={id}>
@@ -386,6 +412,7 @@ function CardView(props: CardProps) {
       <div class="rl-chart" ref={chartRef} style={{ height: `${props.expanded ? 360 : HEIGHT}px` }}>
         {!model && <div class="rl-loading">{seen ? "Loading…" : ""}</div>}
         {model && model.points === 0 && <div class="rl-loading">No data for the selected runs</div>}
+        <ForecastLegend overlay={insights} many={runs.length > 1} />
         <div class="rl-tooltip" ref={tipRef} role="tooltip" hidden />
       </div>
     </div>
@@ -428,6 +455,7 @@ function onCursor(
   model: ChartModel | null,
   anns: { x: number; text: string; colour: string }[],
   settings: Settings,
+  overlay: Overlay,
 ): void {
   if (!tip) return;
   const left = u.cursor.left;
@@ -447,6 +475,7 @@ function onCursor(
     ...new Set([
       ...model.markers.filter((m) => near(m.x)).map((m) => `${kinds[m.kind]} at step ${formatStep(m.step)}${many ? ` (${m.label})` : ""}`),
       ...anns.filter((a) => near(a.x)).map((a) => `Annotation: ${a.text}`),
+      ...insightNotes(u, overlay, x, left),
     ]),
   ];
   tip.innerHTML = tooltipHtml(header, rows, settings.tooltipSort, TOOLTIP_ROWS, notes);

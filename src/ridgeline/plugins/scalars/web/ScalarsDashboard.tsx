@@ -157,6 +157,14 @@ export function ScalarsDashboard({ runs, tagFilter, tick, theme }: DashboardProp
           <input type="checkbox" data-testid="x-log" checked={settings.xLog && settings.xAxis !== "wall"} disabled={settings.xAxis === "wall"} title={settings.xAxis === "wall" ? "Not for wall time" : undefined} onChange={(e) => set("xLog", (e.target as HTMLInputElement).checked)} />
           <span>Log x</span>
         </label>
+        <label class="rl-field rl-check" title="Colour each loss curve's training phases behind it: warm-up red, descent amber, convergence green">
+          <input type="checkbox" data-testid="toggle-phases" checked={settings.phases} onChange={(e) => set("phases", (e.target as HTMLInputElement).checked)} />
+          <span>Phases</span>
+        </label>
+        <label class="rl-field rl-check" title="Extrapolate each curve over the next 20% of its steps: dashed, with its uncertainty band and the expected final value">
+          <input type="checkbox" data-testid="toggle-forecast" checked={settings.forecast} onChange={(e) => set("forecast", (e.target as HTMLInputElement).checked)} />
+          <span>Forecast</span>
+        </label>
         <label class="rl-field">
           <span>Tooltip order</span>
           <select data-testid="tooltip-sort" value={settings.tooltipSort} onChange={(e) => set("tooltipSort", (e.target as HTMLSelectElement).value as never)}>

@@ -1,7 +1,7 @@
 /**
  * The dashboard's settings, each kept in the URL (and localStorage) under an "s." key so a link reproduces
  * the view: s.smooth, s.smoother, s.y, s.ymin, s.ymax, s.x, s.xtag, s.xlog, s.outliers, s.tipsort,
- * s.groupby, s.group, s.band, s.pinned, s.collapsed, s.combine.
+ * s.groupby, s.group, s.band, s.pinned, s.collapsed, s.combine, s.phases, s.forecast (the insights overlays).
  */
 import { useMemo } from "preact/hooks";
 import { useUrlState } from "@app/state";
@@ -24,6 +24,10 @@ export interface Settings {
   groupBy: GroupBy;
   group: string;
   groupBand: "std" | "minmax";
+  /** Colour the loss curve's training phases behind it (insights: /api/phases). */
+  phases: boolean;
+  /** Draw the forecast dashed with its uncertainty band (insights: /api/forecast). */
+  forecast: boolean;
 }
 
 export interface SettingsApi {
@@ -51,6 +55,8 @@ export function useSettings(): SettingsApi {
   const [groupBy, setGroupBy] = useUrlState<string>("s.groupby", "none");
   const [group, setGroup] = useUrlState("s.group", "");
   const [groupBand, setGroupBand] = useUrlState<string>("s.band", "std");
+  const [phases, setPhases] = useUrlState("s.phases", false);
+  const [forecast, setForecast] = useUrlState("s.forecast", false);
   const [pinned, setPinned] = useUrlState<string[]>("s.pinned", []);
   const [collapsed, setCollapsed] = useUrlState<string[]>("s.collapsed", []);
   const [combine, setCombine] = useUrlState<string[]>("s.combine", []);
@@ -69,8 +75,10 @@ export function useSettings(): SettingsApi {
       groupBy: (["none", "regex", "hparam"].includes(groupBy) ? groupBy : "none") as GroupBy,
       group,
       groupBand: groupBand === "minmax" ? "minmax" : "std",
+      phases,
+      forecast,
     }),
-    [smoothing, smoother, yScale, yMin, yMax, xAxis, xTag, xLog, outliers, tooltipSort, groupBy, group, groupBand],
+    [smoothing, smoother, yScale, yMin, yMax, xAxis, xTag, xLog, outliers, tooltipSort, groupBy, group, groupBand, phases, forecast],
   );
   const setters: { [K in keyof Settings]: (v: never) => void } = {
     smoothing: setSmoothing,
@@ -86,6 +94,8 @@ export function useSettings(): SettingsApi {
     groupBy: setGroupBy,
     group: setGroup,
     groupBand: setGroupBand,
+    phases: setPhases,
+    forecast: setForecast,
   };
   return {
     settings,

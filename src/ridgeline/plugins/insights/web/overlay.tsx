@@ -1,0 +1,373 @@
+/**
+ * What the insights add to a scalar card: markers where alerts fired (hover names kind, value and expected
+ * range), the loss curve's phases as background bands, the forecast dashed with its uncertainty band, and
+ * the zoom onto a step an alert link asked for. The card calls {@link useInsightOverlay} and hands the
+ * result to the draw functions from its uPlot hooks; everything is fetched only for cards that are seen.
+ */
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import type uPlot from "uplot";
+import type { RunInfo } from "@app/types";
+import { useUrlState } from "@app/state";
+import { withAlpha } from "@charts/plot";
+import { formatNumber, formatStep } from "@charts/format";
+import { fetchForecast, fetchPhases, useAlerts } from "./data";
+import {
+  alertX,
+  focusRange,
+  forecastEnd,
+  forecastText,
+  formatAlertValue,
+  formatRange,
+  FOCUS_KEY,
+  PHASE_COLOURS,
+  PHASE_LABELS,
+  phaseAt,
+  phaseBands,
+  type Alert,
+  type Forecast,
+  type PhaseBand,
+  type Segment,
+} from "./model";
+
+/** Fewer points than this: no phases or forecast are asked for (the server answers 400). */
+export const MIN_POINTS = 10;
+
+export interface AlertMark {
+  x: number;
+  alert: Alert;
+  scale: "y" | "y2";
+  many: boolean;
+}
+
+export interface Overlay {
+  alerts: AlertMark[];
+  phases: PhaseBand[];
+  forecasts: { run: string; colour: string; forecast: Forecast }[];
+  focusX: number | null;
+}
+
+export interface OverlayOptions {
+  tag: string;
+  tag2?: string | null;
+  runs: RunInfo[];
+  /** The card has been scrolled into view (only then are phases and forecasts asked for). */
+  seen: boolean;
+  /** The series are loaded; `points(run)` is how many points of `tag` the run has. */
+  loaded: boolean;
+  points: (run: string) => number;
+  /** The run's first wall time (relative x axis). */
+  start: (run: string) => number;
+  tick: number;
+  xAxis: string;
+  phases: boolean;
+  forecast: boolean;
+}
+
+export interface OverlayState {
+  /** Read by the draw hooks (a ref: the uPlot instance outlives renders). */
+  ref: { current: Overlay };
+  /** Changes whenever something drawn changed (the card redraws then). */
+  version: string;
+  counts: { alerts: number; phases: number; forecast: boolean };
+  /** Why phases or a forecast are not drawn although asked for ("" when they are or were not asked). */
+  note: string;
+  /** The x range to show when not zoomed (the data plus the forecast), or null for the data's own. */
+  view(data: uPlot.AlignedData): [number, number] | null;
+}
+
+export function useInsightOverlay(o: OverlayOptions): OverlayState {
+  const stream = useAlerts(o.tick);
+  const withTag = useMemo(() => o.runs.filter((r) => (r.tags.scalars ?? []).includes(o.tag)), [o.runs, o.tag]);
+  const stepAxis = o.xAxis === "step";
+  const single = !o.tag2;
+  const [phases, setPhases] = useState<{ run: string; segments: Segment[] }[]>([]);
+  const [forecasts, setForecasts] = useState<Overlay["forecasts"]>([]);
+  const [failed, setFailed] = useState("");
+
+  const eligible = (r: RunInfo) => o.points(r.run) >= MIN_POINTS;
+  const runsKey = withTag.map((r) => `${r.run}:${eligible(r) ? 1 : 0}`).join("\u0001");
+  const wantPhases = o.phases && o.seen && o.loaded && single && stepAxis;
+  const wantForecast = o.forecast && o.seen && o.loaded && single && stepAxis;
+
+  useEffect(() => {
+    if (!wantPhases) {
+      setPhases([]);
+      return;
+    }
+    let live = true;
+    const list = withTag.filter(eligible);
+    Promise.allSettled(list.map((r) => fetchPhases(r.run, o.tag, o.tick))).then((res) => {
+      if (!live) return;
+      setPhases(list.flatMap((r, i) => (res[i].status === "fulfilled" ? [{ run: r.run, segments: (res[i] as PromiseFulfilledResult<Segment[]>).value }] : [])));
+      const bad = res.find((x) => x.status === "rejected") as PromiseRejectedResult | undefined;
+      setFailed(bad ? `phases: ${String(bad.reason?.message ?? bad.reason)}` : "");
+    });
+    return () => {
+      live = false;
+    };
+  }, [wantPhases, runsKey, o.tag, o.tick]);
+
+  useEffect(() => {
+    if (!wantForecast) {
+      setForecasts([]);
+      return;
+    }
+    let live = true;
+    const list = withTag.filter(eligible);
+    Promise.allSettled(list.map((r) => fetchForecast(r.run, o.tag, o.tick))).then((res) => {
+      if (!live) return;
+      setForecasts(
+        list.flatMap((r, i) => {
+          const x = res[i];
+          return x.status === "fulfilled" && x.value && Array.isArray(x.value.step) ? [{ run: r.run, colour: r.colour, forecast: x.value }] : [];
+        }),
+      );
+      const bad = res.find((x) => x.status === "rejected") as PromiseRejectedResult | undefined;
+      setFailed(bad ? `forecast: ${String(bad.reason?.message ?? bad.reason)}` : "");
+    });
+    return () => {
+      live = false;
+    };
+  }, [wantForecast, runsKey, o.tag, o.tick]);
+
+  // Alerts of the card's series, in the chart's x units.
+  const marks = useMemo(() => {
+    const out: AlertMark[] = [];
+    const many = o.runs.length > 1;
+    for (const r of o.runs) {
+      for (const [t, scale] of [[o.tag, "y"], ...(o.tag2 ? [[o.tag2, "y2"]] : [])] as [string, "y" | "y2"][]) {
+        for (const a of stream.bySeries.get(`${r.run}\u0000${t}`) ?? []) {
+          const x = alertX(a, o.xAxis, o.start(r.run));
+          if (x != null && Number.isFinite(x)) out.push({ x, alert: a, scale, many });
+        }
+      }
+    }
+    return out;
+  }, [stream.version, o.runs, o.tag, o.tag2, o.xAxis, o.loaded]);
+
+  const bands = useMemo(() => phaseBands(phases), [phases]);
+  const ref = useRef<Overlay>({ alerts: [], phases: [], forecasts: [], focusX: null });
+  ref.current = { ...ref.current, alerts: marks, phases: bands, forecasts };
+  const end = forecastEnd(forecasts);
+  let note = "";
+  if ((o.phases || o.forecast) && !single) note = "phases and forecasts are drawn on single-tag charts";
+  else if ((o.phases || o.forecast) && !stepAxis) note = "phases and forecasts need the step x axis";
+  else if ((o.phases || o.forecast) && o.loaded && withTag.length && !withTag.some(eligible)) note = `phases and forecasts need ${MIN_POINTS} points or more`;
+  else if (failed && ((o.phases && !bands.length) || (o.forecast && !forecasts.length))) note = failed;
+  return {
+    ref,
+    version: `${stream.version}|${phases.length}:${bands.length}|${forecasts.length}:${end}`,
+    counts: { alerts: marks.length, phases: bands.length, forecast: forecasts.length > 0 },
+    note,
+    view: (data) => {
+      const xs = data[0] as ArrayLike<number>;
+      if (!forecasts.length || !xs.length || !(end > xs[xs.length - 1])) return null;
+      return [xs[0], end + (end - xs[0]) * 0.02];
+    },
+  };
+}
+
+/**
+ * An alert link's zoom: when the URL's focus names this card's tag, the chart zooms on the step once its
+ * data is in (and a vertical line marks it); resetting the zoom clears the focus.
+ */
+export function useFocus(
+  tag: string,
+  hover: ReadonlyArray<{ x: ArrayLike<number>; step: ArrayLike<number> }> | null,
+  zoom: [number, number] | null,
+  setZoom: (z: [number, number] | null) => void,
+  overlay: OverlayState,
+): void {
+  const [focus, setFocus] = useUrlState<unknown[]>(FOCUS_KEY, []);
+  const applied = useRef<string>("");
+  const zoomed = useRef(false);
+  const key = Array.isArray(focus) && focus[0] === tag && typeof focus[1] === "number" ? `${tag}@${focus[1]}` : "";
+  const step = key ? (focus[1] as number) : null;
+  useEffect(() => {
+    if (step == null || !hover || !hover.length || applied.current === key) return;
+    // The step's x: from the first curve holding a point at (or nearest) that step.
+    let x = NaN;
+    let lo = Infinity;
+    let hi = -Infinity;
+    let best = Infinity;
+    for (const h of hover) {
+      for (let i = 0; i < h.x.length; i++) {
+        const xi = h.x[i];
+        if (!Number.isFinite(xi)) continue;
+        if (xi < lo) lo = xi;
+        if (xi > hi) hi = xi;
+        const d = Math.abs(h.step[i] - step);
+        if (d < best) {
+          best = d;
+          x = xi;
+        }
+      }
+    }
+    if (!Number.isFinite(x)) return;
+    applied.current = key;
+    zoomed.current = false;
+    overlay.ref.current = { ...overlay.ref.current, focusX: x };
+    setZoom(focusRange(x, lo, hi));
+  }, [key, hover]);
+  useEffect(() => {
+    if (!key || applied.current !== key) return;
+    if (zoom) zoomed.current = true;
+    else if (zoomed.current) {
+      // The user reset the zoom: the link's spot is no longer what is shown.
+      applied.current = "";
+      overlay.ref.current = { ...overlay.ref.current, focusX: null };
+      setFocus([]);
+    }
+  }, [zoom, key]);
+  if (!key) overlay.ref.current = { ...overlay.ref.current, focusX: null };
+}
+
+/** Phases as faint bands behind the curves (one lane per run), labelled where wide enough. */
+export function drawBack(u: uPlot, ov: Overlay): void {
+  if (!ov.phases.length) return;
+  const { left, top, width, height } = u.bbox;
+  const dpr = devicePixelRatio || 1;
+  const dark = document.documentElement.dataset.theme === "dark";
+  const ctx = u.ctx;
+  ctx.save();
+  ctx.beginPath();
+  ctx.rect(left, top, width, height);
+  ctx.clip();
+  ctx.font = `${10 * dpr}px system-ui, sans-serif`;
+  ctx.textBaseline = "top";
+  for (const b of ov.phases) {
+    const p0 = Math.max(left, u.valToPos(b.x0, "x", true));
+    const p1 = Math.min(left + width, u.valToPos(b.x1, "x", true));
+    if (!(p1 > p0)) continue;
+    const laneH = height / b.lanes;
+    const y = top + b.lane * laneH;
+    ctx.fillStyle = withAlpha(PHASE_COLOURS[b.phase], dark ? 0.22 : 0.14);
+    ctx.fillRect(p0, y, p1 - p0, laneH);
+    const label = PHASE_LABELS[b.phase];
+    if (b.lanes === 1 && p1 - p0 > ctx.measureText(label).width + 8 * dpr) {
+      ctx.fillStyle = withAlpha(PHASE_COLOURS[b.phase], 0.9);
+      ctx.fillText(label, p0 + 4 * dpr, y + 3 * dpr);
+    }
+  }
+  ctx.restore();
+}
+
+const ALERT_COLOUR = "#e5484d";
+
+/** The forecast (dashed, with its band), the alert markers and the focused step's line, over the curves. */
+export function drawFront(u: uPlot, ov: Overlay): void {
+  const { left, top, width, height } = u.bbox;
+  const dpr = devicePixelRatio || 1;
+  const ctx = u.ctx;
+  ctx.save();
+  ctx.beginPath();
+  ctx.rect(left, top, width, height);
+  ctx.clip();
+  for (const { colour, forecast: f } of ov.forecasts) {
+    const n = Math.min(f.step.length, f.value.length);
+    if (!n) continue;
+    const px = (i: number) => u.valToPos(f.step[i], "x", true);
+    const py = (v: number) => u.valToPos(v, "y", true);
+    if (f.low.length >= n && f.high.length >= n) {
+      ctx.fillStyle = withAlpha(colour, 0.15);
+      ctx.beginPath();
+      for (let i = 0; i < n; i++) (i ? ctx.lineTo : ctx.moveTo).call(ctx, px(i), py(f.high[i]));
+      for (let i = n - 1; i >= 0; i--) ctx.lineTo(px(i), py(f.low[i]));
+      ctx.closePath();
+      ctx.fill();
+    }
+    ctx.strokeStyle = colour;
+    ctx.lineWidth = 1.5 * dpr;
+    ctx.setLineDash([6 * dpr, 4 * dpr]);
+    ctx.beginPath();
+    for (let i = 0; i < n; i++) (i ? ctx.lineTo : ctx.moveTo).call(ctx, px(i), py(f.value[i]));
+    ctx.stroke();
+    ctx.setLineDash([]);
+  }
+  if (ov.focusX != null) {
+    const fx = u.valToPos(ov.focusX, "x", true);
+    ctx.strokeStyle = getComputedStyle(document.documentElement).getPropertyValue("--accent").trim() || "#3b82f6";
+    ctx.globalAlpha = 0.7;
+    ctx.lineWidth = 2 * dpr;
+    ctx.beginPath();
+    ctx.moveTo(fx, top);
+    ctx.lineTo(fx, top + height);
+    ctx.stroke();
+    ctx.globalAlpha = 1;
+  }
+  const r = 5 * dpr;
+  for (const m of ov.alerts) {
+    const px = u.valToPos(m.x, "x", true);
+    if (!(px >= left - r && px <= left + width + r)) continue;
+    const v = m.alert.value;
+    const finite = v != null && Number.isFinite(v) && m.alert.kind !== "nan" && m.alert.kind !== "inf";
+    let py = finite ? u.valToPos(v!, m.scale, true) : NaN;
+    ctx.strokeStyle = ALERT_COLOUR;
+    ctx.fillStyle = withAlpha(ALERT_COLOUR, 0.25);
+    ctx.lineWidth = 2 * dpr;
+    if (Number.isFinite(py) && py >= top && py <= top + height) {
+      // A ring around the point that fired.
+      ctx.beginPath();
+      ctx.arc(px, py, r, 0, Math.PI * 2);
+      ctx.fill();
+      ctx.stroke();
+    } else {
+      // No drawable value (non-finite, stalled, off scale): a diamond on the top edge.
+      py = top + r + 1;
+      ctx.beginPath();
+      ctx.moveTo(px, py - r);
+      ctx.lineTo(px + r, py);
+      ctx.lineTo(px, py + r);
+      ctx.lineTo(px - r, py);
+      ctx.closePath();
+      ctx.fill();
+      ctx.stroke();
+    }
+  }
+  ctx.restore();
+}
+
+/** Tooltip lines at cursor x `x` (pixel `left`): alerts within 6 px, each run's phase, forecast values. */
+export function notes(u: uPlot, ov: Overlay, x: number, left: number): string[] {
+  const out: string[] = [];
+  const fmt = (v: number) => formatNumber(v);
+  for (const m of ov.alerts) {
+    if (Math.abs(u.valToPos(m.x, "x") - left) > 6) continue;
+    const a = m.alert;
+    const range = formatRange(a.expected_low, a.expected_high, fmt);
+    out.push(
+      `Alert: ${a.kind} ${formatAlertValue(a, fmt)} at step ${formatStep(a.step)}${range ? `, expected ${range}` : ""}${m.many ? ` (${a.run})` : ""}`,
+    );
+  }
+  const runs = [...new Set(ov.phases.map((b) => b.run))];
+  for (const run of runs) {
+    const p = phaseAt(ov.phases, run, x);
+    if (p) out.push(`Phase: ${PHASE_LABELS[p]}${runs.length > 1 ? ` (${run})` : ""}`);
+  }
+  for (const { run, forecast: f } of ov.forecasts) {
+    const n = f.step.length;
+    if (!n || x < f.step[0] || x > f.step[n - 1]) continue;
+    let i = 0;
+    while (i < n - 1 && f.step[i + 1] <= x) i++;
+    out.push(`Forecast: ${fmt(f.value[i])} (${fmt(f.low[i])} – ${fmt(f.high[i])})${ov.forecasts.length > 1 ? ` (${run})` : ""}`);
+  }
+  return out;
+}
+
+/** The card's legend line for forecasts: the expected final value per run. */
+export function ForecastLegend({ overlay, many }: { overlay: OverlayState; many: boolean }) {
+  const list = overlay.ref.current.forecasts;
+  if (!list.length && !overlay.note) return null;
+  return (
+    <div class="rl-insight-legend" data-testid="insight-legend">
+      {list.map(({ run, colour, forecast }) => (
+        <span key={run} class="rl-insight-forecast" data-testid="forecast-final" data-run={run} data-value={String(forecast.final.value)}>
+          <span class="rl-insight-dash" style={{ borderColor: colour }} />
+          {many ? `${run}: ` : ""}
+          {forecastText(forecast, (v) => formatNumber(v), formatStep)}
+        </span>
+      ))}
+      {overlay.note && <span class="rl-muted">{overlay.note}</span>}
+    </div>
+  );
+}
