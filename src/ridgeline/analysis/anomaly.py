@@ -1,0 +1,465 @@
+"""Anomaly alerts over scalar series: streaming detectors, pure numpy, no I/O (see docs/insights.md).
+
+Kinds of alert, per series (run, tag):
+
+* ``outlier`` — the rule users know: over a sliding window of the ``window`` finite points *before* a point
+  (default 50), take the mean and the (population) standard deviation σ; a point is out of band when
+  ``|value - mean| > k·σ`` (default k=3). An alert is raised when ``consecutive`` points in a row (default 3)
+  are out of band, at the point that completes the run — the first moment the rule holds, so a live page hears
+  of it at once; ``expected_low``/``expected_high`` are that point's band. One alert per excursion: the next
+  needs a point back inside the band first.
+* ``spike`` — a sudden departure from the recent trend (a Hampel identifier on the ``spike_window`` finite
+  points before the point, default 50): the trend is their median, the scale the larger of 1.4826 × their
+  median absolute deviation (MAD; σ for Gaussian noise) and half their standard deviation (so a window that is
+  mostly one repeated value does not make every small change infinite); a point further than ``spike_k``
+  scales from the median (default 10) is a spike. Ten robust σ is never reached by healthy Gaussian or
+  Laplace noise (very heavy tails, Student-t with 4 degrees of freedom or fewer, do reach it now and then:
+  raise ``spike_k`` for such tags), and the median follows a steep descent closely enough that the trend
+  itself stays well inside the limit. One alert per excursion, like outliers.
+* ``nan`` / ``inf`` — a non-finite value, at once; one alert per streak (NaN after NaN is not news).
+  Non-finite points are left out of the windows and of the outlier runs.
+* ``stalled`` — a series that stopped while the others of its run continue: see :func:`stalled_alerts`.
+
+Streaming: a :class:`SeriesDetector` keeps the last ``max(window, spike_window)`` finite values and a few
+counters, and :meth:`SeriesDetector.update` costs O(new points), vectorised within a chunk. The window sums
+are computed column by column in a fixed order, so the results are exactly the same whether a series is fed in
+one chunk or point by point (tests/analysis/test_anomaly.py checks it with hypothesis).
+
+Configuration: :class:`DetectorParams` per tag pattern in an :class:`AlertConfig` (first matching rule wins;
+by default, learning-rate tags are exempt from outlier and spike alerts: schedules change them on purpose).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import tomllib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+AlertKind = Literal["outlier", "nan", "inf", "spike", "stalled"]
+KINDS: tuple[AlertKind, ...] = ("outlier", "nan", "inf", "spike", "stalled")
+
+MAD_TO_SIGMA = 1.4826  # 1/Φ⁻¹(3/4): the MAD of Gaussian noise times this is its σ
+SPIKE_STD_FLOOR = 0.5  # the spike scale is at least this many window standard deviations
+RELATIVE_TOLERANCE = 1e-9  # departures below this fraction of the level are rounding, never an alert
+BLOCK = 16384  # rows of windows computed at once (bounds the temporaries of a long first chunk)
+INTERVAL_POINTS = 11  # the logging interval is the median gap over this many last steps
+
+
+@dataclass(frozen=True, slots=True)
+class DetectorParams:
+    """How one series is watched; every field can be set per tag pattern (see :class:`AlertConfig`).
+
+    ``stall_factor``: a series is stalled when the run went on for more than this many of its own logging
+    intervals (in steps, and in wall time) since its last point."""
+
+    window: int = 50
+    consecutive: int = 3
+    k: float = 3.0
+    spike_window: int = 50
+    spike_k: float = 10.0
+    stall_factor: float = 10.0
+    outlier: bool = True
+    spike: bool = True
+    stalled: bool = True
+
+    def __post_init__(self) -> None:
+        checks = (
+            ("window", self.window >= 2, "an integer >= 2"),
+            ("consecutive", self.consecutive >= 1, "an integer >= 1"),
+            ("k", self.k > 0 and math.isfinite(self.k), "a positive number"),
+            ("spike_window", self.spike_window >= 3, "an integer >= 3"),
+            ("spike_k", self.spike_k > 0 and math.isfinite(self.spike_k), "a positive number"),
+            ("stall_factor", self.stall_factor > 1 and math.isfinite(self.stall_factor), "a number > 1"),
+        )
+        for name, ok, expected in checks:
+            if not ok:
+                raise ValueError(f"alert setting {name!r} must be {expected}, got {getattr(self, name)!r}")
+
+    @property
+    def history(self) -> int:
+        """How many past finite values the detectors look at."""
+        return max(self.window, self.spike_window)
+
+
+# Learning rates follow schedules (step decay, warm-up, cosine): a drop is intended, not an anomaly.
+LEARNING_RATE = r"(?i)(^|[/_.\-\s])(lr|learning[_\-\s]?rate)([/_.\-\s]|$)"
+
+
+@dataclass(frozen=True)
+class AlertConfig:
+    """Detector settings per tag pattern: ``rules`` are ``(regex, params)`` tried in order with ``re.search``
+    on the tag, the first match wins; ``default`` applies when none matches."""
+
+    rules: tuple[tuple[re.Pattern[str], DetectorParams], ...] = field(
+        default_factory=lambda: ((re.compile(LEARNING_RATE), DetectorParams(outlier=False, spike=False)),)
+    )
+    default: DetectorParams = field(default_factory=DetectorParams)
+
+    def params_for(self, tag: str) -> DetectorParams:
+        for pattern, params in self.rules:
+            if pattern.search(tag):
+                return params
+        return self.default
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any]) -> AlertConfig:
+        """From ``{"default": {setting: value}, "rules": [{"tag": regex, setting: value, ...}]}`` (the shape of
+        the TOML/JSON config file). A rule's unset settings come from ``default``; the built-in learning-rate
+        rule is kept after the given rules unless ``"builtin_rules": false``."""
+        if not isinstance(data, Mapping):
+            raise ValueError("alert config must be a table/object with 'default' and/or 'rules'")
+        unknown = set(data) - {"default", "rules", "builtin_rules"}
+        if unknown:
+            raise ValueError(f"alert config: unknown key(s) {sorted(unknown)}; expected 'default', 'rules'")
+        default = _params(DetectorParams(), data.get("default", {}), "default")
+        rules: list[tuple[re.Pattern[str], DetectorParams]] = []
+        entries = data.get("rules", [])
+        if not isinstance(entries, list):
+            raise ValueError("alert config: 'rules' must be a list of tables with a 'tag' regex")
+        for number, entry in enumerate(entries, 1):
+            if not isinstance(entry, Mapping) or not isinstance(entry.get("tag"), str):
+                raise ValueError(f"alert config: rule {number} needs a 'tag' (a regular expression)")
+            try:
+                pattern = re.compile(entry["tag"])
+            except re.error as error:
+                raise ValueError(f"alert config: rule {number}: invalid tag regex {entry['tag']!r}: {error}") from None
+            settings = {key: value for key, value in entry.items() if key != "tag"}
+            rules.append((pattern, _params(default, settings, f"rule {number}")))
+        if data.get("builtin_rules", True):
+            rules.extend((pattern, replace(default, outlier=False, spike=False)) for pattern, _ in cls().rules)
+        return cls(rules=tuple(rules), default=default)
+
+    @classmethod
+    def load(cls, path: str | Path) -> AlertConfig:
+        """Read a ``.toml`` or ``.json`` config file (see :meth:`from_mapping`); ValueError names the problem."""
+        path = Path(path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as error:
+            raise ValueError(f"cannot read alert config {str(path)!r}: {error.strerror or error}") from None
+        try:
+            data = json.loads(text) if path.suffix.lower() == ".json" else tomllib.loads(text)
+        except (json.JSONDecodeError, tomllib.TOMLDecodeError) as error:
+            raise ValueError(f"alert config {str(path)!r} does not parse: {error}") from None
+        return cls.from_mapping(data)
+
+
+def _params(base: DetectorParams, settings: Mapping[str, Any], where: str) -> DetectorParams:
+    if not isinstance(settings, Mapping):
+        raise ValueError(f"alert config: {where} must be a table of settings")
+    known = {item.name: item.type for item in fields(DetectorParams)}
+    unknown = set(settings) - set(known)
+    if unknown:
+        raise ValueError(f"alert config: {where}: unknown setting(s) {sorted(unknown)}; known: {sorted(known)}")
+    for name, value in settings.items():
+        wanted = bool if known[name] == "bool" else int if known[name] == "int" else float
+        if isinstance(value, bool) != (wanted is bool) or not isinstance(value, (int, float)):
+            raise ValueError(f"alert config: {where}: {name!r} must be a {wanted.__name__}, got {value!r}")
+        if wanted is int and not float(value).is_integer():
+            raise ValueError(f"alert config: {where}: {name!r} must be an integer, got {value!r}")
+    converted: dict[str, Any] = {
+        name: (int(value) if known[name] == "int" else value) for name, value in settings.items()
+    }
+    return replace(base, **converted)
+
+
+@dataclass(frozen=True, slots=True)
+class Alert:
+    """One alert. ``value`` is the point's value (NaN/±Inf for those kinds; the last value for ``stalled``);
+    ``expected_low``/``expected_high`` the range the value was expected in (None where there is none)."""
+
+    run: str
+    tag: str
+    step: int
+    wall_time: float
+    kind: AlertKind
+    value: float
+    expected_low: float | None = None
+    expected_high: float | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The API/CLI form: non-finite numbers become null (JSON has none; ``kind`` says which)."""
+        return {
+            "run": self.run,
+            "tag": self.tag,
+            "step": self.step,
+            "wall_time": self.wall_time,
+            "kind": self.kind,
+            "value": _finite_or_none(self.value),
+            "expected_low": _finite_or_none(self.expected_low),
+            "expected_high": _finite_or_none(self.expected_high),
+        }
+
+
+def _finite_or_none(value: float | None) -> float | None:
+    return value if value is not None and math.isfinite(value) else None
+
+
+def window_mean_std(values: np.ndarray, window: int, start: int) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and population standard deviation of ``values[j - window:j]`` for each ``j`` in
+    ``start..len(values)-1`` (``start >= window``). Summed one window column at a time in a fixed order, so a
+    window's result does not depend on where the array begins: streaming equals batch, bit for bit. Two passes
+    (the mean, then squared deviations) keep the variance accurate far from zero, where ``E[x²]-E[x]²`` is not."""
+    rows = len(values) - start
+    means = np.empty(max(rows, 0))
+    stds = np.empty(max(rows, 0))
+    for first in range(0, rows, BLOCK):
+        count = min(BLOCK, rows - first)
+        base = start + first - window
+        total = np.zeros(count)
+        for column in range(window):
+            total += values[base + column : base + column + count]
+        mean = total / window
+        squares = np.zeros(count)
+        for column in range(window):
+            deviation = values[base + column : base + column + count] - mean
+            squares += deviation * deviation
+        means[first : first + count] = mean
+        stds[first : first + count] = np.sqrt(squares / window)
+    return means, stds
+
+
+def run_lengths(flags: np.ndarray, carry: int) -> np.ndarray:
+    """For each position, how many consecutive True flags end there (0 where False), continuing a run of
+    ``carry`` True flags that ended just before the array."""
+    positions = np.arange(len(flags))
+    last_false = np.maximum.accumulate(np.where(flags, -1, positions)) if len(flags) else positions
+    return np.where(flags, np.where(last_false < 0, carry + positions + 1, positions - last_false), 0)
+
+
+class SeriesDetector:
+    """The streaming state of one series: feed it chunks of points with :meth:`update`, get the alerts."""
+
+    def __init__(self, params: DetectorParams | None = None, *, run: str = "", tag: str = "") -> None:
+        self.params = params or DetectorParams()
+        self.run = run
+        self.tag = tag
+        self.points = 0  # points fed so far (finite or not)
+        self._history = np.empty(0)  # the last params.history finite values
+        self._out_run = 0  # consecutive out-of-band finite points just before the next one
+        self._spiking = False  # was the last finite point a spike
+        self._nonfinite = 0  # 0: last point finite (or none); 1: in a NaN streak; 2: in an Inf streak
+        self.last_step: int | None = None
+        self.last_wall_time = math.nan
+        self.last_value = math.nan
+        self._recent_steps = np.empty(0, dtype=np.int64)
+        self._recent_walls = np.empty(0)
+        self.stall_reported = False
+
+    # --- feeding -----------------------------------------------------------------------------------------------
+    def update(
+        self,
+        step: Sequence[int] | np.ndarray,
+        wall_time: Sequence[float] | np.ndarray,
+        value: Sequence[float] | np.ndarray,
+    ) -> list[Alert]:
+        """Advance over the next points (three equally long 1-D arrays, in the order they were logged) and
+        return the alerts they raise, in point order (at one point: nan/inf, outlier, spike)."""
+        steps = np.asarray(step, dtype=np.int64).reshape(-1)
+        walls = np.asarray(wall_time, dtype=np.float64).reshape(-1)
+        values = np.asarray(value, dtype=np.float64).reshape(-1)
+        if not len(steps) == len(walls) == len(values):
+            raise ValueError(f"step, wall_time and value differ in length: {len(steps)}, {len(walls)}, {len(values)}")
+        count = len(values)
+        if count == 0:
+            return []
+        found: list[tuple[int, int, Alert]] = []  # (point index, order at the point, alert)
+        self._nonfinite_alerts(steps, walls, values, found)
+        finite = np.isfinite(values)
+        where = np.flatnonzero(finite)
+        if len(where):
+            buffer = np.concatenate([self._history, values[where]])
+            known = len(self._history)
+            if self.params.outlier:
+                self._outlier_alerts(buffer, known, where, steps, walls, found)
+            if self.params.spike:
+                self._spike_alerts(buffer, known, where, steps, walls, found)
+            self._history = buffer[-self.params.history :].copy()
+        self.points += count
+        self.last_step = int(steps[-1])
+        self.last_wall_time = float(walls[-1])
+        self.last_value = float(values[-1])
+        self._recent_steps = np.concatenate([self._recent_steps, steps[-INTERVAL_POINTS:]])[-INTERVAL_POINTS:]
+        self._recent_walls = np.concatenate([self._recent_walls, walls[-INTERVAL_POINTS:]])[-INTERVAL_POINTS:]
+        self.stall_reported = False
+        found.sort(key=lambda item: (item[0], item[1]))
+        return [alert for _, _, alert in found]
+
+    def _alert(
+        self,
+        kind: AlertKind,
+        step: np.integer[Any] | int,
+        wall: float,
+        value: float,
+        low: float | None = None,
+        high: float | None = None,
+    ) -> Alert:
+        return Alert(self.run, self.tag, int(step), float(wall), kind, float(value), low, high)
+
+    def _nonfinite_alerts(
+        self, steps: np.ndarray, walls: np.ndarray, values: np.ndarray, found: list[tuple[int, int, Alert]]
+    ) -> None:
+        code = np.where(np.isnan(values), 1, np.where(np.isinf(values), 2, 0))
+        previous = np.concatenate([[self._nonfinite], code[:-1]])
+        for index in np.flatnonzero((code != 0) & (code != previous)):
+            kind: AlertKind = "nan" if code[index] == 1 else "inf"
+            found.append((int(index), 0, self._alert(kind, steps[index], walls[index], values[index])))
+        self._nonfinite = int(code[-1])
+
+    def _outlier_alerts(
+        self,
+        buffer: np.ndarray,
+        known: int,
+        where: np.ndarray,
+        steps: np.ndarray,
+        walls: np.ndarray,
+        found: list[tuple[int, int, Alert]],
+    ) -> None:
+        params = self.params
+        start = max(known, params.window)  # the first new value with a full window before it
+        out = np.zeros(len(buffer) - known, dtype=bool)
+        mean = std = np.empty(0)
+        if start < len(buffer):
+            mean, std = window_mean_std(buffer, params.window, start)
+            current = buffer[start:]
+            deviation = np.abs(current - mean)
+            out[start - known :] = (deviation > params.k * std) & (deviation > RELATIVE_TOLERANCE * np.abs(mean))
+        lengths = run_lengths(out, self._out_run)
+        self._out_run = int(lengths[-1])
+        for position in np.flatnonzero(lengths == params.consecutive):
+            index = int(where[position])
+            row = position + known - start
+            low, high = mean[row] - params.k * std[row], mean[row] + params.k * std[row]
+            found.append(
+                (
+                    index,
+                    1,
+                    self._alert(
+                        "outlier", steps[index], walls[index], buffer[known + position], float(low), float(high)
+                    ),
+                )
+            )
+
+    def _spike_alerts(
+        self,
+        buffer: np.ndarray,
+        known: int,
+        where: np.ndarray,
+        steps: np.ndarray,
+        walls: np.ndarray,
+        found: list[tuple[int, int, Alert]],
+    ) -> None:
+        params = self.params
+        start = max(known, params.spike_window)
+        spikes = np.zeros(len(buffer) - known, dtype=bool)
+        median = np.full(len(buffer) - start, np.nan)
+        scale = np.full(len(buffer) - start, np.nan)
+        if start < len(buffer):
+            # Only points far from the window's mean can be far from its median: |mean - median| <= std, and
+            # the scale is at least SPIKE_STD_FLOOR std (and |median| >= |mean| - std for the rounding tolerance).
+            # The exact test runs on those candidates alone (rare), so the medians, the costly part, are taken
+            # for a few windows, not for every point.
+            mean, std = window_mean_std(buffer, params.spike_window, start)
+            current = buffer[start:]
+            bound = np.maximum(
+                (params.spike_k * SPIKE_STD_FLOOR - 1) * std,
+                RELATIVE_TOLERANCE * np.abs(mean) - (1 + RELATIVE_TOLERANCE) * std,
+            )
+            candidates = np.flatnonzero(np.abs(current - mean) >= bound * (1 - 1e-9))
+            windows = sliding_window_view(buffer[:-1], params.spike_window)[start - params.spike_window :]
+            for first in range(0, len(candidates), BLOCK):
+                chosen = candidates[first : first + BLOCK]
+                picked = windows[chosen]
+                middle = np.median(picked, axis=1)
+                mad = np.median(np.abs(picked - middle[:, None]), axis=1)
+                median[chosen] = middle
+                scale[chosen] = np.maximum(MAD_TO_SIGMA * mad, SPIKE_STD_FLOOR * std[chosen])
+                deviation = np.abs(current[chosen] - middle)
+                hit = (deviation > params.spike_k * scale[chosen]) & (deviation > RELATIVE_TOLERANCE * np.abs(middle))
+                spikes[start - known + chosen[hit]] = True
+        previous = np.concatenate([[self._spiking], spikes[:-1]])
+        self._spiking = bool(spikes[-1])
+        for position in np.flatnonzero(spikes & ~previous):
+            index = int(where[position])
+            row = position + known - start
+            low = median[row] - params.spike_k * scale[row]
+            high = median[row] + params.spike_k * scale[row]
+            found.append(
+                (
+                    index,
+                    2,
+                    self._alert("spike", steps[index], walls[index], buffer[known + position], float(low), float(high)),
+                )
+            )
+
+    # --- logging interval (for stalls) ---------------------------------------------------------------------
+    def interval(self) -> tuple[float, float] | None:
+        """The series' usual logging interval as (steps, seconds): the median gap over its last few points;
+        None with fewer than 3 points or no forward progress."""
+        if len(self._recent_steps) < 3:
+            return None
+        step_gaps = np.diff(self._recent_steps)
+        step_gaps = step_gaps[step_gaps > 0]
+        if not len(step_gaps):
+            return None
+        wall_gaps = np.diff(self._recent_walls)
+        wall_gaps = wall_gaps[wall_gaps >= 0]
+        return float(np.median(step_gaps)), float(np.median(wall_gaps)) if len(wall_gaps) else 0.0
+
+
+def stalled_alerts(detectors: Iterable[SeriesDetector]) -> list[Alert]:
+    """``stalled`` alerts for the series of ONE run: a series whose last point lags the run's latest step by
+    more than ``stall_factor`` of its own step interval AND the run's latest wall time by more than
+    ``stall_factor`` of its own wall-time interval (both: a validation metric logged per epoch while training
+    logs per batch has steps in other units, but keeps pace in wall time). Needs 3 points to know the interval;
+    one alert per stall (new points re-arm it). The alert is at the series' last point, with its last value."""
+    series = [detector for detector in detectors if detector.last_step is not None]
+    if len(series) < 2:
+        return []
+    run_step = max(int(detector.last_step) for detector in series if detector.last_step is not None)
+    run_wall = max(detector.last_wall_time for detector in series)
+    alerts = []
+    for detector in series:
+        if detector.stall_reported or not detector.params.stalled or detector.last_step is None:
+            continue
+        interval = detector.interval()
+        if interval is None:
+            continue
+        step_interval, wall_interval = interval
+        factor = detector.params.stall_factor
+        behind_steps = run_step - detector.last_step > factor * step_interval
+        behind_wall = not run_wall - detector.last_wall_time <= factor * wall_interval
+        if behind_steps and behind_wall:
+            detector.stall_reported = True
+            alerts.append(
+                Alert(
+                    detector.run,
+                    detector.tag,
+                    detector.last_step,
+                    detector.last_wall_time,
+                    "stalled",
+                    detector.last_value,
+                )
+            )
+    return alerts
+
+
+def detect(
+    step: Sequence[int] | np.ndarray,
+    wall_time: Sequence[float] | np.ndarray,
+    value: Sequence[float] | np.ndarray,
+    params: DetectorParams | None = None,
+    *,
+    run: str = "",
+    tag: str = "",
+) -> list[Alert]:
+    """The alerts of a whole series at once (the same as feeding it to a fresh :class:`SeriesDetector`)."""
+    return SeriesDetector(params, run=run, tag=tag).update(step, wall_time, value)

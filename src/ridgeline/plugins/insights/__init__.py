@@ -1,0 +1,22 @@
+"""The insights plugin: alerts, diagnosis, phases and forecasts over the scalar series (docs/insights.md).
+
+Each feature keeps its routes in its own ``routes_<feature>.py`` with an ``APIRouter`` named ``router``; this
+module only gathers them (add one import and one entry to ``ROUTERS``). Routes are served under ``/api``.
+"""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from ridgeline.plugins import BuiltinPlugin
+from ridgeline.plugins.insights.routes_alerts import router as alerts_router
+
+ROUTERS: tuple[APIRouter, ...] = (alerts_router,)
+
+router = APIRouter()
+for _feature in ROUTERS:
+    router.include_router(_feature)
+
+plugin = BuiltinPlugin(name="insights", router=router)
+
+__all__ = ["plugin", "router"]

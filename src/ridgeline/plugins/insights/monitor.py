@@ -1,0 +1,103 @@
+"""The alerts of a whole log directory, kept up to date as ingest appends points (server and CLI share it).
+
+:class:`AlertMonitor` holds one :class:`~ridgeline.analysis.anomaly.SeriesDetector` per scalar series and feeds
+it only the points appended since the last :meth:`AlertMonitor.advance` (a series' points are read from the
+store in file order, as they were logged; after a restart the re-logged points are watched too). Alerts are
+kept in one append-only list; a client's cursor is an index into it, so it receives each alert once.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass
+
+from ridgeline.analysis.anomaly import Alert, AlertConfig, SeriesDetector, stalled_alerts
+from ridgeline.api import LogDir
+from ridgeline.store.series import ScalarSeries
+
+
+@dataclass
+class _Watched:
+    series: ScalarSeries  # the store's object: a different one (the run was re-read) restarts the detector
+    consumed: int
+    detector: SeriesDetector
+
+
+class AlertMonitor:
+    """Streaming alerts over every scalar series of ``logdir``; thread-safe."""
+
+    def __init__(self, logdir: LogDir, config: AlertConfig | None = None) -> None:
+        self.logdir = logdir
+        self.config = config or AlertConfig()
+        self._lock = threading.Lock()
+        self._generation = -1
+        self._watched: dict[tuple[str, str], _Watched] = {}
+        self._alerts: list[Alert] = []
+
+    def advance(self) -> list[Alert]:
+        """Feed the points ingest added since the last call (nothing to do when the store's generation did not
+        move); returns the new alerts, which are also appended to :meth:`alerts`."""
+        with self._lock:
+            store = self.logdir.ingestor.store
+            generation = store.generation  # read first: a pass ending meanwhile is seen next time
+            if generation == self._generation:
+                return []
+            self._generation = generation
+            new: list[Alert] = []
+            seen: set[tuple[str, str]] = set()
+            for run in self.logdir.runs():
+                data = store.runs.get(run)
+                if data is None:  # vanished meanwhile
+                    continue
+                try:
+                    tags = self.logdir.tags(run).get("scalars", [])
+                except KeyError:
+                    continue
+                detectors = []
+                for tag in tags:
+                    series = data.scalars.get(tag)
+                    if series is None:
+                        continue
+                    seen.add((run, tag))
+                    watched = self._watch(run, tag, series)
+                    snapshot = series.snapshot()
+                    if len(snapshot) > watched.consumed:
+                        part = slice(watched.consumed, len(snapshot))
+                        new.extend(
+                            watched.detector.update(snapshot.step[part], snapshot.wall_time[part], snapshot.value[part])
+                        )
+                        watched.consumed = len(snapshot)
+                    detectors.append(watched.detector)
+                new.extend(stalled_alerts(detectors))
+            for key in set(self._watched) - seen:  # runs or tags that disappeared
+                del self._watched[key]
+            new.sort(key=lambda alert: (alert.run, alert.tag, alert.step))
+            self._alerts.extend(new)
+            return new
+
+    def _watch(self, run: str, tag: str, series: ScalarSeries) -> _Watched:
+        watched = self._watched.get((run, tag))
+        if watched is None or watched.series is not series or len(series) < watched.consumed:
+            detector = SeriesDetector(self.config.params_for(tag), run=run, tag=tag)
+            watched = self._watched[(run, tag)] = _Watched(series, 0, detector)
+        return watched
+
+    def alerts(
+        self,
+        since: int = 0,
+        *,
+        run_pattern: re.Pattern[str] | None = None,
+        tag_pattern: re.Pattern[str] | None = None,
+    ) -> tuple[list[Alert], int]:
+        """The alerts raised after cursor ``since`` (all with 0) matching the patterns (``search``), and the
+        cursor to pass next time. A cursor beyond the end (the server restarted) counts as 0."""
+        with self._lock:
+            cursor = len(self._alerts)
+            start = since if 0 <= since <= cursor else 0
+            found = self._alerts[start:]
+        if run_pattern is not None:
+            found = [alert for alert in found if run_pattern.search(alert.run)]
+        if tag_pattern is not None:
+            found = [alert for alert in found if tag_pattern.search(alert.tag)]
+        return found, cursor
