@@ -24,9 +24,11 @@ from ridgeline.plugins.graphs import plugin as graphs_plugin
 from ridgeline.plugins.histograms import plugin as histograms_plugin
 from ridgeline.plugins.hparams import plugin as hparams_plugin
 from ridgeline.plugins.images import plugin as images_plugin
+from ridgeline.plugins.insights import plugin as insights_plugin
 from ridgeline.plugins.pr_curves import plugin as pr_curves_plugin
 from ridgeline.plugins.projector import plugin as projector_plugin
 from ridgeline.plugins.scalars import plugin as scalars_plugin
+from ridgeline.plugins.search import plugin as search_plugin
 from ridgeline.plugins.text import plugin as text_plugin
 from ridgeline.server.auth import TokenAuth
 from ridgeline.server.plugin_host import Plugin, PluginHost
@@ -47,6 +49,8 @@ BUILTIN_PLUGINS: tuple[Plugin, ...] = (
     hparams_plugin,
     projector_plugin,
     graphs_plugin,
+    insights_plugin,
+    search_plugin,
 )
 
 
