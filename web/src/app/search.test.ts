@@ -58,6 +58,9 @@ describe("highlight", () => {
     const text = "lr=0.001 batch_size=64 dropout=0.2";
     expect(marked(text, "hparam", "(lr=0.001|batch_size=64).*(dropout=0.2)")).toEqual([text]);
     expect(marked(text, "hparam", "hparam:lr AND hparam:dropout")).toEqual(["lr", "dropout"]);
+    // Terms side by side are ANDed: a field prefix after a space starts the next term.
+    expect(marked(text, "hparam", "hparam:lr=0\\.001 hparam:dropout=0\\.2")).toEqual(["lr=0.001", "dropout=0.2"]);
+    expect(marked("train/loss", "tag", "run:x tag:loss")).toEqual(["loss"]);
     expect(marked("nan detected at step 5", "text", "text:nan detected OR run:x")).toEqual(["nan detected"]);
   });
 
@@ -66,6 +69,7 @@ describe("highlight", () => {
     expect(marked("ResNet", "run", "run:(?i)resnet")).toEqual(["ResNet"]);
     expect(marked("ResNet", "run", "resnet", true)).toEqual(["ResNet"]);
     expect(marked("resnet", "run", "NOT run:resnet")).toEqual([]);
+    expect(marked("resnet", "run", "run:res NOT run:net")).toEqual(["res"]);
   });
 
   it("keeps the text whole when nothing matches or the pattern is not JavaScript", () => {
@@ -112,6 +116,11 @@ describe("looksLikeSearchQuery", () => {
     'hparams.lr < 0.01 and metric("val/loss").min < 0.3',
     'run =~ "resnet"',
     "hparams.dropout >= 0.2",
+    'hparams["lr"] == 0.1',
+    "tag:loss hparam:lr=0\\.1",
+    'order by metric("val/acc").max desc',
+    'run in ("a", "b")',
+    "run:a NOT tag:b",
     "runs with lr 0.001 and val loss below 0.3",
     "best 5 runs by val/acc",
     "runs started last week",
@@ -131,6 +140,8 @@ describe("looksLikeSearchQuery", () => {
     "a?",
     "seed=(1|2)",
     "2024-11-05T10:00",
+    "hparams",
+    "order_by",
   ])("keeps %s a local regex", (text) => {
     expect(looksLikeSearchQuery(text)).toBe(false);
   });

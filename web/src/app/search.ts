@@ -85,41 +85,40 @@ export function orderedHits(groups: readonly HitGroup[]): SearchHit[] {
 // --- highlighting ------------------------------------------------------------------------------------------------
 
 /** The field prefixes of the pattern language and the hit kind each one scopes to. */
-const FIELD_KINDS: Record<string, string> = {
-  run: "run",
-  tag: "tag",
-  hparam: "hparam",
-  hparams: "hparam",
-  text: "text",
-  annotation: "annotation",
-  date: "date",
-  metadata: "metadata",
-  meta: "metadata",
-};
+const FIELDS = ["run", "tag", "hparam", "metadata", "date", "text", "annotation"];
+const FIELD_ALTERNATIVES = FIELDS.join("|");
 
 interface Term {
   kind: string | null;
   regex: RegExp;
 }
 
+/** Where the pattern language starts a new term: at AND/OR, before NOT, before a field prefix after a space. */
+const TERM_BREAK = new RegExp(`\\s+(?:AND|OR)\\s+|\\s+(?=NOT\\s)|\\s+(?=\\(*(?:${FIELD_ALTERNATIVES}):)`);
+
 /**
- * The regexes of a pattern-language query, for highlighting: the query split at AND/OR/NOT, each part's field
- * prefix (`tag:`) kept as the kind it applies to, and each part compiled as a JavaScript regex. Parts that
+ * The regexes of a pattern-language query, for highlighting: the query split where the server's grammar starts a
+ * new term (AND/OR/NOT, a field prefix after a space), each part's field prefix (`tag:`) kept as the kind it
+ * applies to, and each part compiled as a JavaScript regex. Parts that
  * JavaScript cannot compile (RE2 and JS differ at the edges) or that are negated are left out: highlighting is
  * a help, the server decides what matches.
  */
 export function highlightTerms(query: string, ignoreCase = false): Term[] {
   const terms: Term[] = [];
-  const parts = query.split(/\s+(?:AND|OR)\s+/);
+  const parts = query.split(TERM_BREAK);
+  let negated = false;
   for (let part of parts) {
     part = part.trim();
-    if (/^NOT\s/.test(part) || part.startsWith("-")) continue;
+    // "NOT tag:x" splits into "NOT" and "tag:x": the part after a lone NOT is negated too.
+    const skip = negated || /^NOT(\s|$)/.test(part);
+    negated = part === "NOT";
+    if (skip) continue;
     let flags = ignoreCase ? "gi" : "g";
     let kind: string | null = null;
     // Grouping parentheses around a scoped part: "(tag:loss" / "run:x)".
     const field = /^\(*([a-z]+):/.exec(part);
-    if (field && FIELD_KINDS[field[1]!]) {
-      kind = FIELD_KINDS[field[1]!]!;
+    if (field && FIELDS.includes(field[1]!)) {
+      kind = field[1]!;
       part = part.slice(field[0].length);
     }
     if (part.startsWith("(?i)")) {
@@ -206,14 +205,17 @@ export function searchFailure(body: unknown, fallback: string): SearchFailure {
 
 // --- which filter texts are search queries ----------------------------------------------------------------------
 
-const FIELD_PREFIX = /(?:^|[\s(])(?:NOT\s+)?(?:run|tag|hparams?|text|annotation|date|metadata|meta):/i;
+const FIELD_PREFIX = new RegExp(`(?:^|[\\s(])(?:${FIELD_ALTERNATIVES}):`);
 const STRUCTURED = [
   /\bmetric\s*\(/i, // metric("val/loss").min
-  /\bhparams?\.[A-Za-z_]/, // hparams.lr
-  /=~/, // run =~ "resnet"
-  /\s(?:<=?|>=?|==|!=)\s/, // hparams.lr < 0.01
+  /\bhparams\s*[.[]/, // hparams.lr, hparams["lr"]
+  /==|!=|=~|!~/, // run =~ "resnet"
+  /\s(?:<=?|>=?)\s/, // hparams.lr < 0.01
+  /^\s*(?:order\s+by\b|limit\s+\d)/i,
+  /^\s*(?:run|started|ended|duration|status)\s*(?:[<>]|in\b)/,
   /\s(?:and|or|AND|OR)\s/, // combinations (a run-name regex does not contain spaced words like these)
   /^\s*(?:NOT|not)\s/,
+  /\sNOT\s/,
 ];
 const QUESTION_START =
   /^\s*(?:which|what|who|when|where|how|show|list|find|give|best|top|worst|latest|newest|oldest|runs?\s+(?:with|where|that|which|whose|having|started|finished|created|from|in|by|containing))\b/i;
@@ -235,5 +237,5 @@ export function looksLikeSearchQuery(text: string): boolean {
 
 /** `text` as a regex that matches exactly that text (the tag filter for a chosen tag hit). */
 export function exactRegex(text: string): string {
-  return `^${text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}$`;
+  return `^${text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`;
 }
