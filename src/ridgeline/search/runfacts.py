@@ -1,0 +1,184 @@
+"""What run queries ask about a run, computed once per change of its data: metric statistics, hyperparameters,
+start and end times, non-finite values.
+
+Every answer is cached under a key that changes when the data behind it does: a scalar series' statistics
+under (the series object, its length, its restart marks) — series only grow, and a restart adds a mark — and a
+run's hyperparameters under the length of their record series. Asking again about 1,000 unchanged runs is a
+few dictionary look-ups each, however long their curves.
+
+NaN: ``min``/``max``/``mean`` are taken over the values that are not NaN (±Inf count: a loss that went to
+infinity has ``max`` Inf); a series of NaN only has none (the comparison is false). ``first``/``last`` are the
+values as written, NaN included. ``nan`` and ``inf`` say whether the series holds a NaN / an infinite value.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import weakref
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ridgeline.api import LogDir
+from ridgeline.store.run import RunData
+
+STATS = ("first", "last", "min", "max", "mean", "count", "step", "nan", "inf")
+"""What ``metric(tag).<stat>`` offers: first/last value, min/max/mean (NaN left out), number of points, the last
+step, and whether it holds a NaN / an infinite value."""
+
+_HPARAMS = ("hparams", "_hparams_/session_start_info")
+_SESSION_END = ("hparams", "_hparams_/session_end_info")
+# torch names each add_hparams trial after time.time() ("1795978037.475189"), under the run holding the curves.
+_TIMESTAMP = re.compile(r"^\d{9,}(\.\d+)?$")
+_NO_HPARAMS: dict[str, Any] = {}
+
+
+@dataclass(frozen=True, slots=True)
+class Stats:
+    first: float
+    last: float
+    min: float | None
+    max: float | None
+    mean: float | None
+    count: int
+    step: int
+    nan: bool
+    inf: bool
+
+    def get(self, stat: str) -> float | bool | None:
+        value: float | bool | None = getattr(self, stat)
+        return value
+
+
+def series_stats(step: np.ndarray, value: np.ndarray) -> Stats:
+    """The statistics of one non-empty series (values in step order, as TensorBoard shows them)."""
+    nan = np.isnan(value)
+    has_nan = bool(nan.any())
+    finite_or_inf = value[~nan] if has_nan else value
+    with np.errstate(invalid="ignore", over="ignore"):
+        low = float(finite_or_inf.min()) if finite_or_inf.size else None
+        high = float(finite_or_inf.max()) if finite_or_inf.size else None
+        mean = float(finite_or_inf.mean()) if finite_or_inf.size else None
+    return Stats(
+        first=float(value[0]),
+        last=float(value[-1]),
+        min=low,
+        max=high,
+        mean=mean,
+        count=int(value.size),
+        step=int(step[-1]),
+        nan=has_nan,
+        inf=bool(np.isinf(value).any()),
+    )
+
+
+class RunFacts:
+    """The cached facts about the runs of one LogDir (one per LogDir: :func:`facts_for`)."""
+
+    def __init__(self, logdir: LogDir) -> None:
+        self.logdir = logdir
+        self._stats: dict[tuple[str, str], tuple[tuple[Any, ...], Stats | None]] = {}
+        self._records: dict[tuple[str, str], tuple[tuple[Any, ...], Any]] = {}
+
+    def _data(self, run: str) -> RunData | None:
+        return self.logdir.ingestor.store.runs.get(run)
+
+    # --- scalars ------------------------------------------------------------------------------------------------
+    def stats(self, run: str, tag: str) -> Stats | None:
+        """The statistics of the run's scalar tag, None when the run has no such tag (or no point in it)."""
+        data = self._data(run)
+        series = data.scalars.get(tag) if data is not None else None
+        if series is None:
+            return None
+        key = (id(series), len(series), series.restart_marks)
+        cached = self._stats.get((run, tag))
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        shown = self.logdir.scalars(run, tag)
+        stats = series_stats(shown.step, shown.value) if len(shown) else None
+        self._stats[(run, tag)] = (key, stats)
+        return stats
+
+    def metric(self, run: str, tags: tuple[str, ...]) -> Stats | None:
+        """``metric(tags...)``: the first of the tags the run has; for a torch ``add_hparams`` trial (a sub-run
+        named after a timestamp) that lacks them, the run it was written under, which holds the curves."""
+        for candidate in self._metric_runs(run):
+            for tag in tags:
+                stats = self.stats(candidate, tag)
+                if stats is not None:
+                    return stats
+        return None
+
+    def _metric_runs(self, run: str) -> tuple[str, ...]:
+        parent, _, leaf = run.rpartition("/")
+        parent = parent or "."
+        if _TIMESTAMP.match(leaf) and parent != run and self._data(parent) is not None:
+            return (run, parent)
+        return (run,)
+
+    def nonfinite(self, run: str) -> tuple[bool, bool]:
+        """(has a NaN, has an infinite value) over every scalar tag of the run."""
+        data = self._data(run)
+        nan = inf = False
+        for tag in list(data.scalars) if data is not None else []:
+            stats = self.stats(run, tag)
+            if stats is not None:
+                nan, inf = nan or stats.nan, inf or stats.inf
+        return nan, inf
+
+    def scalar_tags(self, run: str) -> list[str]:
+        data = self._data(run)
+        return list(data.scalars) if data is not None else []
+
+    # --- hyperparameters and status -----------------------------------------------------------------------------
+    def _record(self, run: str, series_key: tuple[str, str]) -> Any:
+        data = self._data(run)
+        series = data.blobs.get(series_key) if data is not None else None  # type: ignore[arg-type]
+        if series is None:
+            return None
+        key = (id(series), len(series))
+        cached = self._records.get((run, series_key[1]))
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        record = self.logdir.hparams(run) if series_key == _HPARAMS else self.logdir.hparams_session_end(run)
+        self._records[(run, series_key[1])] = (key, record)
+        return record
+
+    def hparams(self, run: str) -> dict[str, Any]:
+        """The run's hyperparameters as written (bool, float, str), {} when it recorded none."""
+        record = self._record(run, _HPARAMS)
+        return record.hparams if record is not None else _NO_HPARAMS
+
+    def status(self, run: str) -> str | None:
+        """The session end's status ("success", "failure", "running", "unknown"), None when none was written."""
+        record = self._record(run, _SESSION_END)
+        return record.status if record is not None else None
+
+    # --- times --------------------------------------------------------------------------------------------------
+    def times(self, run: str) -> tuple[float | None, float | None]:
+        """(started, ended): the wall time of the run's first and of its last record, seconds since the epoch."""
+        data = self._data(run)
+        if data is None:
+            return None, None
+        firsts = [series.snapshot().wall_time[:1] for series in list(data.scalars.values())]
+        firsts += [series.snapshot().wall_time[:1] for series in list(data.blobs.values())]
+        started = min((float(first[0]) for first in firsts if first.size), default=None)
+        ended = data.last_wall_time if started is not None else None
+        return started, ended
+
+
+_FACTS: weakref.WeakKeyDictionary[LogDir, RunFacts] = weakref.WeakKeyDictionary()
+
+
+def facts_for(logdir: LogDir) -> RunFacts:
+    """The one RunFacts of ``logdir`` (kept as long as the LogDir lives)."""
+    facts = _FACTS.get(logdir)
+    if facts is None:
+        facts = _FACTS[logdir] = RunFacts(logdir)
+    return facts
+
+
+def is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not (isinstance(value, float) and math.isnan(value))
