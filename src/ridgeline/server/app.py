@@ -28,6 +28,7 @@ from ridgeline.plugins.insights import plugin as insights_plugin
 from ridgeline.plugins.pr_curves import plugin as pr_curves_plugin
 from ridgeline.plugins.projector import plugin as projector_plugin
 from ridgeline.plugins.scalars import plugin as scalars_plugin
+from ridgeline.plugins.search import plugin as search_plugin
 from ridgeline.plugins.text import plugin as text_plugin
 from ridgeline.server.auth import TokenAuth
 from ridgeline.server.plugin_host import Plugin, PluginHost
@@ -49,6 +50,7 @@ BUILTIN_PLUGINS: tuple[Plugin, ...] = (
     projector_plugin,
     graphs_plugin,
     insights_plugin,
+    search_plugin,
 )
 
 

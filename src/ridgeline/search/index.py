@@ -1,0 +1,398 @@
+"""The search index: every searchable entry of a log directory, one joined buffer per field, kept current.
+
+An entry is (field, run, text, tag, step): a run name, a tag name, a run's hyperparameters as one line
+``lr=0.001 batch_size=64``, a run metadata line (``host=...``), a start or end time (``20241105143000`` and
+``2024-11-05T14:30:00``), a line of a text summary, an annotation line.
+
+Why the layout: RE2's Python binding costs about a microsecond per call, so matching entry by entry cannot
+answer a million entries in milliseconds. Each field keeps its *distinct* texts joined by newlines in one UTF-8
+buffer; a query runs RE2 over the buffer, one call per matching text (the next call starts after that text's
+newline), maps match offsets to texts with ``numpy.searchsorted`` over the texts' start offsets, then to entries
+with one vectorised look-up. Distinct texts matter: 10,000 runs share a few hundred tag names, so a tag pattern
+runs over kilobytes, not over a million tag entries.
+
+Entries live in compact arrays (``array.array``); an entry whose source changed (a run rewritten, its end time
+moved) is marked dead and a new one appended; a field whose entries are mostly dead is compacted.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from array import array
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+import re2
+
+from ridgeline.search.patterns import FIELDS
+
+NO_STEP = -(1 << 62)
+_UNANCHORED = re2._Anchor.UNANCHORED
+_MAX_LINE = 4000  # longer text lines are cut: they stay findable by their start, and memory stays bounded
+
+
+class FieldIndex:
+    """One field's distinct texts (one buffer) and its entries."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.values: list[str] = []
+        self._value_ids: dict[str, int] = {}
+        self._chunks: list[bytes] = []
+        self._starts = array("q")
+        self._size = 0
+        self.entry_value = array("i")
+        self.entry_run = array("i")
+        self.entry_tag = array("i")
+        self.entry_step = array("q")
+        self.alive = bytearray()
+        self.dead = 0
+        self._arrays: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._buffer: tuple[bytes, np.ndarray] | None = None
+
+    def __len__(self) -> int:
+        return len(self.entry_value) - self.dead
+
+    def add(self, run: int, text: str, tag: int = -1, step: int | None = None) -> int:
+        """Append an entry; returns its id."""
+        text = text.replace("\n", " ")[:_MAX_LINE]
+        value = self._value_ids.get(text)
+        if value is None:
+            value = self._value_ids[text] = len(self.values)
+            self.values.append(text)
+            encoded = text.encode("utf-8", "replace") + b"\n"
+            self._starts.append(self._size)
+            self._chunks.append(encoded)
+            self._size += len(encoded)
+            self._buffer = None
+        self.entry_value.append(value)
+        self.entry_run.append(run)
+        self.entry_tag.append(tag)
+        self.entry_step.append(NO_STEP if step is None else step)
+        self.alive.append(1)
+        self._arrays = None
+        return len(self.entry_value) - 1
+
+    def kill(self, entries: Iterable[int]) -> None:
+        for entry in entries:
+            if self.alive[entry]:
+                self.alive[entry] = 0
+                self.dead += 1
+                self._arrays = None
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(value, run, tag, step, alive) per entry as numpy arrays (copies, rebuilt after a change)."""
+        if self._arrays is None:
+            self._arrays = (
+                np.array(self.entry_value, dtype=np.int32),
+                np.array(self.entry_run, dtype=np.int32),
+                np.array(self.entry_tag, dtype=np.int32),
+                np.array(self.entry_step, dtype=np.int64),
+                np.frombuffer(bytes(self.alive), dtype=np.bool_),
+            )
+        return self._arrays
+
+    def buffer(self) -> tuple[bytes, np.ndarray]:
+        """The distinct texts joined (each followed by a newline), and their start offsets."""
+        if self._buffer is None:
+            joined = b"".join(self._chunks)
+            self._chunks = [joined] if joined else []
+            self._buffer = (joined, np.array(self._starts, dtype=np.int64))
+        return self._buffer
+
+    def scan(self, program: Any) -> np.ndarray:
+        """The ids of the distinct texts ``program`` (a compiled re2 pattern) matches, one RE2 call per text."""
+        buffer, starts = self.buffer()
+        end = len(buffer)
+        match = program._regexp.Match
+        find = buffer.find
+        found: list[int] = []
+        at = 0
+        while at < end:
+            start = match(_UNANCHORED, buffer, at, end)[0][0]
+            if start < 0 or start >= end:
+                break
+            found.append(start)
+            at = find(b"\n", start) + 1  # on to the next text: one hit per text
+        if not found:
+            return np.empty(0, dtype=np.int64)
+        return np.searchsorted(starts, np.array(found, dtype=np.int64), side="right") - 1
+
+    def entries_of(self, values: np.ndarray, run_alive: np.ndarray) -> np.ndarray:
+        """The live entries (of live runs) whose text is one of ``values`` (ids), in entry order."""
+        if not len(values):
+            return np.empty(0, dtype=np.int64)
+        entry_value, entry_run, _, _, alive = self.arrays()
+        chosen = np.zeros(len(self.values), dtype=np.bool_)
+        chosen[values] = True
+        found = np.flatnonzero(chosen[entry_value] & alive)
+        return found[run_alive[entry_run[found]]]
+
+    def compact(self) -> dict[int, int]:
+        """Drop dead entries and texts no live entry uses; returns old entry id -> new entry id."""
+        old = (self.entry_value, self.entry_run, self.entry_tag, self.entry_step, self.alive)
+        values = self.values
+        self.__init__(self.name)  # type: ignore[misc]
+        moved: dict[int, int] = {}
+        for entry, (value, run, tag, step, alive) in enumerate(zip(*old, strict=True)):
+            if alive:
+                moved[entry] = self.add(run, values[value], tag, None if step == NO_STEP else step)
+        return moved
+
+    def memory(self) -> int:
+        """Bytes held: buffer, offsets, entry arrays (the texts' Python objects are counted by tracemalloc)."""
+        arrays = (self._starts, self.entry_value, self.entry_run, self.entry_tag, self.entry_step)
+        return self._size + sum(a.itemsize * len(a) for a in arrays) + len(self.alive)
+
+
+@dataclass
+class _RunState:
+    """What the index took from one run, so a refresh reads only what changed."""
+
+    id: int
+    data: Any  # the store's RunData object: a new object means the run was read again from scratch
+    shape: tuple[int, int] = (-1, -1)
+    tags: set[str] = field(default_factory=set)
+    series: dict[tuple[str, str], int] = field(default_factory=dict)  # series -> records seen
+    texts: dict[str, int] = field(default_factory=dict)  # text tag -> visible entries indexed
+    replaceable: dict[str, tuple[Any, list[tuple[str, int]]]] = field(default_factory=dict)
+    started: float | None = None
+
+
+class Index:
+    """Every field's FieldIndex, the run and tag name tables, and how to keep them current from a LogDir."""
+
+    def __init__(self) -> None:
+        self.fields = {name: FieldIndex(name) for name in FIELDS}
+        self.run_names: list[str] = []
+        self.run_alive = bytearray()
+        self._run_ids: dict[str, int] = {}
+        self.tag_names: list[str] = []
+        self._tag_ids: dict[str, int] = {}
+        self._states: dict[str, _RunState] = {}
+        self._rank: np.ndarray | None = None
+        self.generation = -1
+
+    # --- building (the bench builds synthetic indexes through these too) --------------------------------------
+    def add_run(self, name: str) -> int:
+        """A new run id for ``name`` (a run read again gets a new id; the old one is dropped first)."""
+        self.drop_run(name)
+        run = self._run_ids[name] = len(self.run_names)
+        self.run_names.append(name)
+        self.run_alive.append(1)
+        self._rank = None
+        self.add(run, "run", name)
+        return run
+
+    def drop_run(self, name: str) -> None:
+        run = self._run_ids.pop(name, None)
+        if run is None:
+            return
+        self.run_alive[run] = 0  # its entries stay, masked by the run's flag at query time
+        self._rank = None
+        self._states.pop(name, None)
+
+    def tag_id(self, tag: str) -> int:
+        found = self._tag_ids.get(tag)
+        if found is None:
+            found = self._tag_ids[tag] = len(self.tag_names)
+            self.tag_names.append(tag)
+        return found
+
+    def add(self, run: int, field_name: str, text: str, tag: str | None = None, step: int | None = None) -> int:
+        return self.fields[field_name].add(run, text, -1 if tag is None else self.tag_id(tag), step)
+
+    def run_id(self, name: str) -> int | None:
+        return self._run_ids.get(name)
+
+    def rank(self) -> np.ndarray:
+        """Each run id's position in run order (sorted names); dropped runs sort last."""
+        if self._rank is None:
+            rank = np.full(len(self.run_names), len(self.run_names), dtype=np.int64)
+            alive = [run for run, name in enumerate(self.run_names) if self.run_alive[run]]
+            alive.sort(key=self.run_names.__getitem__)
+            rank[alive] = np.arange(len(alive))
+            self._rank = rank
+        return self._rank
+
+    def alive_runs(self) -> np.ndarray:
+        return np.frombuffer(bytes(self.run_alive), dtype=np.bool_)
+
+    def memory(self) -> int:
+        return sum(index.memory() for index in self.fields.values())
+
+    def __len__(self) -> int:
+        return sum(len(index) for index in self.fields.values())
+
+    # --- keeping current from a LogDir --------------------------------------------------------------------------
+    def refresh(self, logdir: Any) -> bool:
+        """Index what changed in ``logdir`` since the last refresh; False when its generation did not move."""
+        store = logdir.ingestor.store
+        generation = store.generation  # read first: a pass that ends meanwhile makes the next refresh run again
+        if generation == self.generation:
+            return False
+        runs = dict(store.runs)
+        for name in [name for name in self._states if name not in runs]:
+            self.drop_run(name)
+        for name, data in runs.items():
+            state = self._states.get(name)
+            if state is None or state.data is not data:
+                state = self._states[name] = _RunState(self.add_run(name), data)
+            try:
+                self._update(logdir, name, data, state)
+            except KeyError:  # the run vanished while being read: the next refresh drops it
+                continue
+        for index in self.fields.values():
+            if index.dead > 1000 and index.dead * 2 > len(index.entry_value):
+                self._compact(index)
+        self.generation = generation
+        return True
+
+    def _compact(self, index: FieldIndex) -> None:
+        moved = index.compact()
+        for state in self._states.values():
+            for key, (signature, entries) in state.replaceable.items():
+                if any(name == index.name for name, _ in entries):
+                    kept = [(name, moved[entry] if name == index.name else entry) for name, entry in entries]
+                    state.replaceable[key] = (signature, kept)
+
+    def _update(self, logdir: Any, name: str, data: Any, state: _RunState) -> None:
+        from ridgeline.writer.run_metadata import ANNOTATION_TAG, RUN_METADATA_TAG
+
+        shape = (len(data.scalars), len(data.blobs))
+        if shape != state.shape:
+            state.shape = shape
+            for kind_tags in logdir.tags(name).values():
+                for tag in kind_tags:
+                    if tag not in state.tags:
+                        state.tags.add(tag)
+                        self.add(state.id, "tag", tag, tag)
+            state.started = _first_wall_time(data)
+        for key, series in list(data.blobs.items()):
+            kind, tag = key
+            if kind not in ("text", "hparams"):
+                continue
+            seen = len(series)
+            if state.series.get(key) == seen:
+                continue
+            state.series[key] = seen
+            if key == ("hparams", "_hparams_/session_start_info"):
+                record = logdir.hparams(name)
+                line = hparams_line(record.hparams) if record is not None else ""
+                self._replace(state, "hparam", [("hparam", line, None, None)] if line else [])
+            elif tag == RUN_METADATA_TAG:
+                self._replace(
+                    state,
+                    "metadata",
+                    [("metadata", line, None, None) for line in metadata_lines(logdir.run_metadata(name))],
+                )
+            elif tag == ANNOTATION_TAG:
+                notes = logdir.annotations(name)
+                for step, text in notes[state.texts.get(tag, 0) :]:
+                    for line in _lines(text):
+                        self.add(state.id, "annotation", line, None, step)
+                state.texts[tag] = len(notes)
+            elif kind == "text" and not tag.startswith(("_ridgeline/", "__run_metadata__/")):
+                entries = logdir.text(name, tag)
+                for entry in entries[state.texts.get(tag, 0) :]:
+                    try:
+                        lines = text_lines(entry.value)
+                    except (
+                        Exception
+                    ):  # an unreadable value is the text dashboard's problem (it reports it), not search's
+                        continue
+                    for line in lines:
+                        self.add(state.id, "text", line, tag, entry.step)
+                state.texts[tag] = len(entries)
+        times = (state.started, data.last_wall_time if state.started is not None else None)
+        rendered = [(label, when) for label, when in zip(("start", "end"), times, strict=True) if when is not None]
+        self._replace(
+            state,
+            "date",
+            [("date", text, label, None) for label, when in rendered for text in date_texts(when)],
+        )
+
+    def _replace(self, state: _RunState, key: str, entries: list[tuple[str, str, str | None, int | None]]) -> None:
+        """Set the run's entries of one kind (hparams, metadata, dates) to ``entries``, if they changed."""
+        signature = tuple(entries)
+        previous = state.replaceable.get(key)
+        if previous is not None and previous[0] == signature:
+            return
+        if previous is not None:
+            for field_name, entry in previous[1]:
+                self.fields[field_name].kill([entry])
+        ids = [(name, self.add(state.id, name, text, tag, step)) for name, text, tag, step in entries]
+        state.replaceable[key] = (signature, ids)
+
+
+def _first_wall_time(data: Any) -> float | None:
+    """The wall time of the run's first record (what the run queries call its start, too)."""
+    firsts = [series.snapshot().wall_time[:1] for series in list(data.scalars.values())]
+    firsts += [series.snapshot().wall_time[:1] for series in list(data.blobs.values())]
+    return min((float(first[0]) for first in firsts if first.size), default=None)
+
+
+def format_value(value: Any) -> str:
+    """A hyperparameter value as a user wrote it: 64 not 64.0, 0.001, true/false, strings as they are."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        if math.isfinite(value) and value.is_integer() and abs(value) < 1e16:
+            return str(int(value))
+        return repr(value)
+    if value is None:
+        return "null"
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int):
+        return str(value)
+    return json.dumps(value, sort_keys=True, default=str)
+
+
+def hparams_line(hparams: dict[str, Any]) -> str:
+    """``lr=0.001 batch_size=64 dropout=0.2``: the run's hyperparameters in the order they were written."""
+    return " ".join(f"{key}={format_value(value)}" for key, value in hparams.items())
+
+
+def metadata_lines(info: dict[str, Any] | None) -> list[str]:
+    """``host=...``, ``command=...``, ``git=<commit>``... from what the writer recorded about the run."""
+    if not info:
+        return []
+    lines = []
+    for key in ("host", "command", "cwd", "python", "platform"):
+        value = info.get(key)
+        if isinstance(value, list):
+            value = " ".join(str(part) for part in value)
+        if value not in (None, ""):
+            lines.append(f"{key}={value}")
+    git = info.get("git")
+    if isinstance(git, dict) and git.get("commit"):
+        lines.append(f"git={git['commit']}" + (" dirty" if git.get("dirty") else ""))
+    versions = info.get("versions")
+    if isinstance(versions, dict) and versions:
+        lines.append("versions=" + " ".join(f"{name}={version}" for name, version in sorted(versions.items())))
+    return lines
+
+
+def date_texts(when: float) -> tuple[str, str]:
+    """``20241105143000`` and ``2024-11-05T14:30:00``: a wall time in this machine's local time zone."""
+    moment = datetime.fromtimestamp(when)
+    return moment.strftime("%Y%m%d%H%M%S"), moment.strftime("%Y-%m-%dT%H:%M:%S")
+
+
+def _lines(text: str) -> list[str]:
+    return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+def text_lines(value: Any) -> list[str]:
+    """The non-empty lines of a decoded text value (a string, or a numpy array of strings: a table's cells)."""
+    cells = np.asarray(getattr(value, "text", value)).reshape(-1)
+    lines: list[str] = []
+    for cell in cells.tolist():
+        text = cell.decode("utf-8", "replace") if isinstance(cell, bytes) else str(cell)
+        lines.extend(_lines(text))
+    return lines
