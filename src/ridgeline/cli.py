@@ -272,5 +272,9 @@ def serve(
     console.print("stopped")
 
 
+from ridgeline.alerts_cli import alerts as alerts_command  # noqa: E402
+
+main.add_command(alerts_command)
+
 if __name__ == "__main__":
     main()
