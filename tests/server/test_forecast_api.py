@@ -1,0 +1,70 @@
+"""GET /api/phases and GET /api/forecast on a real ``ridgeline serve``, over runs written by torch's writer (a
+curve with a warm-up plateau, a decaying one, a short one) and ridgeline's."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.server.conftest import Served, serving_logdir, write_ridgeline_run, write_torch_run
+
+WARM = [(step, 2.0 if step < 300 else 0.3 + 1.7 * math.exp(-(step - 300) / 60)) for step in range(0, 1000, 2)]
+DECAY = [(step, 0.5 + 2.0 * math.exp(-step / 200)) for step in range(0, 1000, 5)]
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    root: Path = tmp_path_factory.mktemp("forecast")
+    write_torch_run(root / "torch", {"train/loss": WARM, "short": [(s, 1.0 / (s + 1)) for s in range(5)]})
+    write_ridgeline_run(root / "ours", {"loss": DECAY, "nan": [(s, math.nan) for s in range(20)]})
+    with serving_logdir(root) as server:
+        yield server
+
+
+def test_phases_of_a_torch_curve(served: Served) -> None:
+    response = served.get("/api/phases", run="torch", tag="train/loss")
+    assert response.status_code == 200
+    segments = response.json()["segments"]
+    assert [s["phase"] for s in segments] == ["warmup", "descent", "convergence"]
+    assert segments[0]["start_step"] == 0 and segments[-1]["end_step"] == 998
+    assert abs(segments[0]["end_step"] - 300) <= 50  # the plateau ends at step 300
+    assert segments[1]["end_step"] == segments[2]["start_step"]
+
+
+def test_forecast_of_a_decaying_curve(served: Served) -> None:
+    response = served.get("/api/forecast", run="ours", tag="loss")
+    assert response.status_code == 200
+    body = response.json()
+    assert set(body) == {"model", "step", "value", "low", "high", "final"}
+    assert len(body["step"]) == len(body["value"]) == len(body["low"]) == len(body["high"]) > 10
+    assert body["step"][0] > 995 and body["final"]["step"] == body["step"][-1] == 995 + 199
+    truth = 0.5 + 2.0 * math.exp(-body["final"]["step"] / 200)
+    assert body["final"]["low"] <= truth <= body["final"]["high"]
+    assert body["final"]["value"] == pytest.approx(truth, abs=0.02)
+
+
+def test_forecast_until(served: Served) -> None:
+    body = served.get("/api/forecast", run="ours", tag="loss", until=1500).json()
+    assert body["final"]["step"] == 1500
+
+
+@pytest.mark.parametrize(("path", "params", "status", "text"), [
+    ("/api/forecast", {"run": "torch", "tag": "short"}, 400, "at least 10"),
+    ("/api/forecast", {"run": "ours", "tag": "nan"}, 400, "at least 10"),
+    ("/api/forecast", {"run": "ours", "tag": "loss", "until": 10}, 400, "until"),
+    ("/api/forecast", {"run": "nope", "tag": "loss"}, 404, "nope"),
+    ("/api/forecast", {"run": "ours", "tag": "nope"}, 404, "nope"),
+    ("/api/phases", {"run": "nope", "tag": "loss"}, 404, "nope"),
+    ("/api/phases", {"run": "ours", "tag": "nope"}, 404, "nope"),
+])  # fmt: skip
+def test_errors(served: Served, path: str, params: dict[str, object], status: int, text: str) -> None:
+    response = served.get(path, **params)
+    assert response.status_code == status
+    assert text in response.json()["error"]
+
+
+def test_short_series_has_no_phases(served: Served) -> None:
+    assert served.get("/api/phases", run="torch", tag="short").json() == {"segments": []}
