@@ -43,7 +43,11 @@ class AlertStream {
   poll(): Promise<void> {
     if (this.inflight) return this.inflight;
     const params = this.cursor == null ? {} : { since: this.cursor };
-    this.inflight = getJson<AlertsResponse>("/api/alerts", params)
+    this.inflight = insightsServed()
+      .then((served) => {
+        if (!served) throw new Error("this server does not serve insights (no insights plugin)");
+        return getJson<AlertsResponse>("/api/alerts", params);
+      })
       .then(
         (r) => {
           const first = !this.loaded;
@@ -96,6 +100,22 @@ class AlertStream {
 }
 
 export const alertStream = new AlertStream();
+
+let served: Promise<boolean> | null = null;
+
+/**
+ * Whether the server has the insights plugin (GET /api/plugins, asked once): scalar cards ask for alerts on
+ * every tick, and a server without the routes must not answer each of them with a 404.
+ */
+export function insightsServed(): Promise<boolean> {
+  return (served ??= getJson<{ plugins?: string[] }>("/api/plugins").then(
+    (r) => (r.plugins ?? []).includes("insights"),
+    () => {
+      served = null; // unreachable: ask again next time
+      return false;
+    },
+  ));
+}
 
 /** The alert stream, polled on every tick; re-renders when alerts arrive. */
 export function useAlerts(tick: number, enabled = true): AlertStream {
@@ -178,6 +198,8 @@ export function fetchForecast(run: string, tag: string, tick: number): Promise<F
   return cached<Forecast>("/api/forecast", { run, tag }, tick);
 }
 
-export function fetchDiagnosis(tick: number): Promise<Finding[]> {
-  return cached<{ findings: Finding[] }>("/api/diagnosis", {}, tick).then((r) => r.findings ?? []);
+export async function fetchDiagnosis(tick: number): Promise<Finding[]> {
+  if (!(await insightsServed())) throw new Error("this server does not serve insights (no insights plugin)");
+  const r = await cached<{ findings: Finding[] }>("/api/diagnosis", {}, tick);
+  return r.findings ?? [];
 }

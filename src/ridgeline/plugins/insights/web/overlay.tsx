@@ -305,6 +305,7 @@ export function drawFront(u: uPlot, ov: Overlay): void {
     ctx.strokeStyle = ALERT_COLOUR;
     ctx.fillStyle = withAlpha(ALERT_COLOUR, 0.25);
     ctx.lineWidth = 2 * dpr;
+    const low = m.alert.kind === "nan" || (m.alert.kind === "inf" && v != null && v < 0) || (Number.isFinite(py) && py > top + height);
     if (Number.isFinite(py) && py >= top && py <= top + height) {
       // A ring around the point that fired.
       ctx.beginPath();
@@ -312,8 +313,9 @@ export function drawFront(u: uPlot, ov: Overlay): void {
       ctx.fill();
       ctx.stroke();
     } else {
-      // No drawable value (non-finite, stalled, off scale): a diamond on the top edge.
-      py = top + r + 1;
+      // No drawable value: a diamond on the edge, where the non-finite markers are (NaN, -Inf and values
+      // below the scale at the bottom; +Inf, values above it and stalled series at the top).
+      py = low ? top + height - 1 - 1.8 * r : top + r + 1;
       ctx.beginPath();
       ctx.moveTo(px, py - r);
       ctx.lineTo(px + r, py);
@@ -350,24 +352,33 @@ export function notes(u: uPlot, ov: Overlay, x: number, left: number): string[] 
     let i = 0;
     while (i < n - 1 && f.step[i + 1] <= x) i++;
     out.push(`Forecast: ${fmt(f.value[i])} (${fmt(f.low[i])} – ${fmt(f.high[i])})${ov.forecasts.length > 1 ? ` (${run})` : ""}`);
+    out.push(`Expected final: ${forecastText(f, fmt, formatStep)}`);
   }
   return out;
 }
 
-/** The card's legend line for forecasts: the expected final value per run. */
-export function ForecastLegend({ overlay, many }: { overlay: OverlayState; many: boolean }) {
+/**
+ * The card header's note on forecasts: the expected final value (one run) or how many runs have one, each
+ * run's final value with its range in the title; and why phases or forecasts are not drawn, when asked for.
+ */
+export function ForecastLegend({ overlay }: { overlay: OverlayState }) {
   const list = overlay.ref.current.forecasts;
   if (!list.length && !overlay.note) return null;
+  const lines = list.map(({ run, forecast }) => `${run}: ${forecastText(forecast, (v) => formatNumber(v), formatStep)}`);
+  const only = list.length === 1 ? list[0].forecast.final : null;
   return (
-    <div class="rl-insight-legend" data-testid="insight-legend">
-      {list.map(({ run, colour, forecast }) => (
-        <span key={run} class="rl-insight-forecast" data-testid="forecast-final" data-run={run} data-value={String(forecast.final.value)}>
-          <span class="rl-insight-dash" style={{ borderColor: colour }} />
-          {many ? `${run}: ` : ""}
-          {forecastText(forecast, (v) => formatNumber(v), formatStep)}
+    <>
+      {list.length > 0 && (
+        <span class="rl-badge rl-insight-forecast" data-testid="forecast-final" data-value={only ? String(only.value) : ""} title={`Expected final values (dashed, with a 90% band):\n${lines.join("\n")}`}>
+          <span class="rl-insight-dash" />
+          {only ? `→ ${formatNumber(only.value)} at step ${formatStep(only.step)}` : `forecast ×${list.length}`}
         </span>
-      ))}
-      {overlay.note && <span class="rl-muted">{overlay.note}</span>}
-    </div>
+      )}
+      {overlay.note && (
+        <span class="rl-card-note" data-testid="insight-note">
+          {overlay.note}
+        </span>
+      )}
+    </>
   );
 }

@@ -375,6 +375,7 @@ function CardView(props: CardProps) {
             {model.xNonPositive} point{model.xNonPositive === 1 ? "" : "s"} at x ≤ 0 not drawn (log x)
           </span>
         )}
+        <ForecastLegend overlay={insights} />
         {zoom && (
           <button type="button" class="rl-icon" onClick={() => setZoom(null)} title="Reset zoom (or double-click the chart)">
             Reset zoom
@@ -412,7 +413,6 @@ function CardView(props: CardProps) {
       <div class="rl-chart" ref={chartRef} style={{ height: `${props.expanded ? 360 : HEIGHT}px` }}>
         {!model && <div class="rl-loading">{seen ? "Loading…" : ""}</div>}
         {model && model.points === 0 && <div class="rl-loading">No data for the selected runs</div>}
-        <ForecastLegend overlay={insights} many={runs.length > 1} />
         <div class="rl-tooltip" ref={tipRef} role="tooltip" hidden />
       </div>
     </div>
