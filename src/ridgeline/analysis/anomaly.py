@@ -2,12 +2,13 @@
 
 Kinds of alert, per series (run, tag):
 
-* ``outlier`` — the rule users know: over a sliding window of the ``window`` finite points *before* a point
-  (default 50), take the mean and the (population) standard deviation σ; a point is out of band when
-  ``|value - mean| > k·σ`` (default k=3). An alert is raised when ``consecutive`` points in a row (default 3)
-  are out of band, at the point that completes the run — the first moment the rule holds, so a live page hears
-  of it at once; ``expected_low``/``expected_high`` are that point's band. One alert per excursion: the next
-  needs a point back inside the band first.
+* ``outlier`` — the rule users know: ``consecutive`` points in a row (default 3) all outside mean ± k·σ
+  (default k=3) of the sliding window of ``window`` finite points (default 50) that precedes the first of
+  them (σ: the population standard deviation). The window ends where the run starts, so the run's own points
+  do not widen the band they are judged by (a window that took them in would mask a 7σ excursion by its
+  third point). The alert is raised at the point that completes the run — the first moment the rule holds,
+  so a live page hears of it at once — with that band as ``expected_low``/``expected_high``. One alert per
+  excursion: while later runs keep qualifying, nothing new is raised.
 * ``spike`` — a sudden departure from the recent trend (a Hampel identifier on the ``spike_window`` finite
   points before the point, default 50): the trend is their median, the scale the larger of 1.4826 × their
   median absolute deviation (MAD; σ for Gaussian noise) and half their standard deviation (so a window that is
@@ -86,7 +87,7 @@ class DetectorParams:
     @property
     def history(self) -> int:
         """How many past finite values the detectors look at."""
-        return max(self.window, self.spike_window)
+        return max(self.window + self.consecutive - 1, self.spike_window)
 
 
 # Learning rates follow schedules (step decay, warm-up, cosine): a drop is intended, not an anomaly.
@@ -203,12 +204,12 @@ def _finite_or_none(value: float | None) -> float | None:
     return value if value is not None and math.isfinite(value) else None
 
 
-def window_mean_std(values: np.ndarray, window: int, start: int) -> tuple[np.ndarray, np.ndarray]:
-    """Mean and population standard deviation of ``values[j - window:j]`` for each ``j`` in
-    ``start..len(values)-1`` (``start >= window``). Summed one window column at a time in a fixed order, so a
+def window_mean_std(values: np.ndarray, window: int, start: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and population standard deviation of ``values[j - window:j]`` for each ``j`` in ``start..stop-1``
+    (``start >= window``, ``stop <= len(values)``). Summed one window column at a time in a fixed order, so a
     window's result does not depend on where the array begins: streaming equals batch, bit for bit. Two passes
     (the mean, then squared deviations) keep the variance accurate far from zero, where ``E[x²]-E[x]²`` is not."""
-    rows = len(values) - start
+    rows = stop - start
     means = np.empty(max(rows, 0))
     stds = np.empty(max(rows, 0))
     for first in range(0, rows, BLOCK):
@@ -227,12 +228,16 @@ def window_mean_std(values: np.ndarray, window: int, start: int) -> tuple[np.nda
     return means, stds
 
 
-def run_lengths(flags: np.ndarray, carry: int) -> np.ndarray:
-    """For each position, how many consecutive True flags end there (0 where False), continuing a run of
-    ``carry`` True flags that ended just before the array."""
-    positions = np.arange(len(flags))
-    last_false = np.maximum.accumulate(np.where(flags, -1, positions)) if len(flags) else positions
-    return np.where(flags, np.where(last_false < 0, carry + positions + 1, positions - last_false), 0)
+@dataclass(frozen=True, slots=True)
+class _Chunk:
+    """A chunk being fed: ``buffer`` = the kept finite history then the chunk's finite values (the first
+    ``known`` are history); ``where`` = each new finite value's index in the chunk's ``steps``/``walls``."""
+
+    buffer: np.ndarray
+    known: int
+    where: np.ndarray
+    steps: np.ndarray
+    walls: np.ndarray
 
 
 class SeriesDetector:
@@ -244,7 +249,8 @@ class SeriesDetector:
         self.tag = tag
         self.points = 0  # points fed so far (finite or not)
         self._history = np.empty(0)  # the last params.history finite values
-        self._out_run = 0  # consecutive out-of-band finite points just before the next one
+        # After an outlier alert, the band that raised it and how many more points stay quiet (see _quieted).
+        self._quiet: tuple[float, float, int] | None = None
         self._spiking = False  # was the last finite point a spike
         self._nonfinite = 0  # 0: last point finite (or none); 1: in a NaN streak; 2: in an Inf streak
         self.last_step: int | None = None
@@ -276,13 +282,8 @@ class SeriesDetector:
         finite = np.isfinite(values)
         where = np.flatnonzero(finite)
         if len(where):
-            buffer = np.concatenate([self._history, values[where]])
-            known = len(self._history)
-            if self.params.outlier:
-                self._outlier_alerts(buffer, known, where, steps, walls, found)
-            if self.params.spike:
-                self._spike_alerts(buffer, known, where, steps, walls, found)
-            self._history = buffer[-self.params.history :].copy()
+            with np.errstate(over="ignore", invalid="ignore"):  # values near the float limits: inf sums, no alert
+                self._finite_alerts(values, where, steps, walls, found)
         self.points += count
         self.last_step = int(steps[-1])
         self.last_wall_time = float(walls[-1])
@@ -292,6 +293,22 @@ class SeriesDetector:
         self.stall_reported = False
         found.sort(key=lambda item: (item[0], item[1]))
         return [alert for _, _, alert in found]
+
+    def _finite_alerts(
+        self,
+        values: np.ndarray,
+        where: np.ndarray,
+        steps: np.ndarray,
+        walls: np.ndarray,
+        found: list[tuple[int, int, Alert]],
+    ) -> None:
+        buffer = np.concatenate([self._history, values[where]])
+        chunk = _Chunk(buffer, len(self._history), where, steps, walls)
+        if self.params.outlier:
+            self._outlier_alerts(chunk, found)
+        if self.params.spike:
+            self._spiking = self._excursions("spike", self._spike_flags(chunk), self._spiking, chunk, found)
+        self._history = buffer[-self.params.history :].copy()
 
     def _alert(
         self,
@@ -314,60 +331,86 @@ class SeriesDetector:
             found.append((int(index), 0, self._alert(kind, steps[index], walls[index], values[index])))
         self._nonfinite = int(code[-1])
 
-    def _outlier_alerts(
-        self,
-        buffer: np.ndarray,
-        known: int,
-        where: np.ndarray,
-        steps: np.ndarray,
-        walls: np.ndarray,
-        found: list[tuple[int, int, Alert]],
-    ) -> None:
+    def _outlier_flags(self, chunk: _Chunk) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per new finite point (as the end of a run of ``consecutive``): are the run's points all out of the
+        band of the ``window`` points before the run's first point; with that band."""
         params = self.params
-        start = max(known, params.window)  # the first new value with a full window before it
-        out = np.zeros(len(buffer) - known, dtype=bool)
-        mean = std = np.empty(0)
-        if start < len(buffer):
-            mean, std = window_mean_std(buffer, params.window, start)
-            current = buffer[start:]
-            deviation = np.abs(current - mean)
-            out[start - known :] = (deviation > params.k * std) & (deviation > RELATIVE_TOLERANCE * np.abs(mean))
-        lengths = run_lengths(out, self._out_run)
-        self._out_run = int(lengths[-1])
-        for position in np.flatnonzero(lengths == params.consecutive):
-            index = int(where[position])
-            row = position + known - start
-            low, high = mean[row] - params.k * std[row], mean[row] + params.k * std[row]
+        window, length = params.window, params.consecutive
+        buffer, known = chunk.buffer, chunk.known
+        flags = np.zeros(len(buffer) - known, dtype=bool)
+        low = np.full(len(flags), np.nan)
+        high = np.full(len(flags), np.nan)
+        first_end = max(known, window + length - 1)  # the first run end whose start has a full window before it
+        if first_end < len(buffer):
+            first_start = first_end - length + 1
+            mean, std = window_mean_std(buffer, window, first_start, len(buffer) - length + 1)
+            count = len(mean)
+            hit = np.ones(count, dtype=bool)
+            for offset in range(length):
+                deviation = np.abs(buffer[first_start + offset : first_start + offset + count] - mean)
+                hit &= (deviation > params.k * std) & (deviation > RELATIVE_TOLERANCE * np.abs(mean))
+            flags[first_end - known :] = hit
+            low[first_end - known :] = mean - params.k * std
+            high[first_end - known :] = mean + params.k * std
+        return flags, low, high
+
+    def _outlier_alerts(self, chunk: _Chunk, found: list[tuple[int, int, Alert]]) -> None:
+        """One alert per excursion: after an alert, the excursion lasts until a point comes back inside the band
+        that raised it, or ``window`` more points went by (a level shift: by then the window has moved to the
+        new level). Sequential, but over the (rare) qualifying runs only."""
+        flags, low, high = self._outlier_flags(chunk)
+        values = chunk.buffer[chunk.known :]
+        cursor = 0  # the new points before this have been accounted for in self._quiet
+        for position in np.flatnonzero(flags).tolist():
+            if self._quiet is not None and self._quieted(values[cursor : position + 1]):
+                cursor = position + 1
+                continue
+            cursor = position + 1
+            index = int(chunk.where[position])
             found.append(
                 (
                     index,
-                    1,
+                    KINDS.index("outlier"),
                     self._alert(
-                        "outlier", steps[index], walls[index], buffer[known + position], float(low), float(high)
+                        "outlier",
+                        chunk.steps[index],
+                        chunk.walls[index],
+                        values[position],
+                        low[position],
+                        high[position],
                     ),
                 )
             )
+            self._quiet = (float(low[position]), float(high[position]), self.params.window)
+        if self._quiet is not None:
+            self._quieted(values[cursor:])
 
-    def _spike_alerts(
-        self,
-        buffer: np.ndarray,
-        known: int,
-        where: np.ndarray,
-        steps: np.ndarray,
-        walls: np.ndarray,
-        found: list[tuple[int, int, Alert]],
-    ) -> None:
+    def _quieted(self, values: np.ndarray) -> bool:
+        """Advance the quiet period over ``values``; True when it still holds after the last of them."""
+        assert self._quiet is not None
+        low, high, left = self._quiet
+        inside = np.flatnonzero((values >= low) & (values <= high))
+        end = min(int(inside[0]) if len(inside) else len(values), int(left))
+        if end < len(values):
+            self._quiet = None
+            return False
+        self._quiet = (low, high, left - len(values))
+        return True
+
+    def _spike_flags(self, chunk: _Chunk) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per new finite point: is it a spike; with the range it was expected in (median ± spike_k scales)."""
         params = self.params
+        buffer, known = chunk.buffer, chunk.known
+        flags = np.zeros(len(buffer) - known, dtype=bool)
+        low = np.full(len(flags), np.nan)
+        high = np.full(len(flags), np.nan)
         start = max(known, params.spike_window)
-        spikes = np.zeros(len(buffer) - known, dtype=bool)
-        median = np.full(len(buffer) - start, np.nan)
-        scale = np.full(len(buffer) - start, np.nan)
         if start < len(buffer):
             # Only points far from the window's mean can be far from its median: |mean - median| <= std, and
             # the scale is at least SPIKE_STD_FLOOR std (and |median| >= |mean| - std for the rounding tolerance).
             # The exact test runs on those candidates alone (rare), so the medians, the costly part, are taken
             # for a few windows, not for every point.
-            mean, std = window_mean_std(buffer, params.spike_window, start)
+            mean, std = window_mean_std(buffer, params.spike_window, start, len(buffer))
             current = buffer[start:]
             bound = np.maximum(
                 (params.spike_k * SPIKE_STD_FLOOR - 1) * std,
@@ -375,30 +418,46 @@ class SeriesDetector:
             )
             candidates = np.flatnonzero(np.abs(current - mean) >= bound * (1 - 1e-9))
             windows = sliding_window_view(buffer[:-1], params.spike_window)[start - params.spike_window :]
+            offset = start - known
             for first in range(0, len(candidates), BLOCK):
                 chosen = candidates[first : first + BLOCK]
                 picked = windows[chosen]
-                middle = np.median(picked, axis=1)
-                mad = np.median(np.abs(picked - middle[:, None]), axis=1)
-                median[chosen] = middle
-                scale[chosen] = np.maximum(MAD_TO_SIGMA * mad, SPIKE_STD_FLOOR * std[chosen])
-                deviation = np.abs(current[chosen] - middle)
-                hit = (deviation > params.spike_k * scale[chosen]) & (deviation > RELATIVE_TOLERANCE * np.abs(middle))
-                spikes[start - known + chosen[hit]] = True
-        previous = np.concatenate([[self._spiking], spikes[:-1]])
-        self._spiking = bool(spikes[-1])
-        for position in np.flatnonzero(spikes & ~previous):
-            index = int(where[position])
-            row = position + known - start
-            low = median[row] - params.spike_k * scale[row]
-            high = median[row] + params.spike_k * scale[row]
-            found.append(
-                (
-                    index,
-                    2,
-                    self._alert("spike", steps[index], walls[index], buffer[known + position], float(low), float(high)),
+                median = np.median(picked, axis=1)
+                mad = np.median(np.abs(picked - median[:, None]), axis=1)
+                scale = np.maximum(MAD_TO_SIGMA * mad, SPIKE_STD_FLOOR * std[chosen])
+                deviation = np.abs(current[chosen] - median)
+                flags[offset + chosen] = (deviation > params.spike_k * scale) & (
+                    deviation > RELATIVE_TOLERANCE * np.abs(median)
                 )
+                low[offset + chosen] = median - params.spike_k * scale
+                high[offset + chosen] = median + params.spike_k * scale
+        return flags, low, high
+
+    def _excursions(
+        self,
+        kind: AlertKind,
+        flagged: tuple[np.ndarray, np.ndarray, np.ndarray],
+        carry: bool,
+        chunk: _Chunk,
+        found: list[tuple[int, int, Alert]],
+    ) -> bool:
+        """Alerts where a stretch of flagged points begins (``carry``: the point before the chunk was
+        flagged); returns whether the chunk's last point is flagged."""
+        flags, low, high = flagged
+        previous = np.concatenate([[carry], flags[:-1]])
+        order = KINDS.index(kind)
+        for position in np.flatnonzero(flags & ~previous):
+            index = int(chunk.where[position])
+            alert = self._alert(
+                kind,
+                chunk.steps[index],
+                chunk.walls[index],
+                chunk.buffer[chunk.known + position],
+                float(low[position]),
+                float(high[position]),
             )
+            found.append((index, order, alert))
+        return bool(flags[-1])
 
     # --- logging interval (for stalls) ---------------------------------------------------------------------
     def interval(self) -> tuple[float, float] | None:
