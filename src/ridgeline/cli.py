@@ -275,6 +275,9 @@ def serve(
 from ridgeline.alerts_cli import alerts as alerts_command  # noqa: E402
 
 main.add_command(alerts_command)
+from ridgeline.report.cli import report as report_command  # noqa: E402
+
+main.add_command(report_command)
 
 if __name__ == "__main__":
     main()

@@ -1,0 +1,110 @@
+"""``ridgeline report``: a training analysis report of a log directory, as one HTML file or as Markdown."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from types import TracebackType
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+console = Console(stderr=True)
+
+
+class LateProgress:
+    """A progress bar that appears only once the work has taken more than ``delay`` seconds (quick reports print
+    nothing but their result)."""
+
+    def __init__(self, label: str, delay: float = 1.0) -> None:
+        self._progress = Progress(
+            TextColumn(label),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=console,
+            transient=True,
+            auto_refresh=False,
+            disable=not console.is_terminal,
+        )
+        self._task = self._progress.add_task(label, total=None)
+        self._start = time.monotonic()
+        self._delay = delay
+        self._shown = False
+
+    def update(self, done: int, total: int | None) -> None:
+        self._progress.update(self._task, completed=done, total=total)
+        if not self._shown and time.monotonic() - self._start > self._delay:
+            self._progress.start()
+            self._shown = True
+        if self._shown:
+            self._progress.refresh()
+
+    def __enter__(self) -> LateProgress:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None) -> None:
+        if self._shown:
+            self._progress.stop()
+
+
+@click.command()
+@click.option(
+    "--logdir", required=True, metavar="LOGDIR", help="Log directory (or several: a,b or name1:path1,name2:path2)."
+)
+@click.option("--run", "run_pattern", default="", help="Only runs whose name matches this regular expression.")
+@click.option(
+    "-o",
+    "--output",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="File to write: .html (self-contained) or .md (charts as SVG files in <name>_charts/ beside it).",
+)
+@click.option("--no-charts", is_flag=True, help="Markdown only: leave the charts out (no files beside it).")
+@click.option("--no-cache", is_flag=True, help="Do not read or write the persistent cache.")
+def report(logdir: str, run_pattern: str, output: Path, no_charts: bool, no_cache: bool) -> None:
+    """Write a training analysis report: the runs' environment and hyperparameters, the loss and accuracy charts
+    with forecasts and phases, the diagnosis and the alerts, in one file to attach to a pull request.
+
+    \b
+    Examples:
+        ridgeline report --logdir runs -o report.html
+        ridgeline report --logdir runs --run '^resnet' -o report.md
+    """
+    import ridgeline
+    from ridgeline.report.collect import collect, steps_total
+    from ridgeline.report.render import render_html, render_markdown
+
+    suffix = output.suffix.lower()
+    if suffix not in (".html", ".htm", ".md", ".markdown"):
+        raise click.BadParameter(f"{str(output)!r} must end in .html or .md", param_hint="-o/--output")
+    try:
+        with LateProgress("reading event files") as progress:
+            opened = ridgeline.open(logdir, cache=not no_cache, progress=progress.update)
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="--logdir") from error
+    total = steps_total(opened, run_pattern)
+    with LateProgress("analysing") as progress:
+        done = 0
+
+        def advance(what: str) -> None:
+            nonlocal done
+            done += 1
+            progress.update(done, total or None)
+
+        try:
+            found = collect(opened, logdir, run_pattern, advance=advance)
+        except ValueError as error:
+            raise click.BadParameter(str(error), param_hint="--run") from error
+    if not found.runs:
+        raise click.BadParameter(f"no run matches {run_pattern!r}; runs: {opened.runs()[:20]}", param_hint="--run")
+    output.parent.mkdir(parents=True, exist_ok=True)
+    if suffix in (".html", ".htm"):
+        output.write_text(render_html(found), encoding="utf-8")
+        console.print(f"wrote {output} ({len(found.runs)} runs, {len(found.charts)} charts)")
+    else:
+        text, charts = render_markdown(found, output, charts=not no_charts)
+        output.write_text(text, encoding="utf-8")
+        extra = f" and {len(charts)} charts in {charts[0].parent}" if charts else ""
+        console.print(f"wrote {output}{extra} ({len(found.runs)} runs)")
