@@ -228,16 +228,30 @@ def window_mean_std(values: np.ndarray, window: int, start: int, stop: int) -> t
     return means, stds
 
 
-@dataclass(frozen=True, slots=True)
 class _Chunk:
     """A chunk being fed: ``buffer`` = the kept finite history then the chunk's finite values (the first
-    ``known`` are history); ``where`` = each new finite value's index in the chunk's ``steps``/``walls``."""
+    ``known`` are history); ``where`` = each new finite value's index in the chunk's ``steps``/``walls``.
+    Window statistics are computed once per window length and shared (outliers and spikes with the same
+    window, the default, look at the same windows)."""
 
-    buffer: np.ndarray
-    known: int
-    where: np.ndarray
-    steps: np.ndarray
-    walls: np.ndarray
+    def __init__(
+        self, buffer: np.ndarray, known: int, lookback: int, where: np.ndarray, steps: np.ndarray, walls: np.ndarray
+    ) -> None:
+        self.buffer = buffer
+        self.known = known
+        self.lookback = lookback  # how far before the new values windows may end (an outlier run's start)
+        self.where = where
+        self.steps = steps
+        self.walls = walls
+        self._stats: dict[int, tuple[int, np.ndarray, np.ndarray]] = {}
+
+    def window_stats(self, window: int, start: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
+        """:func:`window_mean_std` for ``j`` in ``start..stop-1``, ``start >= max(window, known - lookback)``."""
+        if window not in self._stats:
+            first = max(window, self.known - self.lookback)
+            self._stats[window] = (first, *window_mean_std(self.buffer, window, first, len(self.buffer)))
+        first, mean, std = self._stats[window]
+        return mean[start - first : stop - first], std[start - first : stop - first]
 
 
 class SeriesDetector:
@@ -303,7 +317,7 @@ class SeriesDetector:
         found: list[tuple[int, int, Alert]],
     ) -> None:
         buffer = np.concatenate([self._history, values[where]])
-        chunk = _Chunk(buffer, len(self._history), where, steps, walls)
+        chunk = _Chunk(buffer, len(self._history), self.params.consecutive - 1, where, steps, walls)
         if self.params.outlier:
             self._outlier_alerts(chunk, found)
         if self.params.spike:
@@ -343,7 +357,7 @@ class SeriesDetector:
         first_end = max(known, window + length - 1)  # the first run end whose start has a full window before it
         if first_end < len(buffer):
             first_start = first_end - length + 1
-            mean, std = window_mean_std(buffer, window, first_start, len(buffer) - length + 1)
+            mean, std = chunk.window_stats(window, first_start, len(buffer) - length + 1)
             count = len(mean)
             hit = np.ones(count, dtype=bool)
             for offset in range(length):
@@ -410,7 +424,7 @@ class SeriesDetector:
             # the scale is at least SPIKE_STD_FLOOR std (and |median| >= |mean| - std for the rounding tolerance).
             # The exact test runs on those candidates alone (rare), so the medians, the costly part, are taken
             # for a few windows, not for every point.
-            mean, std = window_mean_std(buffer, params.spike_window, start, len(buffer))
+            mean, std = chunk.window_stats(params.spike_window, start, len(buffer))
             current = buffer[start:]
             bound = np.maximum(
                 (params.spike_k * SPIKE_STD_FLOOR - 1) * std,
