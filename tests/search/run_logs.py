@@ -139,3 +139,24 @@ def finite_min(values: list[float] | None) -> float | None:
 def finite_max(values: list[float] | None) -> float | None:
     kept = [v for v in values or [] if not math.isnan(v)]
     return max(kept) if kept else None
+
+
+def ranked(value: Any, desc: bool, limit: int | None = None) -> list[str]:
+    """The runs of MODEL with a value (``value(name, run)``, None or NaN: left out), sorted by it."""
+    pairs = [(v, name) for name in sorted(MODEL) if (v := value(name, MODEL[name])) is not None and not math.isnan(v)]
+    order = [name for _, name in sorted(pairs, key=lambda pair: -pair[0] if desc else pair[0])]
+    return order[:limit] if limit is not None else order
+
+
+# The pattern language's documented examples (SA's engine): neither run queries nor questions.
+PATTERNS = [
+    "(lr=0.001|batch_size=64).*(dropout=0.2)",
+    "202411[0-9]{2}[0-9]{4}",
+    "tag:^train_",
+    r"hparam:lr=0\.00[1-5]",
+    "text:nan detected",
+    "run:resnet",
+    "date:202411",
+    "resnet",
+    "loss AND NOT val",
+]

@@ -15,7 +15,7 @@ import ridgeline
 from ridgeline.api import LogDir
 from ridgeline.search.errors import SearchError
 from ridgeline.search.query import evaluate, looks_structured, parse
-from tests.search.run_logs import DAY, MODEL, NOW, RunModel, expected, finite_max, finite_min, logs
+from tests.search.run_logs import DAY, MODEL, NOW, PATTERNS, RunModel, expected, finite_max, finite_min, logs, ranked
 
 
 @pytest.fixture(scope="module")
@@ -126,19 +126,13 @@ def test_duration_is_from_the_first_to_the_last_record(logdir: LogDir) -> None:
     assert evaluate("duration > 18m and duration < 20m", logdir) == ["baseline", "sweep"]
 
 
-def _ranked(value: Callable[[str, RunModel], float | None], desc: bool, limit: int | None = None) -> list[str]:
-    pairs = [(v, name) for name in sorted(MODEL) if (v := value(name, MODEL[name])) is not None and not math.isnan(v)]
-    ranked = [name for _, name in sorted(pairs, key=lambda p: -p[0] if desc else p[0])]
-    return ranked[:limit] if limit is not None else ranked
-
-
 def test_order_by_and_limit(logdir: LogDir) -> None:
-    best_acc = _ranked(lambda n, r: finite_max(r.values("val/acc")), desc=True, limit=5)
+    best_acc = ranked(lambda n, r: finite_max(r.values("val/acc")), desc=True, limit=5)
     assert evaluate('order by metric("val/acc").max desc limit 5', logdir) == best_acc
     assert "baseline" not in evaluate('order by metric("val/acc").max desc', logdir)  # only NaN: cannot rank
-    lowest = _ranked(lambda n, r: finite_min(r.values("val/loss")), desc=False, limit=3)
+    lowest = ranked(lambda n, r: finite_min(r.values("val/loss")), desc=False, limit=3)
     assert evaluate('order by metric("val/loss").min asc limit 3', logdir) == lowest
-    by_lr = _ranked(lambda n, r: r.hparams.get("lr"), desc=True)
+    by_lr = ranked(lambda n, r: r.hparams.get("lr"), desc=True)
     assert evaluate('run !~ "sweep" order by hparams.lr desc', logdir) == [n for n in by_lr if "sweep" not in n]
     assert evaluate("order by run desc limit 2", logdir) == sorted(MODEL, reverse=True)[:2]
     assert evaluate("has_nan limit 0", logdir) == []
@@ -223,20 +217,6 @@ def test_looks_structured(text: str) -> None:
     assert looks_structured(text)
 
 
-@pytest.mark.parametrize(
-    "text",
-    [
-        "(lr=0.001|batch_size=64).*(dropout=0.2)",
-        "202411[0-9]{2}[0-9]{4}",
-        "tag:^train_",
-        r"hparam:lr=0\.00[1-5]",
-        "text:nan detected",
-        "run:resnet",
-        "date:202411",
-        "resnet",
-        "loss AND NOT val",
-        "run",
-    ],
-)
+@pytest.mark.parametrize("text", [*PATTERNS, "run"])
 def test_patterns_do_not_look_structured(text: str) -> None:
     assert not looks_structured(text)
