@@ -1,0 +1,172 @@
+"""GET /api/alerts on real ``ridgeline serve`` processes over event files written by ridgeline's writer and by
+torch's, with labelled anomalies; the cursor, the filters, bad input, and alerts that appear while a run
+grows (--reload-interval)."""
+
+from __future__ import annotations
+
+import math
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import ridgeline
+from tests.server.conftest import Served, serving, serving_logdir, wall
+
+STEPS = 400
+
+
+def curve(seed: int) -> list[float]:
+    """A healthy noisy loss: decay plus 1% Gaussian noise (float32-exact, as the writers store it)."""
+    rng = np.random.default_rng(seed)
+    x = np.arange(STEPS)
+    values = (1.5 * np.exp(-x / 150) + 0.4) * (1 + 0.01 * rng.normal(size=STEPS))
+    return [float(np.float32(value)) for value in values]
+
+
+def labelled_series() -> dict[str, list[float]]:
+    """Per tag, the values; LABELS says which alerts each must raise."""
+    spiky = curve(1)
+    spiky[250] = spiky[250] * 4
+    diverging = curve(2)
+    diverging[300:] = [math.nan] * (STEPS - 300)
+    overflow = curve(3)
+    overflow[120] = math.inf
+    shifted = [0.5 + 0.005 * math.sin(step * 1.7) for step in range(STEPS)]
+    shifted[200:206] = [value + 0.03 for value in shifted[200:206]]  # beyond 3 sigma, within 10 robust sigma
+    return {
+        "train/loss": curve(0),
+        "spiky": spiky,
+        "diverging": diverging,
+        "overflow": overflow,
+        "shifted": shifted,
+    }
+
+
+LABELS = {
+    ("spiky", "spike", 250),
+    ("diverging", "nan", 300),
+    ("overflow", "inf", 120),
+    ("shifted", "outlier", 202),
+}
+
+
+def write_ridgeline(directory: Path, series: dict[str, list[float]], steps: range = range(STEPS)) -> None:
+    writer = ridgeline.SummaryWriter(str(directory))
+    for step in steps:
+        for tag, values in series.items():
+            writer.add_scalar(tag, values[step], step, walltime=wall(step))
+    writer.close()
+
+
+def write_torch(directory: Path, series: dict[str, list[float]]) -> None:
+    from torch.utils.tensorboard import SummaryWriter
+
+    writer = SummaryWriter(str(directory))
+    for step in range(STEPS):
+        for tag, values in series.items():
+            writer.add_scalar(tag, values[step], step, walltime=wall(step))
+    # A tag that stops at step 99 while the others go on to 399: stalled.
+    for step in range(100):
+        writer.add_scalar("grad_norm", 1.0 + 0.01 * math.sin(step), step, walltime=wall(step))
+    writer.close()
+
+
+@pytest.fixture(scope="module")
+def alerts_server(tmp_path_factory: pytest.TempPathFactory) -> Served:
+    root = tmp_path_factory.mktemp("alerts")
+    write_ridgeline(root / "ours", labelled_series())
+    write_torch(root / "torch", labelled_series())
+    with serving_logdir(root) as served:
+        yield served  # type: ignore[misc]
+
+
+def found(alerts: list[dict[str, object]]) -> set[tuple[object, object, object, object]]:
+    return {(a["run"], a["tag"], a["kind"], a["step"]) for a in alerts}
+
+
+def test_alerts_are_the_labelled_ones_for_both_writers(alerts_server: Served) -> None:
+    response = alerts_server.get("/api/alerts")
+    assert response.status_code == 200
+    body = response.json()
+    expected = {(run, tag, kind, step) for run in ("ours", "torch") for tag, kind, step in LABELS}
+    expected.add(("torch", "grad_norm", "stalled", 99))
+    assert found(body["alerts"]) == expected
+    assert body["cursor"] == len(expected)
+    by_key = {(a["run"], a["tag"], a["kind"]): a for a in body["alerts"]}
+    spike = by_key[("torch", "spiky", "spike")]
+    assert spike["value"] == pytest.approx(labelled_series()["spiky"][250])
+    assert spike["wall_time"] == wall(250)
+    assert spike["expected_low"] < labelled_series()["spiky"][249] < spike["expected_high"] < spike["value"]
+    for key in (("ours", "diverging", "nan"), ("ours", "overflow", "inf"), ("torch", "grad_norm", "stalled")):
+        assert by_key[key]["value"] is None or key[2] == "stalled"
+        assert by_key[key]["expected_low"] is None and by_key[key]["expected_high"] is None
+    assert by_key[("torch", "grad_norm", "stalled")]["value"] == pytest.approx(1.0 + 0.01 * math.sin(99))
+    assert set(by_key[("ours", "shifted", "outlier")]) == {
+        "run",
+        "tag",
+        "step",
+        "wall_time",
+        "kind",
+        "value",
+        "expected_low",
+        "expected_high",
+    }
+
+
+def test_cursor_and_filters(alerts_server: Served) -> None:
+    everything = alerts_server.get("/api/alerts").json()
+    cursor = everything["cursor"]
+    assert alerts_server.get("/api/alerts", since=cursor).json() == {"alerts": [], "cursor": cursor}
+    assert len(alerts_server.get("/api/alerts", since=cursor - 2).json()["alerts"]) == 2
+    # A cursor from before a restart (beyond the end) gets everything again.
+    assert alerts_server.get("/api/alerts", since=cursor + 100).json() == everything
+    torch_only = alerts_server.get("/api/alerts", run_regex="^tor").json()
+    assert {a["run"] for a in torch_only["alerts"]} == {"torch"} and torch_only["cursor"] == cursor
+    spiky = alerts_server.get("/api/alerts", tag_regex="spik|diverg").json()["alerts"]
+    assert {(a["tag"], a["kind"]) for a in spiky} == {("spiky", "spike"), ("diverging", "nan")}
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"since": -1}, "'since'"),
+        ({"since": "soon"}, "'since'"),
+        ({"run_regex": "("}, "'run_regex'"),
+        ({"tag_regex": "[a"}, "'tag_regex'"),
+    ],
+)
+def test_bad_parameters_are_400(alerts_server: Served, params: dict[str, object], message: str) -> None:
+    response = alerts_server.get("/api/alerts", **params)
+    assert response.status_code == 400
+    assert message in response.json()["error"]
+
+
+def test_alerts_appear_as_a_live_run_grows(tmp_path: Path) -> None:
+    """A server re-reading the log directory every 0.2 s: the page's cursor gets only the new alerts."""
+    series = labelled_series()
+    writer = ridgeline.SummaryWriter(str(tmp_path / "live"))
+    for step in range(240):
+        for tag in ("train/loss", "spiky"):
+            writer.add_scalar(tag, series[tag][step], step, walltime=wall(step))
+    writer.flush()
+    with serving("--logdir", str(tmp_path), "--port", "0", "--reload-interval", "0.2", "--no-cache") as served:
+        first = served.get("/api/alerts").json()
+        assert first["alerts"] == []
+        for step in range(240, 320):
+            for tag in ("train/loss", "spiky"):
+                writer.add_scalar(tag, series[tag][step], step, walltime=wall(step))
+        writer.add_scalar("spiky", math.nan, 320, walltime=wall(320))
+        writer.flush()
+        deadline = time.monotonic() + 20
+        new: list[dict[str, object]] = []
+        cursor = first["cursor"]
+        while len(new) < 2 and time.monotonic() < deadline:
+            time.sleep(0.2)
+            answer = served.get("/api/alerts", since=cursor).json()
+            new += answer["alerts"]
+            cursor = answer["cursor"]
+        assert found(new) == {("live", "spiky", "spike", 250), ("live", "spiky", "nan", 320)}
+        assert served.get("/api/alerts", since=cursor).json()["alerts"] == []
+    writer.close()
