@@ -94,6 +94,8 @@ export function InsightsDashboard({ runs, tagFilter, tick }: DashboardProps) {
     };
   }, [tick]);
 
+  const colours = useMemo(() => new Map(runs.map((r) => [r.run, r.colour])), [runs]);
+
   // For tests and the UI benchmark: the page is ready once the alerts and the diagnosis answered.
   const ready = stream.loaded && findings !== null;
   useLayoutEffect(() => {
@@ -105,7 +107,15 @@ export function InsightsDashboard({ runs, tagFilter, tick }: DashboardProps) {
 
   return (
     <div class="rl-insights">
-      <AlertsPanel alerts={stream.alerts} error={stream.error} loaded={stream.loaded} runs={runs.map((r) => r.run)} tagFilter={tagFilter} open={open} />
+      <AlertsPanel
+        alerts={stream.alerts}
+        error={stream.error}
+        loaded={stream.loaded}
+        runs={runs.map((r) => r.run)}
+        colours={colours}
+        tagFilter={tagFilter}
+        open={open}
+      />
       <FindingsPanel findings={findings} error={diagError} runs={runs.map((r) => r.run)} open={open} />
     </div>
   );
@@ -116,6 +126,7 @@ function AlertsPanel(props: {
   error: string | null;
   loaded: boolean;
   runs: string[];
+  colours: Map<string, string>;
   tagFilter: RegExp | null;
   open: (runs: string[], tags: string[], step: number | null) => void;
 }) {
@@ -207,7 +218,7 @@ function AlertsPanel(props: {
                 {header("step", "Step")}
                 {header("kind", "Kind")}
                 {header("value", "Value")}
-                <th>Expected</th>
+                <th class="num">Expected</th>
                 <th>
                   <span class="rl-sr">Link</span>
                 </th>
@@ -216,7 +227,10 @@ function AlertsPanel(props: {
             <tbody>
               {rows.slice(0, MAX_ROWS).map((a) => (
                 <tr key={`${a.run}\u0000${a.tag}\u0000${a.step}\u0000${a.kind}`} data-testid="alert-row" data-kind={a.kind} data-run={a.run} data-tag={a.tag} data-step={String(a.step)}>
-                  <td>{a.run}</td>
+                  <td>
+                    <span class="rl-swatch" style={{ background: props.colours.get(a.run) }} />
+                    {a.run}
+                  </td>
                   <td>{a.tag}</td>
                   <td class="num">{formatStep(a.step)}</td>
                   <td>
@@ -253,7 +267,7 @@ function FindingsPanel(props: {
 }) {
   const runSet = new Set(props.runs);
   const grouped = groupFindings((props.findings ?? []).filter((f) => runSet.has(f.run)), props.runs);
-  const healthy = props.findings ? props.runs.filter((r) => !grouped.some(([run]) => run === r)) : [];
+  const healthy = props.findings && !props.error ? props.runs.filter((r) => !grouped.some(([run]) => run === r)) : [];
   return (
     <section class="rl-insights-panel" data-testid="insights-panel" aria-label="Diagnosis">
       <header class="rl-insights-head">
