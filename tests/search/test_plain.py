@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -234,3 +235,26 @@ def test_untranslatable_questions_give_none(logdir: LogDir, question: str) -> No
 )
 def test_patterns_and_queries_are_not_questions(text: str) -> None:
     assert not looks_like_question(text)
+
+
+def _documented_questions() -> list[tuple[str, str]]:
+    """(question, query) of every row of docs/search.md's question table ("a / b" cells pair up)."""
+    text = (Path(__file__).parents[2] / "docs" / "search.md").read_text()
+    section = text.split("## Questions", 1)[1]
+    pairs = []
+    for line in section.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) == 2 and cells[1].startswith("`"):
+            questions = cells[0].split(" / ")
+            queries = [query.strip().strip("`") for query in cells[1].split(" / ")]
+            if len(queries) == 1:
+                queries *= len(questions)
+            pairs += zip(questions, queries, strict=True)
+    return pairs
+
+
+def test_the_documented_questions_translate_as_documented() -> None:
+    pairs = _documented_questions()
+    assert len(pairs) >= 18
+    for question, query in pairs:
+        assert translate(question) == query, question

@@ -220,3 +220,13 @@ def test_looks_structured(text: str) -> None:
 @pytest.mark.parametrize("text", [*PATTERNS, "run"])
 def test_patterns_do_not_look_structured(text: str) -> None:
     assert not looks_structured(text)
+
+
+def test_the_documented_queries_parse_and_run(logdir: LogDir) -> None:
+    text = (Path(__file__).parents[2] / "docs" / "search.md").read_text()
+    block = text.split("## Run queries", 1)[1].split("```\n", 2)[1]
+    queries = [line for line in block.splitlines() if line.strip()]
+    assert len(queries) == 5
+    for query in queries:
+        assert str(parse(query)) == query
+        evaluate(query, logdir)
