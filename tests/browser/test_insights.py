@@ -8,6 +8,7 @@ written, not from the code under test."""
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -165,7 +166,13 @@ def test_markers_phases_and_forecast_on_scalar_cards(page: Page, logs: tuple[str
     expect(chart).to_have_attribute("data-forecast", "true")
     # The x axis grows past the last logged step to show the forecast, and the legend says where it ends.
     page.wait_for_function("last => window.__ridgeline.charts.get('train/loss').scales.x.max > last", arg=STEPS - 1)
-    expect(chart.locator("[data-testid=forecast-final]").first).to_contain_text("at step")
+    badge = chart.locator("[data-testid=forecast-final]")
+    expect(badge).to_contain_text("forecast ×2")
+    title = badge.get_attribute("title") or ""
+    found = re.findall(r"^(\w+): forecast .* at step ([\d,]+)", title, re.M)
+    finals = {run: int(step.replace(",", "")) for run, step in found}
+    assert set(finals) == {"nan_run", "outlier_run"}, title
+    assert all(step > STEPS - 1 for step in finals.values()), title
     # Both stay on across a reload (kept in the URL and localStorage).
     page.reload()
     wait_charts_ready(page)
