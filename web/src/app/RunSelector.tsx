@@ -34,7 +34,7 @@ export function RunSelector(props: RunSelectorProps) {
         value={props.filter}
         error={props.filterError}
         note={props.filterNote}
-        placeholder="e.g. lr=0\.1|baseline or hparam:lr=0\.1"
+        placeholder="regex, or hparam:lr=0\.1"
         onInput={props.onFilter}
       />
       <div class="run-actions">

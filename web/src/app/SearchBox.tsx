@@ -247,16 +247,19 @@ export function SearchBox(props: SearchBoxProps) {
                           onClick={() => choose(hit)}
                         >
                           <span class="search-hit-text">
+                            {hit.kind === "run" && <Swatch colour={colours.get(hit.run)} />}
                             {highlight(hit.text, hit.kind, terms).map((s, i) =>
                               s.match ? <mark key={i}>{s.text}</mark> : s.text,
                             )}
                           </span>
-                          <span class="search-hit-where muted">
-                            <span class="swatch" style={{ background: colours.get(hit.run) ?? "var(--muted)" }} />
-                            {hit.kind !== "run" && <bdi>{hit.run}</bdi>}
-                            {hit.tag !== null && hit.kind !== "tag" && <> · {hit.tag}</>}
-                            {hit.step !== null && <> · step {hit.step}</>}
-                          </span>
+                          {hit.kind !== "run" && (
+                            <span class="search-hit-where muted">
+                              <Swatch colour={colours.get(hit.run)} />
+                              <bdi>{hit.run}</bdi>
+                              {hit.tag !== null && hit.kind !== "tag" && <> · {hit.tag}</>}
+                              {hit.step !== null && <> · step {hit.step}</>}
+                            </span>
+                          )}
                         </li>
                       ))}
                     </ul>
@@ -310,4 +313,8 @@ function Caret(props: { query: string; position: number | null }) {
       <span>{caret}</span>
     </pre>
   );
+}
+
+function Swatch(props: { colour: string | undefined }) {
+  return <span class="swatch" aria-hidden="true" style={{ background: props.colour ?? "var(--muted)" }} />;
 }
