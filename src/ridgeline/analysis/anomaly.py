@@ -333,6 +333,7 @@ class SeriesDetector:
         low: float | None = None,
         high: float | None = None,
     ) -> Alert:
+        low, high = (None if bound is None else float(bound) for bound in (low, high))
         return Alert(self.run, self.tag, int(step), float(wall), kind, float(value), low, high)
 
     def _nonfinite_alerts(
