@@ -1,0 +1,179 @@
+"""Diagnosis over a log directory: the thin adapter between :func:`ridgeline.open` and the pure
+:func:`ridgeline.analysis.diagnosis.diagnose`.
+
+Runs are diagnosed in groups: a run whose last path part names a split (``exp/train``, ``exp/validation``,
+``exp/loss_val`` as torch's ``add_scalars`` writes them) is read together with its siblings, its series named
+``<part>/<tag>``, so a Keras-style ``epoch_loss`` in ``train`` and ``validation`` pairs up. A group's findings are
+reported under the parent run when it exists, else under its training run (else its first run); ``Finding.runs``
+lists every run of the group, and tags are given back as the runs' own tag names.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from ridgeline.analysis.diagnosis import (
+    DiagnosisConfig,
+    Finding,
+    HistogramSeries,
+    Series,
+    diagnose,
+    histogram_series,
+    summarise_histogram,
+)
+from ridgeline.api import LogDir
+from ridgeline.ingest.values import DecodeError, Histogram
+
+MAX_HISTOGRAM_STEPS = 200  # histogram steps decoded per tag (evenly spread, first and last kept)
+
+
+@dataclass(frozen=True)
+class Group:
+    """Runs diagnosed together: ``members`` maps each run to the prefix its series get ("" for a lone run)."""
+
+    report: str
+    members: dict[str, str]
+
+
+def groups(runs: Iterable[str], config: DiagnosisConfig | None = None) -> list[Group]:
+    """The runs grouped as described in the module docstring, in the order of their first run."""
+    patterns = (config or DiagnosisConfig()).compiled()
+    listed = list(runs)
+    existing = set(listed)
+    split: dict[str, dict[str, str]] = {}
+    order: list[tuple[str, str]] = []  # (kind, key) in first-seen order
+    for run in listed:
+        parent, _, leaf = run.rpartition("/")
+        if leaf and (patterns.train.search(leaf) or patterns.validation.search(leaf)):
+            if parent not in split:
+                split[parent] = {}
+                order.append(("split", parent))
+            split[parent][run] = leaf
+        else:
+            order.append(("run", run))
+    out: list[Group] = []
+    for kind, key in order:
+        if kind == "run":
+            if key in split:  # the parent of split runs: reported with them
+                continue
+            out.append(Group(key, {key: ""}))
+            continue
+        members = dict(split[key])
+        if key in existing:
+            members[key] = ""
+            report = key
+        else:
+            trains = [r for r, leaf in members.items() if patterns.train.search(leaf)]
+            report = (trains or list(members))[0]
+        out.append(Group(report, members))
+    return out
+
+
+def _sample(n: int, most: int) -> np.ndarray:
+    if n <= most:
+        return np.arange(n)
+    return np.unique(np.round(np.linspace(0, n - 1, most)).astype(np.int64))
+
+
+def read_histogram(logdir: LogDir, run: str, tag: str) -> HistogramSeries:
+    """A histogram tag summarised per step (at most :data:`MAX_HISTOGRAM_STEPS`; undecodable steps skipped).
+    A step whose histogram holds non-finite values keeps its NaN summary (the diagnosis reads it as a NaN)."""
+    found = sorted(logdir.histograms(run, tag), key=lambda e: e.step)
+    steps: list[int] = []
+    summaries: list[tuple[float, ...]] = []
+    for i in _sample(len(found), MAX_HISTOGRAM_STEPS).tolist():
+        entry = found[i]
+        try:
+            value = entry.value
+        except DecodeError:
+            continue
+        if not isinstance(value, Histogram) or not len(value.lower) == len(value.upper) == len(value.count):
+            continue
+        summary = summarise_histogram(value.lower, value.upper, value.count)
+        if value.max is not None and value.min is not None and not np.isfinite([value.min, value.max]).all():
+            summary = (np.nan,) * 5
+        steps.append(entry.step)
+        summaries.append(summary)
+    return histogram_series(steps, summaries)
+
+
+def diagnose_group(logdir: LogDir, group: Group, config: DiagnosisConfig | None = None) -> list[Finding]:
+    """The findings of one group of runs (tags given back as each run's own tag names)."""
+    scalars: dict[str, Series] = {}
+    histograms: dict[str, HistogramSeries] = {}
+    for run, prefix in group.members.items():
+        try:
+            tags = logdir.tags(run)
+        except KeyError:  # vanished meanwhile
+            continue
+        for tag in tags.get("scalars", []):
+            try:
+                s = logdir.scalars(run, tag)
+            except KeyError:
+                continue
+            scalars[f"{prefix}/{tag}" if prefix else tag] = Series(s.step, s.value)
+        for tag in tags.get("histograms", []):
+            try:
+                histograms[f"{prefix}/{tag}" if prefix else tag] = read_histogram(logdir, run, tag)
+            except KeyError:
+                continue
+    findings = diagnose(group.report, scalars, histograms, config, runs=tuple(group.members))
+    prefixes = sorted({p for p in group.members.values() if p}, key=len, reverse=True)
+
+    def own(name: str) -> str:
+        for prefix in prefixes:
+            if name.startswith(prefix + "/"):
+                return name[len(prefix) + 1 :]
+        return name
+
+    return [replace(f, tags=list(dict.fromkeys(own(t) for t in f.tags))) for f in findings]
+
+
+def diagnose_logdir(
+    logdir: LogDir, runs: Iterable[str] | None = None, config: DiagnosisConfig | None = None
+) -> list[Finding]:
+    """Findings of every group that holds one of ``runs`` (default: all runs), group by group."""
+    wanted = set(logdir.runs() if runs is None else runs)
+    out: list[Finding] = []
+    for group in groups(logdir.runs(), config):
+        if wanted & set(group.members):
+            out += diagnose_group(logdir, group, config)
+    return out
+
+
+class DiagnosisCache:
+    """Findings per group, computed when first asked for and kept until the store's generation moves (ingest
+    added data), so a page that polls costs nothing while nothing changed."""
+
+    def __init__(self, logdir: LogDir, config: DiagnosisConfig | None = None) -> None:
+        self._logdir = logdir
+        self._config = config
+        self._lock = threading.Lock()
+        self._generation = -1
+        self._groups: list[Group] = []
+        self._findings: dict[str, list[Finding]] = {}
+
+    def findings(self, run: str | None = None) -> list[Finding]:
+        """Every finding, or those of the group that holds ``run`` (KeyError when there is no such run)."""
+        with self._lock:
+            generation = self._logdir.ingestor.store.generation
+            if generation != self._generation:
+                self._groups = groups(self._logdir.runs(), self._config)
+                self._findings = {}
+                self._generation = generation
+            chosen = [g for g in self._groups if run is None or run in g.members]
+            if run is not None and not chosen:
+                raise KeyError(run)
+            out: list[Finding] = []
+            for group in chosen:
+                if group.report not in self._findings:
+                    self._findings[group.report] = diagnose_group(self._logdir, group, self._config)
+                out += self._findings[group.report]
+            return out
+
+
+__all__ = ["DiagnosisCache", "Group", "diagnose_group", "diagnose_logdir", "groups", "read_histogram"]
