@@ -102,6 +102,7 @@ def vocabulary(logdir: LogDir) -> Vocabulary:
     if cached is not None and cached[0] == generation:
         return cached[1]
     facts = facts_for(logdir)
+    facts.refresh()
     words = Vocabulary()
     for run in logdir.runs():
         words.hparams.update(list(facts.hparams(run)))

@@ -81,6 +81,16 @@ class RunFacts:
         self.logdir = logdir
         self._stats: dict[tuple[str, str], tuple[tuple[Any, ...], Stats | None]] = {}
         self._records: dict[tuple[str, str], tuple[tuple[Any, ...], Any]] = {}
+        self._memo: dict[tuple[Any, ...], Any] = {}  # answers while ingest's generation stays the same
+        self._generation = -1
+
+    def refresh(self) -> None:
+        """Forget the answers of the last generation (call once per query): while ingest's generation stays the
+        same, each answer is one dictionary look-up; when it moves, only the series that changed are read."""
+        generation = self.logdir.ingestor.store.generation  # read first: data added meanwhile moves it again
+        if generation != self._generation:
+            self._memo.clear()
+            self._generation = generation
 
     def _data(self, run: str) -> RunData | None:
         return self.logdir.ingestor.store.runs.get(run)
@@ -104,12 +114,19 @@ class RunFacts:
     def metric(self, run: str, tags: tuple[str, ...]) -> Stats | None:
         """``metric(tags...)``: the first of the tags the run has; for a torch ``add_hparams`` trial (a sub-run
         named after a timestamp) that lacks them, the run it was written under, which holds the curves."""
+        key = ("metric", run, tags)
+        if key in self._memo:
+            return self._memo[key]  # type: ignore[no-any-return]
+        found = None
         for candidate in self._metric_runs(run):
             for tag in tags:
-                stats = self.stats(candidate, tag)
-                if stats is not None:
-                    return stats
-        return None
+                found = self.stats(candidate, tag)
+                if found is not None:
+                    break
+            if found is not None:
+                break
+        self._memo[key] = found
+        return found
 
     def _metric_runs(self, run: str) -> tuple[str, ...]:
         parent, _, leaf = run.rpartition("/")
@@ -120,6 +137,12 @@ class RunFacts:
 
     def nonfinite(self, run: str) -> tuple[bool, bool]:
         """(has a NaN, has an infinite value) over every scalar tag of the run."""
+        key = ("nonfinite", run)
+        if key not in self._memo:
+            self._memo[key] = self._nonfinite(run)
+        return self._memo[key]  # type: ignore[no-any-return]
+
+    def _nonfinite(self, run: str) -> tuple[bool, bool]:
         data = self._data(run)
         nan = inf = False
         for tag in list(data.scalars) if data is not None else []:
@@ -148,8 +171,11 @@ class RunFacts:
 
     def hparams(self, run: str) -> dict[str, Any]:
         """The run's hyperparameters as written (bool, float, str), {} when it recorded none."""
-        record = self._record(run, _HPARAMS)
-        return record.hparams if record is not None else _NO_HPARAMS
+        key = ("hparams", run)
+        if key not in self._memo:
+            record = self._record(run, _HPARAMS)
+            self._memo[key] = record.hparams if record is not None else _NO_HPARAMS
+        return self._memo[key]  # type: ignore[no-any-return]
 
     def status(self, run: str) -> str | None:
         """The session end's status ("success", "failure", "running", "unknown"), None when none was written."""
@@ -159,6 +185,12 @@ class RunFacts:
     # --- times --------------------------------------------------------------------------------------------------
     def times(self, run: str) -> tuple[float | None, float | None]:
         """(started, ended): the wall time of the run's first and of its last record, seconds since the epoch."""
+        key = ("times", run)
+        if key not in self._memo:
+            self._memo[key] = self._times(run)
+        return self._memo[key]  # type: ignore[no-any-return]
+
+    def _times(self, run: str) -> tuple[float | None, float | None]:
         data = self._data(run)
         if data is None:
             return None, None
