@@ -278,6 +278,9 @@ main.add_command(alerts_command)
 from ridgeline.report.cli import report as report_command  # noqa: E402
 
 main.add_command(report_command)
+from ridgeline.diagnose_cli import diagnose as diagnose_command  # noqa: E402
+
+main.add_command(diagnose_command)
 
 if __name__ == "__main__":
     main()

@@ -10,9 +10,10 @@ from fastapi import APIRouter
 
 from ridgeline.plugins import BuiltinPlugin
 from ridgeline.plugins.insights.routes_alerts import router as alerts_router
+from ridgeline.plugins.insights.routes_diagnosis import router as diagnosis_router
 from ridgeline.plugins.insights.routes_forecast import router as forecast_router
 
-ROUTERS: tuple[APIRouter, ...] = (alerts_router, forecast_router)
+ROUTERS: tuple[APIRouter, ...] = (alerts_router, diagnosis_router, forecast_router)
 
 router = APIRouter()
 for _feature in ROUTERS:

@@ -1,0 +1,104 @@
+"""``ridgeline diagnose``: what looks wrong with each run's training, as a table in plain words or JSON lines.
+
+A module of its own (like ``alerts_cli``) so that importing the command, which every ``ridgeline`` call does,
+loads no numpy; the analysis is imported when the command runs.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+import click
+import orjson
+from rich.console import Console
+from rich.table import Table
+
+if TYPE_CHECKING:
+    from ridgeline.analysis.diagnosis import Finding
+
+JSON_FIELDS = ("run", "kind", "confidence", "step", "tags", "evidence")
+
+
+def json_line(finding: Finding) -> str:
+    """One finding as the documented JSON object ``{"run","kind","confidence","step","tags","evidence"}`` plus
+    its ``message``."""
+    data = finding.to_dict()
+    return orjson.dumps({**{key: data[key] for key in JSON_FIELDS}, "message": data["message"]}).decode()
+
+
+def findings_table(findings: list[Finding], runs: int) -> Table:
+    title = f"{len(findings)} finding{'s' if len(findings) != 1 else ''} in {runs} run{'s' if runs != 1 else ''}"
+    table = Table(title=title, title_justify="left", show_lines=True)
+    table.add_column("run", overflow="fold")
+    table.add_column("problem", no_wrap=True)
+    table.add_column("confidence", justify="right")
+    table.add_column("from step", justify="right")
+    table.add_column("what the curves show", ratio=1)
+    for f in findings:
+        colour = "red" if f.confidence >= 0.8 else "yellow"
+        table.add_row(
+            f.run,
+            f"[bold {colour}]{f.kind.replace('_', ' ')}[/]",
+            f"{100 * f.confidence:.0f}%",
+            "" if f.step is None else str(f.step),
+            f.message,
+        )
+    return table
+
+
+@click.command("diagnose")
+@click.option(
+    "--logdir",
+    required=True,
+    help="Log directory to read (several: a,b or name:path entries; local paths or fsspec URLs).",
+)
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per line instead of a table.")
+@click.option("--run", "run_regex", default=None, help="Only runs whose name matches this regular expression.")
+@click.option(
+    "--min-confidence",
+    type=click.FloatRange(0, 1),
+    default=0.5,
+    show_default=True,
+    help="Leave out findings less certain than this.",
+)
+@click.option("--no-cache", is_flag=True, help="Do not read or write the persistent cache.")
+def diagnose(logdir: str, as_json: bool, run_regex: str | None, min_confidence: float, no_cache: bool) -> None:
+    """Diagnose each run's training from its curves: overfitting, underfitting, plateau, learning rate too high
+    or too low, vanishing or exploding gradients, dead units. Tags are recognised by their names (train/val
+    losses, accuracies, grad norms, weight histograms; see docs/insights.md).
+
+    \b
+    Examples:
+        ridgeline diagnose --logdir runs
+        ridgeline diagnose --logdir runs --run '^resnet' --json
+    """
+    import ridgeline
+    from ridgeline.analysis.diagnosis import DiagnosisConfig
+    from ridgeline.plugins.insights.diagnosis_reader import diagnose_logdir
+
+    pattern: re.Pattern[str] | None = None
+    if run_regex:
+        try:
+            pattern = re.compile(run_regex)
+        except re.error as error:
+            raise click.BadParameter(
+                f"{run_regex!r} is not a valid regular expression: {error}", param_hint="--run"
+            ) from None
+    err = Console(stderr=True)
+    try:
+        with err.status(f"reading {logdir}"):
+            opened = ridgeline.open(logdir, cache=not no_cache)
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="--logdir") from None
+    runs = [r for r in opened.runs() if pattern is None or pattern.search(r)]
+    with err.status(f"diagnosing {len(runs)} runs"):
+        found = diagnose_logdir(opened, runs, DiagnosisConfig(min_confidence=min_confidence))
+    if as_json:
+        for finding in found:
+            click.echo(json_line(finding))
+        return
+    if not found:
+        Console().print(f"No problems found in {len(runs)} run{'s' if len(runs) != 1 else ''}.")
+        return
+    Console().print(findings_table(found, len(runs)))

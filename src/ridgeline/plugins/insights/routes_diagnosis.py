@@ -1,0 +1,46 @@
+"""Thin route for the training diagnosis: ``GET /api/diagnosis[?run=R]``. The analysis is
+:mod:`ridgeline.analysis.diagnosis`; reading and caching per ingest generation is :mod:`.diagnosis_reader`."""
+
+from __future__ import annotations
+
+import threading
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Request
+
+from ridgeline.api import LogDir
+from ridgeline.plugins.insights.diagnosis_reader import DiagnosisCache
+from ridgeline.server.responses import ApiError, OrjsonResponse
+
+router = APIRouter()
+
+_lock = threading.Lock()
+
+
+def cache_for(request: Request) -> DiagnosisCache:
+    """The app's diagnosis cache (one per served log directory), made on first use."""
+    state = request.app.state
+    with _lock:
+        cache: DiagnosisCache | None = getattr(state, "diagnosis_cache", None)
+        if cache is None:
+            logdir: LogDir = state.logdir
+            cache = state.diagnosis_cache = DiagnosisCache(logdir)
+        return cache
+
+
+@router.get("/diagnosis")
+def diagnosis(
+    request: Request,
+    run: Annotated[str | None, Query(description="only this run's findings (404 when there is no such run)")] = None,
+) -> OrjsonResponse:
+    """``{"findings": [{"run", "kind", "confidence", "step", "tags", "evidence", "message"}]}``: what looks wrong
+    with each run's training (overfitting, underfitting, plateau, lr_too_high, lr_too_low, vanishing_gradients,
+    exploding_gradients, dead_units), most confident first within a run. A run paired with its training or
+    validation sibling (``exp/train`` + ``exp/val``) shares the pair's findings, reported under one of them.
+    Computed on first request and kept until ingest adds data."""
+    cache = cache_for(request)
+    try:
+        found = cache.findings(run or None)
+    except KeyError:
+        raise ApiError(404, f"no run {run!r}") from None
+    return OrjsonResponse({"findings": [f.to_dict() for f in found]})
