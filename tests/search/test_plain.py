@@ -258,3 +258,16 @@ def test_the_documented_questions_translate_as_documented() -> None:
     assert len(pairs) >= 18
     for question, query in pairs:
         assert translate(question) == query, question
+
+
+@pytest.mark.parametrize(
+    ("question", "query"),
+    [
+        ("lr < 0.01", "hparams.lr < 0.01"),
+        ("val loss <= 0.3", 'metric("val/loss").min <= 0.3'),
+        ("runs with lr=0.001 and batch size = 64", "hparams.lr == 0.001 and hparams.batch_size == 64"),
+    ],
+)
+def test_a_query_without_its_field_syntax_is_a_question(question: str, query: str) -> None:
+    assert looks_like_question(question) and not looks_structured(question)
+    assert translate(question) == query

@@ -28,6 +28,7 @@ _CMP_WORDS = (
     r"higher\s+than|bigger\s+than|larger\s+than|at\s+least|at\s+most|not\s+equal\s+to|equal\s+to|equals|is\s+not|is)"
 )
 _COMPARISON_PHRASE = re.compile(rf"\b{_CMP_WORDS}\s+-?\.?\d")
+_SYMBOL_COMPARISON = re.compile(r"^[a-z_][\w/ .-]*?\s*(?:<=|>=|<|>)\s*-?\.?\d[\d.e+-]*$")
 _REGEX_CHARS = re.compile(r"[\\^$|*+?{}()\[\]]")
 _WORD_OPS = [
     (r"is\s+not|isn't|not\s+equal\s+to", "!="),
@@ -39,7 +40,7 @@ _WORD_OPS = [
 ]
 _VALUE = r"(?P<value>-?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?|true|false|yes|no|\"[^\"]*\"|'[^']*'|[\w./-]+)"
 _CLAUSE = re.compile(
-    r"^(?P<name>.+?)(?:\s*(?P<symbol><=|>=|==|!=|<|>)\s*|\s+(?:(?P<words>"
+    r"^(?P<name>.+?)(?:\s*(?P<symbol><=|>=|==|!=|<|>|=)\s*|\s+(?:(?P<words>"
     + "|".join(f"(?:{words})" for words, _ in _WORD_OPS)
     + r")\s+)?)"
     + _VALUE
@@ -113,13 +114,14 @@ def vocabulary(logdir: LogDir) -> Vocabulary:
 
 def looks_like_question(text: str) -> bool:
     """Whether ``text`` reads as a question rather than a pattern or a query: it ends with "?", starts with a
-    question word or "runs"/"best"/"lowest"..., or says "<name> below/above/is <number>" in plain words."""
+    question word or "runs"/"best"/"lowest"..., says "<name> below/above/is <number>" in plain words, or is
+    "<name> < <number>" with a bare name (``lr < 0.01``: a query without its field syntax)."""
     stripped = text.strip().lower()
     if not stripped or _parses(stripped):
         return False
     if stripped.endswith("?"):
         return True
-    if _QUESTION_START.match(stripped):
+    if _QUESTION_START.match(stripped) or _SYMBOL_COMPARISON.match(stripped):
         return True
     return (
         len(stripped.split()) >= 3 and not _REGEX_CHARS.search(stripped) and bool(_COMPARISON_PHRASE.search(stripped))
@@ -308,7 +310,11 @@ class _Translator:
         if match is None:
             return None
         words = match.group("words")
-        op = match.group("symbol") or next((sym for w, sym in _WORD_OPS if words and re.fullmatch(w, words)), "==")
+        symbol = match.group("symbol")
+        if symbol:
+            op = "==" if symbol == "=" else symbol
+        else:
+            op = next((sym for w, sym in _WORD_OPS if words and re.fullmatch(w, words)), "==")
         value = match.group("value")
         number = re.fullmatch(r"-?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?", value) is not None
         if value in ("yes", "no", "true", "false"):
