@@ -23,7 +23,18 @@ import numpy as np
 
 from ridgeline.search.errors import SearchError
 from ridgeline.search.index import NO_STEP, Index
-from ridgeline.search.patterns import FIELDS, And, Node, Not, Term, compile_pattern, normalise, parse
+from ridgeline.search.patterns import (
+    FIELDS,
+    And,
+    Node,
+    Not,
+    Term,
+    compile_literal,
+    compile_pattern,
+    normalise,
+    parse,
+    required_literal,
+)
 
 Kind = Literal["run", "tag", "hparam", "text", "annotation", "date", "metadata"]
 Mode = Literal["pattern", "query", "question"]
@@ -70,7 +81,7 @@ class Searcher:
         self.logdir = logdir
         self.index = index if index is not None else Index()
         self._lock = threading.RLock()
-        self._programs: OrderedDict[tuple[str, bool], Any] = OrderedDict()
+        self._programs: OrderedDict[tuple[str, bool], tuple[Any, Any]] = OrderedDict()
         self.refresh()
 
     def refresh(self) -> bool:
@@ -123,26 +134,27 @@ class Searcher:
         node = parse(q)
         index = self.index
         run_alive = index.alive_runs()
-        matched: dict[int, dict[str, np.ndarray]] = {}  # id(term) -> field -> entry ids
+        matched: dict[int, dict[str, tuple[np.ndarray, np.ndarray]]] = {}  # id(term) -> field -> (entries, runs)
 
-        def entries(term: Term) -> dict[str, np.ndarray]:
+        def entries(term: Term) -> dict[str, tuple[np.ndarray, np.ndarray]]:
             found = matched.get(id(term))
             if found is None:
-                program = self._program(term, ignore_case)
+                program, literal = self._program(term, ignore_case)
                 scope = FIELDS if term.field is None else (term.field,)
                 found = {}
                 for name in scope:
                     field_index = index.fields[name]
-                    values = field_index.scan(program)
-                    found[name] = field_index.entries_of(values, run_alive)
+                    ids = field_index.entries_of(field_index.scan(program, literal), run_alive)
+                    if len(ids):
+                        found[name] = (ids, field_index.arrays()[1][ids])
                 matched[id(term)] = found
             return found
 
         def runs_of(node: Node) -> np.ndarray:
             if isinstance(node, Term):
                 selected = np.zeros(len(run_alive), dtype=np.bool_)
-                for name, ids in entries(node).items():
-                    selected[index.fields[name].arrays()[1][ids]] = True
+                for _, runs in entries(node).values():
+                    selected[runs] = True
                 return selected
             if isinstance(node, Not):
                 return run_alive & ~runs_of(node.operand)
@@ -159,17 +171,15 @@ class Searcher:
         positive = _positive_terms(node)
         rank = index.rank()
         if not positive:  # only negated terms: the runs themselves are the answer
-            chosen = np.flatnonzero(selected)
-            chosen = chosen[np.argsort(rank[chosen], kind="stable")]
-            names = [index.run_names[run] for run in chosen.tolist()]
+            names = self._run_names(np.flatnonzero(selected))
             shown = names if limit is None else names[:limit]
             listed = [Hit("run", name, None, name, None) for name in shown]
             return SearchResult(normalise(node), "pattern", listed, names, len(names), len(shown) < len(names))
 
-        per_field: dict[str, list[np.ndarray]] = {}
+        per_field: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {}
         for term in positive:
-            for name, ids in entries(term).items():
-                per_field.setdefault(name, []).append(ids)
+            for name, found in entries(term).items():
+                per_field.setdefault(name, []).append(found)
         hits: list[Hit] = []
         total = 0
         hit_runs = np.zeros(len(run_alive), dtype=np.bool_)
@@ -179,46 +189,64 @@ class Searcher:
                 continue
             field_index = index.fields[name]
             parts = per_field[name]
-            ids = np.unique(np.concatenate(parts)) if len(parts) > 1 else parts[0]
-            entry_value, entry_run, entry_tag, entry_step, _ = field_index.arrays()
-            runs = entry_run[ids]
-            keep = selected[runs]
-            ids, runs = ids[keep], runs[keep]
-            total += len(ids)
-            hit_runs[runs] = True
-            if (room is not None and room <= 0) or not len(ids):
-                continue
-            keys = rank[runs] * (1 << 32) + ids
-            take = len(ids) if room is None else min(room, len(ids))
-            if take < len(ids):
-                first = np.argpartition(keys, take - 1)[:take]
-                order = first[np.argsort(keys[first])]
+            if len(parts) == 1:
+                ids, runs = parts[0]
             else:
-                order = np.argsort(keys)
-            for entry in ids[order].tolist():
-                tag = int(entry_tag[entry])
-                step = int(entry_step[entry])
-                hits.append(
-                    Hit(
-                        name,  # type: ignore[arg-type]
-                        index.run_names[int(entry_run[entry])],
-                        index.tag_names[tag] if tag >= 0 else None,
-                        field_index.values[int(entry_value[entry])],
-                        None if step == NO_STEP else step,
-                    )
-                )
-            if room is not None:
-                room -= take
-        chosen = np.flatnonzero(hit_runs)
-        chosen = chosen[np.argsort(rank[chosen], kind="stable")]
-        names = [index.run_names[run] for run in chosen.tolist()]
+                ids = np.unique(np.concatenate([part[0] for part in parts]))
+                runs = field_index.arrays()[1][ids]
+            if not isinstance(node, Term):  # a boolean expression: only the hits in the runs it selects
+                keep = selected[runs]
+                ids, runs = ids[keep], runs[keep]
+            if not len(ids):
+                continue
+            total += len(ids)
+            counts = np.bincount(runs, minlength=len(run_alive))
+            hit_runs |= counts > 0
+            if room is None or room > 0:
+                first = _first_hits(ids, runs, counts, rank, room)
+                hits.extend(self._hits(name, first))
+                if room is not None:
+                    room -= len(first)
+        names = self._run_names(np.flatnonzero(hit_runs))
         return SearchResult(normalise(node), "pattern", hits, names, total, len(hits) < total)
 
-    def _program(self, term: Term, ignore_case: bool) -> Any:
+    def _run_names(self, runs: np.ndarray) -> list[str]:
+        """The names of ``runs`` (ids) in run order."""
+        rank, ordered = self.index.rank(), self.index.ordered_names()
+        chosen = np.zeros(len(ordered) + 1, dtype=np.bool_)
+        chosen[rank[runs]] = True
+        result: list[str] = ordered[np.flatnonzero(chosen[: len(ordered)])].tolist()
+        return result
+
+    def _hits(self, name: str, entries: np.ndarray) -> list[Hit]:
+        field_index = self.index.fields[name]
+        entry_value, entry_run, entry_tag, entry_step, _ = field_index.arrays()
+        runs, tags, values = self.index.run_names, self.index.tag_names, field_index.values
+        return [
+            Hit(
+                name,  # type: ignore[arg-type]
+                runs[run],
+                tags[tag] if tag >= 0 else None,
+                values[value],
+                None if step == NO_STEP else step,
+            )
+            for run, tag, value, step in zip(
+                entry_run[entries].tolist(),
+                entry_tag[entries].tolist(),
+                entry_value[entries].tolist(),
+                entry_step[entries].tolist(),
+                strict=True,
+            )
+        ]
+
+    def _program(self, term: Term, ignore_case: bool) -> tuple[Any, Any]:
+        """The term's compiled RE2 program and the literal its matches contain (None if unknown)."""
         key = (term.pattern, ignore_case)
         program = self._programs.get(key)
         if program is None:
-            program = compile_pattern(term, ignore_case=ignore_case)
+            compiled = compile_pattern(term, ignore_case=ignore_case)
+            literal = None if ignore_case else required_literal(term.pattern)
+            program = (compiled, compile_literal(literal) if literal is not None else None)
             self._programs[key] = program
             if len(self._programs) > _PROGRAMS:
                 self._programs.popitem(last=False)
@@ -234,6 +262,23 @@ class Searcher:
         with self._lock:
             self.refresh()
             return self._pattern(scope + quoted, 0, ignore_case).runs
+
+
+def _first_hits(
+    ids: np.ndarray, runs: np.ndarray, counts: np.ndarray, rank: np.ndarray, room: int | None
+) -> np.ndarray:
+    """The first ``room`` entries (all with None) in run order, then entry order, without sorting all of them:
+    count hits per run, keep the first runs in run order that hold ``room`` hits, sort only their entries."""
+    if room is not None and room < len(ids):
+        holding = np.flatnonzero(counts)
+        holding = holding[np.argsort(rank[holding], kind="stable")]
+        needed = int(np.searchsorted(np.cumsum(counts[holding]), room)) + 1
+        wanted = np.zeros(len(counts), dtype=np.bool_)
+        wanted[holding[:needed]] = True
+        keep = wanted[runs]
+        ids, runs = ids[keep], runs[keep]
+    order = np.lexsort((ids, rank[runs]))
+    return ids[order][:room] if room is not None else ids[order]
 
 
 def _positive_terms(node: Node, negated: bool = False) -> list[Term]:

@@ -32,7 +32,10 @@ from ridgeline.search.patterns import FIELDS
 
 NO_STEP = -(1 << 62)
 _UNANCHORED = re2._Anchor.UNANCHORED
-_MAX_LINE = 4000  # longer text lines are cut: they stay findable by their start, and memory stays bounded
+_CANDIDATES = 2000  # texts holding a pattern's required literal matched one by one before scanning instead
+_SPARSE_BYTES = 2048  # ...while they are at least this far apart on average (else RE2's own scan is cheaper)
+_POSTINGS_MAX = 4096  # up to this many matched texts, their entries come from posting lists
+_MAX_LINE = 100_000  # longer text lines are cut: they stay findable by their start, and memory stays bounded
 
 
 class FieldIndex:
@@ -53,6 +56,7 @@ class FieldIndex:
         self.dead = 0
         self._arrays: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
         self._buffer: tuple[bytes, np.ndarray] | None = None
+        self._postings: tuple[np.ndarray, np.ndarray] | None = None
 
     def __len__(self) -> int:
         return len(self.entry_value) - self.dead
@@ -75,6 +79,7 @@ class FieldIndex:
         self.entry_step.append(NO_STEP if step is None else step)
         self.alive.append(1)
         self._arrays = None
+        self._postings = None
         return len(self.entry_value) - 1
 
     def kill(self, entries: Iterable[int]) -> None:
@@ -104,14 +109,37 @@ class FieldIndex:
             self._buffer = (joined, np.array(self._starts, dtype=np.int64))
         return self._buffer
 
-    def scan(self, program: Any) -> np.ndarray:
-        """The ids of the distinct texts ``program`` (a compiled re2 pattern) matches, one RE2 call per text."""
+    def scan(self, program: Any, literal: Any = None) -> np.ndarray:
+        """The ids of the distinct texts ``program`` (a compiled re2 pattern) matches, one RE2 call per text.
+
+        With ``literal`` (an RE2 program for a string every match contains: ``patterns.required_literal``), the
+        texts holding it are found first (RE2 skips to a literal with memchr, several times faster than
+        ``bytes.find``) and only they are matched, while they are few and far apart: a pattern RE2 cannot skip
+        ahead for (``(lr=0.001|batch_size=64).*(dropout=0.2)``) then costs a few jumps instead of a DFA pass over
+        every byte. Otherwise it goes on with the plain scan."""
         buffer, starts = self.buffer()
         end = len(buffer)
         match = program._regexp.Match
         find = buffer.find
         found: list[int] = []
         at = 0
+        if literal is not None:
+            jump = literal._regexp.Match
+            tried = 0
+            while tried < _CANDIDATES:
+                hit = jump(_UNANCHORED, buffer, at, end)[0][0]
+                if hit < 0:
+                    at = end
+                    break
+                if tried >= 32 and hit < tried * _SPARSE_BYTES:
+                    break  # the literal is common here: scanning is cheaper than matching text by text
+                first = buffer.rfind(b"\n", 0, hit) + 1  # the text holding the literal
+                last = find(b"\n", hit) + 1
+                start = match(_UNANCHORED, buffer, first, last)[0][0]
+                if start >= 0:
+                    found.append(start)
+                at = last
+                tried += 1
         while at < end:
             start = match(_UNANCHORED, buffer, at, end)[0][0]
             if start < 0 or start >= end:
@@ -123,14 +151,32 @@ class FieldIndex:
         return np.searchsorted(starts, np.array(found, dtype=np.int64), side="right") - 1
 
     def entries_of(self, values: np.ndarray, run_alive: np.ndarray) -> np.ndarray:
-        """The live entries (of live runs) whose text is one of ``values`` (ids), in entry order."""
+        """The live entries (of live runs) whose text is one of ``values`` (ids), in no particular order.
+
+        Few texts (a tag pattern matching 200 of 400 tag names shared by 10,000 runs): their entries are sliced
+        from the texts' posting lists; many texts: one vectorised look-up over every entry."""
         if not len(values):
             return np.empty(0, dtype=np.int64)
         entry_value, entry_run, _, _, alive = self.arrays()
-        chosen = np.zeros(len(self.values), dtype=np.bool_)
-        chosen[values] = True
-        found = np.flatnonzero(chosen[entry_value] & alive)
-        return found[run_alive[entry_run[found]]]
+        if len(values) <= _POSTINGS_MAX:
+            order, offsets = self.postings()
+            found = np.concatenate([order[offsets[value] : offsets[value + 1]] for value in values.tolist()])
+        else:
+            chosen = np.zeros(len(self.values), dtype=np.bool_)
+            chosen[values] = True
+            found = np.flatnonzero(chosen[entry_value])
+        return found[alive[found] & run_alive[entry_run[found]]]
+
+    def postings(self) -> tuple[np.ndarray, np.ndarray]:
+        """Entry ids grouped by text (stable), and where each text's group starts (CSR)."""
+        if self._postings is None:
+            entry_value = self.arrays()[0]
+            order = np.argsort(entry_value, kind="stable").astype(np.int64)
+            counts = np.bincount(entry_value, minlength=len(self.values))
+            offsets = np.zeros(len(self.values) + 1, dtype=np.int64)
+            np.cumsum(counts, out=offsets[1:])
+            self._postings = (order, offsets)
+        return self._postings
 
     def compact(self) -> dict[int, int]:
         """Drop dead entries and texts no live entry uses; returns old entry id -> new entry id."""
@@ -175,6 +221,7 @@ class Index:
         self._tag_ids: dict[str, int] = {}
         self._states: dict[str, _RunState] = {}
         self._rank: np.ndarray | None = None
+        self._ordered: np.ndarray | None = None
         self.generation = -1
 
     # --- building (the bench builds synthetic indexes through these too) --------------------------------------
@@ -217,7 +264,14 @@ class Index:
             alive.sort(key=self.run_names.__getitem__)
             rank[alive] = np.arange(len(alive))
             self._rank = rank
+            self._ordered = np.array([self.run_names[run] for run in alive], dtype=object)
         return self._rank
+
+    def ordered_names(self) -> np.ndarray:
+        """The live runs' names in run order (an object array: picking many is one numpy call)."""
+        self.rank()
+        assert self._ordered is not None
+        return self._ordered
 
     def alive_runs(self) -> np.ndarray:
         return np.frombuffer(bytes(self.run_alive), dtype=np.bool_)
@@ -354,8 +408,9 @@ def format_value(value: Any) -> str:
 
 
 def hparams_line(hparams: dict[str, Any]) -> str:
-    """``lr=0.001 batch_size=64 dropout=0.2``: the run's hyperparameters in the order they were written."""
-    return " ".join(f"{key}={format_value(value)}" for key, value in hparams.items())
+    """``batch_size=64 dropout=0.2 lr=0.001``: the run's hyperparameters by name in alphabetical order (an event
+    file's map does not keep the order they were written in, so none other would be stable)."""
+    return " ".join(f"{key}={format_value(hparams[key])}" for key in sorted(hparams))
 
 
 def metadata_lines(info: dict[str, Any] | None) -> list[str]:

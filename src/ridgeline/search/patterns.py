@@ -300,13 +300,23 @@ def _skip_group(text: str, at: int) -> int | None:
     return None
 
 
-def compile_pattern(term: Term, *, ignore_case: bool) -> re2._Regexp:
-    """The term's RE2 program over newline-joined UTF-8 entries; a SearchError at the fault when RE2 rejects it."""
+def compile_literal(literal: bytes) -> re2._Regexp:
+    """An RE2 program finding ``literal`` (what ``FieldIndex.scan`` jumps to candidate texts with)."""
+    return re2.compile(re2.escape(literal), _options(ignore_case=False))
+
+
+def _options(*, ignore_case: bool) -> re2.Options:
     options = re2.Options()
     options.never_nl = True
     options.log_errors = False
     options.case_sensitive = not ignore_case
     options.max_mem = 64 << 20  # room for the DFA on long buffers before RE2 falls back to its slower NFA
+    return options
+
+
+def compile_pattern(term: Term, *, ignore_case: bool) -> re2._Regexp:
+    """The term's RE2 program over newline-joined UTF-8 entries; a SearchError at the fault when RE2 rejects it."""
+    options = _options(ignore_case=ignore_case)
     try:
         return re2.compile((_MULTILINE + term.pattern).encode("utf-8"), options)
     except re2.error as error:
@@ -350,3 +360,99 @@ def _error_offset(pattern: str, message: str) -> int | None:
         return None
     found = pattern.find(fragment) if fragment else -1
     return found if found >= 0 else None
+
+
+def required_literal(pattern: str) -> bytes | None:
+    """The longest string (3+ bytes) every match of ``pattern`` contains, or None when there is none to be sure of.
+
+    Conservative: literal characters of the top-level sequence and of groups that must match once; a top-level
+    ``|``, a case-insensitive flag, ``\\Q`` or anything unusual gives None. Used to find candidate texts with
+    ``bytes.find`` before running RE2 on them (see ``FieldIndex.scan``)."""
+    if "(?" in pattern and re.search(r"\(\?[a-zA-Z-]*i", pattern):
+        return None
+    if "\\Q" in pattern:
+        return None
+    runs = _literal_runs(pattern)
+    if runs is None:
+        return None
+    best = max(runs, key=len, default="")
+    encoded = best.encode("utf-8")
+    return encoded if len(encoded) >= 3 else None
+
+
+_QUANTIFIERS = "*+?{"
+_SPECIAL = ".^$|()[]\\*+?{}"
+
+
+def _literal_runs(pattern: str) -> list[str] | None:
+    """The literal runs of a sequence that must all appear in a match (None: the sequence has a top-level |)."""
+    runs: list[str] = []
+    current: list[str] = []
+    at = 0
+
+    def flush() -> None:
+        if current:
+            runs.append("".join(current))
+            current.clear()
+
+    while at < len(pattern):
+        char = pattern[at]
+        if char == "|":
+            return None
+        if char == "\\":
+            escaped = pattern[at + 1 : at + 2]
+            item: str | None = escaped if escaped and not escaped.isalnum() else None
+            end = at + 2
+        elif char == "[":
+            item, end = None, _skip_class(pattern, at)
+        elif char == "(":
+            close = _skip_group(pattern, at)
+            if close is None:
+                return None
+            end = close + 1
+            optional = end < len(pattern) and (pattern[end] in "*?" or pattern.startswith("{0", end))
+            inner = pattern[at + 1 : close]
+            if inner.startswith("?:"):
+                inner = inner[2:]
+            elif inner.startswith("?P<") or inner.startswith("?<"):
+                inner = inner[inner.find(">") + 1 :]
+            elif inner.startswith("?"):
+                inner = ""  # a flag group such as (?m)
+            flush()
+            if not optional:
+                nested = _literal_runs(inner)
+                runs.extend(nested or [])
+            item = None
+            at = end
+            if at < len(pattern) and pattern[at] in _QUANTIFIERS:
+                at = _skip_quantifier(pattern, at)
+            continue
+        elif char in _SPECIAL:
+            item, end = None, at + 1
+        else:
+            item, end = char, at + 1
+        if end < len(pattern) and pattern[end] in _QUANTIFIERS:
+            repeated = pattern[end]
+            end = _skip_quantifier(pattern, end)
+            if item is not None and repeated == "+":
+                current.append(item)  # required once; what follows may not be adjacent
+            item = None
+            flush()
+        if item is None:
+            flush()
+        else:
+            current.append(item)
+        at = end
+    flush()
+    return runs
+
+
+def _skip_quantifier(pattern: str, at: int) -> int:
+    if pattern[at] == "{":
+        close = pattern.find("}", at)
+        at = close + 1 if close >= 0 else at + 1
+    else:
+        at += 1
+    if at < len(pattern) and pattern[at] in "?+":  # lazy or possessive form
+        at += 1
+    return at
