@@ -281,6 +281,9 @@ main.add_command(report_command)
 from ridgeline.diagnose_cli import diagnose as diagnose_command  # noqa: E402
 
 main.add_command(diagnose_command)
+from ridgeline.search.cli import search as search_command  # noqa: E402
+
+main.add_command(search_command)
 
 if __name__ == "__main__":
     main()
