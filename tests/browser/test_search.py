@@ -287,7 +287,7 @@ def test_run_filter_takes_search_queries(
 
     # A query the server rejects: the inline error with the caret, and no run hidden.
     run_filter.fill("hparam:lr=(0")
-    expect(page.locator("[data-testid=run-selector] [role=alert]")).to_be_visible()
+    expect(page.locator("[data-testid=run-selector] [role=alert]")).to_contain_text("Search: ")
     expect(page.locator("[data-testid=run-selector] [data-testid=search-caret]")).to_be_visible()
     expect(page.locator("[data-testid=run-selector] input[type=checkbox]")).to_have_count(7)
     page.screenshot(path=str(artifacts / "search-run-filter-light.png"))

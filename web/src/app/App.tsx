@@ -179,6 +179,7 @@ export function App(props: { dashboards?: readonly Dashboard[] }) {
           filter={runFilter}
           filterError={runSearch.active ? (runSearch.state.failure?.message ?? null) : runRegex.error}
           filterNote={runSearch.active && <QueryNote state={runSearch.state} onEdit={setRunFilter} />}
+          filterErrorPrefix={runSearch.active ? "Search: " : undefined}
           onFilter={setRunFilter}
           onToggle={(run, on) => setSelection(setRuns(selection, names, [run], on))}
           onSetShown={(on) => setSelection(setRuns(selection, names, shownRuns.map((r) => r.run), on))}

@@ -11,6 +11,8 @@ export interface FilterInputProps {
   onInput(value: string): void;
   /** Shown under the field (the run filter's search query: its translation, or the caret under an error). */
   note?: ComponentChildren;
+  /** What the error message starts with (default "Invalid pattern: "). */
+  errorPrefix?: string;
 }
 
 export function FilterInput(props: FilterInputProps) {
@@ -36,7 +38,8 @@ export function FilterInput(props: FilterInputProps) {
       />
       {props.error && (
         <div id={errorId} role="alert" class="filter-error">
-          Invalid pattern: {props.error}
+          {props.errorPrefix ?? "Invalid pattern: "}
+          {props.error}
         </div>
       )}
       {props.note && <div class="filter-note">{props.note}</div>}

@@ -19,6 +19,8 @@ export interface RunSelectorProps {
   filterError: string | null;
   /** Under the filter: what a search query was run as, or the caret under its error. */
   filterNote?: ComponentChildren;
+  /** Starts the filter's error message ("Invalid pattern: " when absent). */
+  filterErrorPrefix?: string;
   onFilter(pattern: string): void;
   onToggle(run: string, on: boolean): void;
   onSetShown(on: boolean): void;
@@ -34,6 +36,7 @@ export function RunSelector(props: RunSelectorProps) {
         value={props.filter}
         error={props.filterError}
         note={props.filterNote}
+        errorPrefix={props.filterErrorPrefix}
         placeholder="regex, or hparam:lr=0\.1"
         onInput={props.onFilter}
       />
