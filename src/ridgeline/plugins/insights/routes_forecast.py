@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+import threading
+from collections import OrderedDict
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
 
@@ -13,6 +15,32 @@ from ridgeline.api import LogDir
 from ridgeline.server.responses import ApiError, OrjsonResponse, missing_as_404
 
 router = APIRouter()
+CACHE_ENTRIES = 512
+
+# Answers by (route, run, tag, points, last step, last value, until): a page polling every few seconds asks again
+# for series that did not change; a new point changes the key.
+_answers: OrderedDict[tuple[object, ...], dict[str, Any]] = OrderedDict()
+_lock = threading.Lock()  # sync routes run in a thread pool
+
+
+def _remembered(key: tuple[object, ...], compute: Any) -> dict[str, Any]:
+    with _lock:
+        found = _answers.get(key)
+        if found is not None:
+            _answers.move_to_end(key)
+            return found
+    found = compute()  # outside the lock: a slow forecast does not hold up the others
+    with _lock:
+        _answers[key] = found
+        while len(_answers) > CACHE_ENTRIES:
+            _answers.popitem(last=False)
+    return found
+
+
+def _key(route: str, run: str, tag: str, step: Any, value: Any, until: int | None = None) -> tuple[object, ...]:
+    last = (int(step[-1]), float(value[-1])) if len(step) else (None, None)
+    return (route, run, tag, len(step), *last, until)
+
 
 Until = Annotated[int | None, Query(description="the last planned step (default: 20% of the steps after the last)")]
 
@@ -24,7 +52,10 @@ def phases(request: Request, run: str, tag: str) -> OrjsonResponse:
     logdir: LogDir = request.app.state.logdir
     with missing_as_404(f"no scalars {run!r} / {tag!r}"):
         series = logdir.scalars(run, tag)
-    return OrjsonResponse({"segments": [s.as_dict() for s in segment(series.step, series.value)]})
+    key = _key("phases", run, tag, series.step, series.value)
+    return OrjsonResponse(
+        _remembered(key, lambda: {"segments": [s.as_dict() for s in segment(series.step, series.value)]})
+    )
 
 
 @router.get("/forecast")
@@ -36,7 +67,8 @@ def forecast_route(request: Request, run: str, tag: str, until: Until = None) ->
     with missing_as_404(f"no scalars {run!r} / {tag!r}"):
         series = logdir.scalars(run, tag)
     try:
-        result = forecast(series.step, series.value, until=until)
+        key = _key("forecast", run, tag, series.step, series.value, until)
+        answer = _remembered(key, lambda: forecast(series.step, series.value, until=until).as_dict())
     except ForecastError as error:
         raise ApiError(400, f"cannot forecast {run!r} / {tag!r}: {error}") from None
-    return OrjsonResponse(result.as_dict())
+    return OrjsonResponse(answer)
