@@ -126,6 +126,11 @@ describe("looksLikeSearchQuery", () => {
     "runs started last week",
     "which runs have nan",
     "did any run diverge?",
+    "lr < 0.01",
+    "val/loss<0.3",
+    "trials with dropout 0.2",
+    "lr below 0.01 and loss under 0.3",
+    "Which runs diverged",
   ])("sends %s to the server", (text) => {
     expect(looksLikeSearchQuery(text)).toBe(true);
   });
@@ -141,6 +146,9 @@ describe("looksLikeSearchQuery", () => {
     "seed=(1|2)",
     "2024-11-05T10:00",
     "hparams",
+    "runs",
+    "best_run",
+    "lr_0.1",
     "order_by",
   ])("keeps %s a local regex", (text) => {
     expect(looksLikeSearchQuery(text)).toBe(false);

@@ -217,8 +217,14 @@ const STRUCTURED = [
   /^\s*(?:NOT|not)\s/,
   /\sNOT\s/,
 ];
+// Mirrors ridgeline.search.plain.looks_like_question: a question word (or "runs", "best"...) first, a bare
+// comparison (`lr < 0.01`), or a comparison in words among three words or more without regex characters.
 const QUESTION_START =
-  /^\s*(?:which|what|who|when|where|how|show|list|find|give|best|top|worst|latest|newest|oldest|runs?\s+(?:with|where|that|which|whose|having|started|finished|created|from|in|by|containing))\b/i;
+  /^(?:which|what|who|where|when|how|show|list|find|give|get|best|top|worst|bottom|lowest|highest|smallest|largest|biggest|runs|experiments|trials|any|are|is|did|do|does|failed|successful|diverged)\s+\S/i;
+const SYMBOL_COMPARISON = /^[a-z_][\w/ .-]*?\s*(?:<=|>=|<|>)\s*-?\.?\d[\d.e+-]*$/i;
+const COMPARISON_PHRASE =
+  /\b(?:is\s+)?(?:below|under|above|over|less\s+than|lower\s+than|smaller\s+than|greater\s+than|more\s+than|higher\s+than|bigger\s+than|larger\s+than|at\s+least|at\s+most|not\s+equal\s+to|equal\s+to|equals|is\s+not|is)\s+-?\.?\d/i;
+const REGEX_CHARS = /[\\^$|*+?{}()[\]]/;
 
 /**
  * True when the run selector's filter text is meant for /api/search rather than a regex over run names: a field
@@ -231,7 +237,9 @@ export function looksLikeSearchQuery(text: string): boolean {
   if (t === "") return false;
   if (FIELD_PREFIX.test(t)) return true;
   if (STRUCTURED.some((re) => re.test(t))) return true;
-  if (QUESTION_START.test(t)) return true;
+  if (QUESTION_START.test(t) || SYMBOL_COMPARISON.test(t)) return true;
+  if (t.split(/\s+/).length >= 3 && !REGEX_CHARS.test(t) && COMPARISON_PHRASE.test(t)) return true;
+  // A trailing "?" after a word, among words (the server takes any trailing "?", but "run_1?" is a regex).
   return /\s/.test(t) && /[A-Za-z]\?$/.test(t);
 }
 
