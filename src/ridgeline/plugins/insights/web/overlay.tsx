@@ -50,6 +50,8 @@ export interface OverlayOptions {
   tag: string;
   tag2?: string | null;
   runs: RunInfo[];
+  /** The (run, tag) series the card draws (which runs have the tag). */
+  keys: { run: string; tag: string }[];
   /** The card has been scrolled into view (only then are phases and forecasts asked for). */
   seen: boolean;
   /** The series are loaded; `points(run)` is how many points of `tag` the run has. */
@@ -77,7 +79,10 @@ export interface OverlayState {
 
 export function useInsightOverlay(o: OverlayOptions): OverlayState {
   const stream = useAlerts(o.tick);
-  const withTag = useMemo(() => o.runs.filter((r) => (r.tags.scalars ?? []).includes(o.tag)), [o.runs, o.tag]);
+  const withTag = useMemo(() => {
+    const has = new Set(o.keys.filter((k) => k.tag === o.tag).map((k) => k.run));
+    return o.runs.filter((r) => has.has(r.run));
+  }, [o.runs, o.keys, o.tag]);
   const stepAxis = o.xAxis === "step";
   const single = !o.tag2;
   const [phases, setPhases] = useState<{ run: string; segments: Segment[] }[]>([]);

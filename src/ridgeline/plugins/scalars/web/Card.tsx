@@ -204,6 +204,7 @@ function CardView(props: CardProps) {
     tag,
     tag2,
     runs,
+    keys,
     seen,
     loaded,
     points: (run) => cache.get(run, tag)?.data?.step.length ?? 0,
