@@ -111,6 +111,21 @@ def test_two_out_of_band_points_are_not_enough_and_n_is_configurable() -> None:
     assert detect(STEPS, WALLS, values, DetectorParams(k=8)) == []
 
 
+def test_direction_keeps_one_side() -> None:
+    rng = np.random.default_rng(13)
+    values = 1.0 + rng.normal(0, 0.01, N)
+    values[1000:1006] -= 0.07  # a drop (a loss after a learning-rate decay)
+    values[2000] += 1.0  # a jump up
+    both = {(a.kind, a.step) for a in detect(STEPS, WALLS, values)}
+    assert both == {("outlier", STEPS[1002]), ("spike", STEPS[2000])}
+    up = {(a.kind, a.step) for a in detect(STEPS, WALLS, values, DetectorParams(direction="up"))}
+    assert up == {("spike", STEPS[2000])}
+    down = {(a.kind, a.step) for a in detect(STEPS, WALLS, values, DetectorParams(direction="down"))}
+    assert down == {("outlier", STEPS[1002])}
+    config = AlertConfig.from_mapping({"rules": [{"tag": "loss", "direction": "up"}]})
+    assert config.params_for("train/loss").direction == "up"
+
+
 def test_nan_and_inf_once_per_streak() -> None:
     values = 1.0 + np.random.default_rng(12).normal(0, 0.01, N)
     values[100] = math.nan
@@ -176,6 +191,7 @@ def test_rules_first_match_wins_and_config_files(tmp_path: Path) -> None:
         ({"rules": [{"window": 3}]}, "rule 1 needs a 'tag'"),
         ({"rules": [{"tag": "("}]}, "rule 1: invalid tag regex"),
         ({"rulez": []}, "unknown key(s) ['rulez']"),
+        ({"default": {"direction": "sideways"}}, "'direction' must be one of ['both', 'up', 'down']"),
     ],
 )
 def test_bad_config_is_a_clear_error(data: dict[str, object], message: str) -> None:

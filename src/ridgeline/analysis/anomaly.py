@@ -11,20 +11,24 @@ Kinds of alert, per series (run, tag):
   excursion: while later runs keep qualifying, nothing new is raised.
 * ``spike`` — a sudden departure from the recent trend (a Hampel identifier on the ``spike_window`` finite
   points before the point, default 50): the trend is their median, the scale the larger of 1.4826 × their
-  median absolute deviation (MAD; σ for Gaussian noise) and half their standard deviation (so a window that is
-  mostly one repeated value does not make every small change infinite); a point further than ``spike_k``
-  scales from the median (default 10) is a spike. Ten robust σ is never reached by healthy Gaussian or
-  Laplace noise (very heavy tails, Student-t with 4 degrees of freedom or fewer, do reach it now and then:
-  raise ``spike_k`` for such tags), and the median follows a steep descent closely enough that the trend
-  itself stays well inside the limit. One alert per excursion, like outliers.
+  median absolute deviation (MAD; σ for Gaussian noise) and their standard deviation (so a window that is
+  mostly one repeated value, a quantised accuracy near 1, does not make every small change a spike); a
+  point further than ``spike_k`` scales from the median (default 10) is a spike. Ten robust σ is never
+  reached by healthy Gaussian or Laplace noise (very heavy tails, Student-t with 4 degrees of freedom or
+  fewer, do reach it now and then: raise ``spike_k`` for such tags), and the median follows a steep descent
+  closely enough that the trend itself stays well inside the limit. One alert per excursion, like outliers.
 * ``nan`` / ``inf`` — a non-finite value, at once; one alert per streak (NaN after NaN is not news).
   Non-finite points are left out of the windows and of the outlier runs.
 * ``stalled`` — a series that stopped while the others of its run continue: see :func:`stalled_alerts`.
 
-Streaming: a :class:`SeriesDetector` keeps the last ``max(window, spike_window)`` finite values and a few
-counters, and :meth:`SeriesDetector.update` costs O(new points), vectorised within a chunk. The window sums
-are computed column by column in a fixed order, so the results are exactly the same whether a series is fed in
-one chunk or point by point (tests/analysis/test_anomaly.py checks it with hypothesis).
+Outliers and spikes count departures either way by default; ``direction`` "up" (a loss) or "down" (an
+accuracy) keeps one side.
+
+Streaming: a :class:`SeriesDetector` keeps the last ``max(window + consecutive - 1, spike_window)`` finite
+values and a few counters, and :meth:`SeriesDetector.update` costs O(new points), vectorised within a
+chunk. The window sums are computed column by column in a fixed order, so the results are exactly the same
+whether a series is fed in one chunk or point by point (tests/analysis/test_anomaly.py checks it with
+hypothesis).
 
 Configuration: :class:`DetectorParams` per tag pattern in an :class:`AlertConfig` (first matching rule wins;
 by default, learning-rate tags are exempt from outlier and spike alerts: schedules change them on purpose).
@@ -45,10 +49,12 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 AlertKind = Literal["outlier", "nan", "inf", "spike", "stalled"]
+Direction = Literal["both", "up", "down"]  # which departures count: "up" for a loss, "down" for an accuracy
+DIRECTIONS: tuple[Direction, ...] = ("both", "up", "down")
 KINDS: tuple[AlertKind, ...] = ("outlier", "nan", "inf", "spike", "stalled")
 
 MAD_TO_SIGMA = 1.4826  # 1/Φ⁻¹(3/4): the MAD of Gaussian noise times this is its σ
-SPIKE_STD_FLOOR = 0.5  # the spike scale is at least this many window standard deviations
+SPIKE_STD_FLOOR = 1.0  # the spike scale is at least the window standard deviation
 RELATIVE_TOLERANCE = 1e-9  # departures below this fraction of the level are rounding, never an alert
 BLOCK = 16384  # rows of windows computed at once (bounds the temporaries of a long first chunk)
 INTERVAL_POINTS = 11  # the logging interval is the median gap over this many last steps
@@ -70,6 +76,7 @@ class DetectorParams:
     outlier: bool = True
     spike: bool = True
     stalled: bool = True
+    direction: Direction = "both"
 
     def __post_init__(self) -> None:
         checks = (
@@ -79,6 +86,7 @@ class DetectorParams:
             ("spike_window", self.spike_window >= 3, "an integer >= 3"),
             ("spike_k", self.spike_k > 0 and math.isfinite(self.spike_k), "a positive number"),
             ("stall_factor", self.stall_factor > 1 and math.isfinite(self.stall_factor), "a number > 1"),
+            ("direction", self.direction in DIRECTIONS, "one of " + ", ".join(map(repr, DIRECTIONS))),
         )
         for name, ok, expected in checks:
             if not ok:
@@ -161,6 +169,10 @@ def _params(base: DetectorParams, settings: Mapping[str, Any], where: str) -> De
     if unknown:
         raise ValueError(f"alert config: {where}: unknown setting(s) {sorted(unknown)}; known: {sorted(known)}")
     for name, value in settings.items():
+        if known[name] == "Direction":
+            if value not in DIRECTIONS:
+                raise ValueError(f"alert config: {where}: {name!r} must be one of {list(DIRECTIONS)}, got {value!r}")
+            continue
         wanted = bool if known[name] == "bool" else int if known[name] == "int" else float
         if isinstance(value, bool) != (wanted is bool) or not isinstance(value, (int, float)):
             raise ValueError(f"alert config: {where}: {name!r} must be a {wanted.__name__}, got {value!r}")
@@ -226,6 +238,15 @@ def window_mean_std(values: np.ndarray, window: int, start: int, stop: int) -> t
         means[first : first + count] = mean
         stds[first : first + count] = np.sqrt(squares / window)
     return means, stds
+
+
+def departure(difference: np.ndarray, params: DetectorParams) -> np.ndarray:
+    """How far values departed from their reference in the direction that counts (negative: the other way)."""
+    if params.direction == "up":
+        return difference
+    if params.direction == "down":
+        return -difference
+    return np.abs(difference)
 
 
 class _Chunk:
@@ -362,7 +383,7 @@ class SeriesDetector:
             count = len(mean)
             hit = np.ones(count, dtype=bool)
             for offset in range(length):
-                deviation = np.abs(buffer[first_start + offset : first_start + offset + count] - mean)
+                deviation = departure(buffer[first_start + offset : first_start + offset + count] - mean, params)
                 hit &= (deviation > params.k * std) & (deviation > RELATIVE_TOLERANCE * np.abs(mean))
             flags[first_end - known :] = hit
             low[first_end - known :] = mean - params.k * std
@@ -440,7 +461,7 @@ class SeriesDetector:
                 median = np.median(picked, axis=1)
                 mad = np.median(np.abs(picked - median[:, None]), axis=1)
                 scale = np.maximum(MAD_TO_SIGMA * mad, SPIKE_STD_FLOOR * std[chosen])
-                deviation = np.abs(current[chosen] - median)
+                deviation = departure(current[chosen] - median, params)
                 flags[offset + chosen] = (deviation > params.spike_k * scale) & (
                     deviation > RELATIVE_TOLERANCE * np.abs(median)
                 )
