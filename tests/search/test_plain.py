@@ -136,6 +136,15 @@ QUESTIONS: list[tuple[str, str, Callable[[], list[str]]]] = [
         lambda: expected(lambda n, r: any(not math.isfinite(v) for vs in r.scalars.values() for v in vs)),
     ),
     (
+        "runs that diverged and lr 0.001",
+        "(has_nan or has_inf) and hparams.lr == 0.001",
+        lambda: expected(
+            lambda n, r: (
+                r.hparams.get("lr") == 0.001 and any(not math.isfinite(v) for vs in r.scalars.values() for v in vs)
+            )
+        ),
+    ),
+    (
         "runs without nan",
         "not has_nan",
         lambda: expected(lambda n, r: not any(math.isnan(v) for vs in r.scalars.values() for v in vs)),

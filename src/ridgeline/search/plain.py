@@ -218,7 +218,7 @@ class _Translator:
         limit = int(count) if count else (None if noun.endswith("s") else 1)
         conditions = [part for part in (self.filters(filters), self.filters(more)) if part]
         metric = f"metric({', '.join(_quote(tag) for tag in tags)}).{stat}"
-        query = " and ".join(f"({part})" if " or " in part else part for part in conditions)
+        query = " and ".join(f"({part})" if " or " in part else part for part in conditions)  # filters' own or
         query += f" order by {metric}{' desc' if desc else ''}"
         return query + (f" limit {limit}" if limit is not None else "")
 
@@ -238,8 +238,8 @@ class _Translator:
         text = re.sub(r"^(?:with|where|whose|that|which|having|have|has|had|the|a|an|any)\s+", "", text.strip())
         for rule in (self.time, self.nonfinite, self.named, self.status, self.comparison, self.has_tag):
             result = rule(text)
-            if result is not None:
-                return result
+            if result is not None:  # a clause of several parts stays one operand of the question's and/or
+                return f"({result})" if " and " in result or " or " in result else result
         raise _Untranslatable(text)
 
     def time(self, text: str) -> str | None:
@@ -289,7 +289,7 @@ class _Translator:
             condition = "has_nan or has_inf"
         if match.group(1):
             return f"not ({condition})" if " or " in condition else f"not {condition}"
-        return f"({condition})" if " or " in condition else condition
+        return condition
 
     def named(self, text: str) -> str | None:
         match = re.match(
