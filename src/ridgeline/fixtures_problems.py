@@ -379,7 +379,7 @@ def write_problem_runs(
     return labels
 
 
-def write_torch_overfitting(root: str | Path, *, seed: int = 0, epochs: int = 150) -> str:
+def write_torch_overfitting(root: str | Path, *, seed: int = 0, epochs: int = 120) -> str:
     """Train a tiny MLP (torch, CPU) to memorise 96 noisy examples and log it with torch's SummaryWriter: train
     and validation loss and accuracy per epoch, the global gradient norm, per-parameter gradient norms and weight
     histograms. The validation loss bottoms out early and climbs: a textbook overfit. Returns the run name."""

@@ -1,0 +1,164 @@
+"""The diagnosis' pure functions on numpy curves: tag naming conventions, overriding them, robustness to noise,
+degenerate input, histogram summaries, and how the log-directory adapter groups train/validation runs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ridgeline.analysis.diagnosis import (
+    DiagnosisConfig,
+    HistogramSeries,
+    Series,
+    diagnose,
+    rolling_median,
+    summarise_histogram,
+)
+from ridgeline.plugins.insights.diagnosis_reader import Group, groups
+
+STEPS = np.arange(0, 3000, 10)
+T = STEPS / STEPS[-1]
+
+
+def noisy(clean: np.ndarray, sigma: float, seed: int) -> np.ndarray:
+    return clean * np.exp(np.random.default_rng(seed).normal(0, sigma, len(clean)))
+
+
+def overfit_pair(seed: int = 0) -> tuple[Series, Series]:
+    train = 2.0 * (1 + T / 0.04) ** -1.2
+    val = np.where(T < 0.3, 0.6 + 1.4 * np.exp(-T / 0.06), 0.6 * (1 + (T - 0.3)))
+    return Series(STEPS, noisy(train, 0.05, seed)), Series(STEPS, noisy(val, 0.02, seed + 1))
+
+
+def healthy(sigma: float, seed: int) -> dict[str, Series]:
+    clean = 0.1 + 2.0 * (1 + T / 0.05) ** -0.7
+    return {
+        "train/loss": Series(STEPS, noisy(clean, sigma, seed)),
+        "val/loss": Series(STEPS[::10], noisy(clean[::10] * 1.05, 0.02, seed + 1)),
+        "train/acc": Series(STEPS, np.clip(1 - clean / 2.2, 0, 1)),
+        "grad_norm/total": Series(STEPS, noisy(0.5 + (1 + T / 0.05) ** -0.5, 0.3, seed + 2)),
+    }
+
+
+@pytest.mark.parametrize(
+    ("train_tag", "val_tag"),
+    [
+        ("train/loss", "val/loss"),
+        ("loss/train", "loss/validation"),
+        ("train_loss", "valid_loss"),
+        ("Loss/Train", "Loss/Test"),
+        ("training/loss", "eval/loss"),
+        ("trn-loss", "dev-loss"),
+    ],
+)
+def test_train_and_validation_losses_pair_by_name(train_tag: str, val_tag: str) -> None:
+    train, val = overfit_pair()
+    findings = diagnose("run", {train_tag: train, val_tag: val, "lr": Series(STEPS, np.full(len(STEPS), 0.1))})
+    assert [(f.kind, f.tags) for f in findings] == [("overfitting", [train_tag, val_tag])]
+    assert findings[0].step is not None and 800 <= findings[0].step <= 1000  # validation's best is at 30%
+
+
+def test_the_pairs_key_picks_the_matching_validation_series() -> None:
+    train, val = overfit_pair()
+    flat = Series(STEPS, noisy(np.full(len(STEPS), 0.5), 0.01, 3))
+    found = diagnose("run", {"train/loss": train, "val/loss": val, "train/kl": flat, "val/kl": flat})
+    assert [f.tags for f in found if f.kind == "overfitting"] == [["train/loss", "val/loss"]]
+
+
+def test_naming_conventions_can_be_overridden() -> None:
+    train, val = overfit_pair()
+    scalars = {"fit/objective": train, "holdout_check/objective": val}
+    assert diagnose("run", scalars) == []  # "objective" is no loss name by default
+    config = DiagnosisConfig(loss=r"objective", train=r"^fit", validation=r"^holdout_check")
+    assert [f.kind for f in diagnose("run", scalars, config=config)] == ["overfitting"]
+
+
+@pytest.mark.parametrize("sigma", [0.0, 0.02, 0.1, 0.2, 0.3])
+def test_noise_alone_raises_nothing(sigma: float) -> None:
+    for seed in range(8):
+        assert diagnose("run", healthy(sigma, seed)) == [], (sigma, seed)
+
+
+def test_too_little_data_raises_nothing() -> None:
+    assert diagnose("run", {}) == []
+    short = np.arange(5)
+    assert diagnose("run", {"loss": Series(short, np.array([2.0, 1.0, 3.0, 0.5, 4.0]))}) == []
+    empty = np.zeros(0)
+    assert diagnose("run", {"loss": Series(empty, empty), "grad/x": Series(empty, empty)}) == []
+
+
+def test_a_loss_that_turns_nan_is_too_high_a_learning_rate() -> None:
+    values = 2.0 * (1 + T / 0.05) ** -0.3
+    values[T > 0.5] = np.nan
+    (finding,) = diagnose("run", {"loss": Series(STEPS, values)})
+    assert finding.kind == "lr_too_high"
+    assert finding.step == int(STEPS[T > 0.5][0]) == finding.evidence["first_nonfinite_step"]
+
+
+@pytest.mark.parametrize("name", ["grad/fc1", "fc1/grad", "grad_norm/fc1", "fc1_grad", "gradient_norm"])
+def test_gradient_norms_are_recognised_by_name(name: str) -> None:
+    grows = 10 ** (4 * np.clip((T - 0.4) / 0.4, 0, 1))
+    grows[T > 0.85] = np.nan
+    scalars = {"loss": Series(STEPS, 2.0 * (1 + T / 0.05) ** -0.5), name: Series(STEPS, noisy(grows, 0.1, 0))}
+    (finding,) = diagnose("run", scalars)
+    assert finding.kind == "exploding_gradients" and finding.tags == [name, "loss"]
+    assert 3.5 <= float(finding.evidence["orders_of_magnitude"]) <= 4.5
+    assert finding.evidence["first_nonfinite_step"] == int(STEPS[T > 0.85][0])
+
+
+def hist_series(stds: np.ndarray) -> HistogramSeries:
+    steps = np.arange(len(stds)) * 100
+    edges = np.linspace(-1, 1, 31)
+    rows = []
+    for s in stds:
+        count = np.exp(-0.5 * ((edges[:-1] + edges[1:]) / 2 / s) ** 2) * 1000
+        rows.append(summarise_histogram(edges[:-1], edges[1:], np.round(count)))
+    table = np.array(rows)
+    return HistogramSeries(steps, *(table[:, i] for i in range(5)))
+
+
+def test_a_layer_whose_weights_stop_changing_is_dead() -> None:
+    moving = np.linspace(0.2, 0.3, 30)
+    stops = moving.copy()
+    stops[12:] = stops[11]
+    loss = Series(np.arange(300) * 10, 2.0 * (1 + np.arange(300) / 20) ** -0.5)
+    hists = {"fc1.weight": hist_series(moving), "fc2.weight": hist_series(stops)}
+    (finding,) = diagnose("run", {"loss": loss}, hists)
+    assert finding.kind == "dead_units" and finding.tags == ["fc2.weight"] and finding.step == 1100
+    # A layer frozen from the first step on (a frozen backbone) is a choice, not a problem.
+    frozen = {"fc1.weight": hist_series(moving), "backbone.weight": hist_series(np.full(30, 0.2))}
+    assert diagnose("run", {"loss": loss}, frozen) == []
+
+
+def test_histogram_summary_matches_hand_computed_values() -> None:
+    # Two values at 0.5 (bucket [0, 1]) and two at 1.5 (bucket [1, 2]); an empty bucket [2, 3] is ignored.
+    mean, std, rms, low, high = summarise_histogram(np.array([0.0, 1, 2]), np.array([1.0, 2, 3]), np.array([2, 2, 0]))
+    assert (mean, std, low, high) == (1.0, 0.5, 0.0, 2.0)
+    assert rms == pytest.approx(np.sqrt((0.25 + 2.25) / 2))
+    assert np.isnan(summarise_histogram(np.zeros(1), np.ones(1), np.zeros(1))).all()
+
+
+def test_rolling_median_removes_isolated_spikes_and_keeps_steps() -> None:
+    values = np.ones(100)
+    values[50] = 100.0
+    values[70:] = 2.0
+    smooth = rolling_median(values)
+    assert smooth.max() == 2.0 and smooth[40] == 1.0 and smooth[90] == 2.0
+
+
+def test_train_and_validation_runs_are_grouped_under_their_parent() -> None:
+    runs = ["a/train", "a/validation", "b", "b/loss_train", "b/loss_val", "c", "train", "eval"]
+    assert groups(runs) == [
+        Group("a/train", {"a/train": "train", "a/validation": "validation"}),
+        Group("b", {"b/loss_train": "loss_train", "b/loss_val": "loss_val", "b": ""}),
+        Group("c", {"c": ""}),
+        Group("train", {"train": "train", "eval": "eval"}),
+    ]
+
+
+def test_findings_serialise_to_the_api_shape() -> None:
+    train, val = overfit_pair()
+    (finding,) = diagnose("exp", {"train/loss": train, "val/loss": val})
+    data = finding.to_dict()
+    assert list(data) == ["run", "kind", "confidence", "step", "tags", "evidence", "message"]
+    assert data["run"] == "exp" and isinstance(data["confidence"], float)
