@@ -194,11 +194,17 @@ class RunFacts:
         data = self._data(run)
         if data is None:
             return None, None
-        firsts = [series.snapshot().wall_time[:1] for series in list(data.scalars.values())]
-        firsts += [series.snapshot().wall_time[:1] for series in list(data.blobs.values())]
-        started = min((float(first[0]) for first in firsts if first.size), default=None)
+        started = first_wall_time(data)
         ended = data.last_wall_time if started is not None else None
         return started, ended
+
+
+def first_wall_time(data: RunData) -> float | None:
+    """The wall time of the run's first record, over all its series: when the run started (``started`` in run
+    queries, the run's date in the search index)."""
+    firsts = [series.snapshot().wall_time[:1] for series in list(data.scalars.values())]
+    firsts += [series.snapshot().wall_time[:1] for series in list(data.blobs.values())]
+    return min((float(first[0]) for first in firsts if first.size), default=None)
 
 
 _FACTS: weakref.WeakKeyDictionary[LogDir, RunFacts] = weakref.WeakKeyDictionary()
