@@ -3,6 +3,8 @@ the documented examples, field scoping, AND/OR/NOT, case, limits, RE2's rejectio
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from ridgeline.search import Hit, Searcher, SearchError
@@ -231,3 +233,19 @@ def test_empty_query_finds_nothing(searcher: Searcher) -> None:
 def test_negative_limit_is_an_error(searcher: Searcher) -> None:
     with pytest.raises(SearchError, match="limit"):
         searcher.search("run:x", limit=-1)
+
+
+def test_every_documented_pattern_runs(searcher: Searcher) -> None:
+    """The patterns in docs/search.md's examples table parse, compile and run (what each finds is tested above)."""
+    from pathlib import Path
+
+    text = (Path(__file__).parents[2] / "docs" / "search.md").read_text()
+    section = text.split("### Pattern syntax", 1)[1].split("###", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("| `")]
+    # The first cell of each row; "\|" is a | escaped for the table.
+    patterns = [
+        pattern.replace("\\|", "|") for row in rows for pattern in re.findall(r"`([^`]+)`", row.split(" | ")[0])
+    ]
+    assert len(patterns) == 10
+    for pattern in patterns:
+        searcher.search(pattern)
