@@ -368,7 +368,8 @@ def write_problem_runs(
     labels: dict[str, frozenset[str]] = {}
     chosen = list(kinds) if kinds is not None else list(GENERATORS)
     for seed in seeds:
-        for k, kind in enumerate(chosen):
+        for kind in chosen:
+            k = list(GENERATORS).index(kind)  # (a case is the same whichever kinds are chosen)
             generator, variants = GENERATORS[kind]
             for variant in range(variants):
                 rng = np.random.default_rng([seed, k, variant])
