@@ -22,6 +22,7 @@ STEPS = 300
 NAN_STEP = 120  # nan_run's train/loss is NaN here
 OUTLIER_STEPS = (150, 151, 152)  # outlier_run's train/loss jumps far above its trend here
 OVERFIT_FROM = 100  # overfit's val/loss turns upwards from here while its train/loss keeps falling
+WARMUP = 30  # healthy's train/loss stays flat (a warm-up) for this many steps before it falls
 
 
 def decay(i: int, seed: float = 0.0) -> float:
@@ -36,7 +37,7 @@ def write_logs(logdir: Path) -> Path:
     return write_runs(
         logdir,
         {
-            "healthy": {"train/loss": [decay(i, 4) for i in range(STEPS)]},
+            "healthy": {"train/loss": [2.1 if i < WARMUP else decay(i - WARMUP, 4) for i in range(STEPS)]},
             "nan_run": {"train/loss": nan_run},
             "outlier_run": {"train/loss": outlier_run},
             "overfit": {"train/loss": [decay(i, 5) * 0.9 for i in range(STEPS)], "val/loss": val},
@@ -152,10 +153,7 @@ def test_markers_phases_and_forecast_on_scalar_cards(page: Page, logs: tuple[str
     expect(chart).to_have_attribute("data-forecast", "false")
 
     # Hovering the NaN's step names the alert.
-    box = chart.locator(".u-over").bounding_box()
-    assert box
-    x = page.evaluate("step => window.__ridgeline.charts.get('train/loss').valToPos(step, 'x')", NAN_STEP)
-    page.mouse.move(box["x"] + x, box["y"] + box["height"] / 2)
+    hover(page, "train/loss", NAN_STEP)
     expect(chart.locator(".rl-tooltip")).to_contain_text("Alert: nan")
 
     page.locator("[data-testid=toggle-phases]").check()
@@ -182,6 +180,37 @@ def test_markers_phases_and_forecast_on_scalar_cards(page: Page, logs: tuple[str
     page.locator("[data-testid=theme]").click()
     expect(page.locator("html")).to_have_attribute("data-theme", "dark")
     card(page, "train/loss").screenshot(path=artifacts / "insights-card-dark.png")
+
+
+def hover(page: Page, tag: str, step: int) -> None:
+    """Moves the mouse over the chart of ``tag`` at ``step``, halfway up."""
+    over = card(page, tag).locator(".u-over")
+    box = over.bounding_box()
+    assert box
+    x = page.evaluate("([tag, step]) => window.__ridgeline.charts.get(tag).valToPos(step, 'x')", [tag, step])
+    page.mouse.move(box["x"] + x, box["y"] + box["height"] / 2)
+
+
+def test_phases_colour_a_warm_up(page: Page, logs: tuple[str, Path], artifacts: Path) -> None:
+    url, _ = logs
+    # The toggle's setting travels in the URL: a shared link opens with the phases drawn.
+    page.goto(f"{url}?tab=scalars&runFilter=%5Ehealthy%24&tagFilter=%5Etrain%2Floss%24&s.phases=1&s.smooth=0")
+    wait_charts_ready(page)
+    chart = card(page, "train/loss")
+    expect(page.locator("[data-testid=toggle-phases]")).to_be_checked()
+    expect(chart).to_have_attribute("data-phases", "3")
+    tip = chart.locator(".rl-tooltip")
+    hover(page, "train/loss", WARMUP // 2)
+    expect(tip).to_contain_text("Phase: warm-up")
+    hover(page, "train/loss", WARMUP + 20)
+    expect(tip).to_contain_text("Phase: descent")
+    hover(page, "train/loss", STEPS - 5)
+    expect(tip).to_contain_text("Phase: convergence")
+    page.mouse.move(0, 0)
+    chart.screenshot(path=artifacts / "insights-phases-light.png")
+    page.locator("[data-testid=theme]").click()
+    expect(page.locator("html")).to_have_attribute("data-theme", "dark")
+    chart.screenshot(path=artifacts / "insights-phases-dark.png")
 
 
 def test_the_diagnosis_names_the_overfitting_run(page: Page, logs: tuple[str, Path], artifacts: Path) -> None:

@@ -240,18 +240,20 @@ export function drawBack(u: uPlot, ov: Overlay): void {
   ctx.clip();
   ctx.font = `${10 * dpr}px system-ui, sans-serif`;
   ctx.textBaseline = "top";
+  ctx.textAlign = "left"; // uPlot leaves the y axis' alignment set
   for (const b of ov.phases) {
     const p0 = Math.max(left, u.valToPos(b.x0, "x", true));
     const p1 = Math.min(left + width, u.valToPos(b.x1, "x", true));
     if (!(p1 > p0)) continue;
     const laneH = height / b.lanes;
     const y = top + b.lane * laneH;
-    ctx.fillStyle = withAlpha(PHASE_COLOURS[b.phase], dark ? 0.22 : 0.14);
+    ctx.fillStyle = withAlpha(PHASE_COLOURS[b.phase], dark ? 0.15 : 0.14);
     ctx.fillRect(p0, y, p1 - p0, laneH);
     const label = PHASE_LABELS[b.phase];
     if (b.lanes === 1 && p1 - p0 > ctx.measureText(label).width + 8 * dpr) {
+      // A loss curve starts high and ends low: early phases are labelled at the bottom, convergence at the top.
       ctx.fillStyle = withAlpha(PHASE_COLOURS[b.phase], 0.9);
-      ctx.fillText(label, p0 + 4 * dpr, y + 3 * dpr);
+      ctx.fillText(label, p0 + 4 * dpr, b.phase === "convergence" ? y + 3 * dpr : y + laneH - 14 * dpr);
     }
   }
   ctx.restore();
