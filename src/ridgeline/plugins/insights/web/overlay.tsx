@@ -232,7 +232,6 @@ export function drawBack(u: uPlot, ov: Overlay): void {
   if (!ov.phases.length) return;
   const { left, top, width, height } = u.bbox;
   const dpr = devicePixelRatio || 1;
-  const dark = document.documentElement.dataset.theme === "dark";
   const ctx = u.ctx;
   ctx.save();
   ctx.beginPath();
@@ -247,7 +246,7 @@ export function drawBack(u: uPlot, ov: Overlay): void {
     if (!(p1 > p0)) continue;
     const laneH = height / b.lanes;
     const y = top + b.lane * laneH;
-    ctx.fillStyle = withAlpha(PHASE_COLOURS[b.phase], dark ? 0.15 : 0.14);
+    ctx.fillStyle = withAlpha(PHASE_COLOURS[b.phase], 0.14);
     ctx.fillRect(p0, y, p1 - p0, laneH);
     const label = PHASE_LABELS[b.phase];
     if (b.lanes === 1 && p1 - p0 > ctx.measureText(label).width + 8 * dpr) {
