@@ -169,7 +169,6 @@ class Searcher:
 
         selected = runs_of(node)
         positive = _positive_terms(node)
-        rank = index.rank()
         if not positive:  # only negated terms: the runs themselves are the answer
             names = self._run_names(np.flatnonzero(selected))
             shown = names if limit is None else names[:limit]
@@ -203,7 +202,7 @@ class Searcher:
             counts = np.bincount(runs, minlength=len(run_alive))
             hit_runs |= counts > 0
             if room is None or room > 0:
-                first = _first_hits(ids, runs, counts, rank, room)
+                first = _first_hits(ids, runs, counts, index, room)
                 hits.extend(self._hits(name, first))
                 if room is not None:
                     room -= len(first)
@@ -264,21 +263,19 @@ class Searcher:
             return self._pattern(scope + quoted, 0, ignore_case).runs
 
 
-def _first_hits(
-    ids: np.ndarray, runs: np.ndarray, counts: np.ndarray, rank: np.ndarray, room: int | None
-) -> np.ndarray:
+def _first_hits(ids: np.ndarray, runs: np.ndarray, counts: np.ndarray, index: Index, room: int | None) -> np.ndarray:
     """The first ``room`` entries (all with None) in run order, then entry order, without sorting all of them:
     count hits per run, keep the first runs in run order that hold ``room`` hits, sort only their entries."""
+    rank = index.rank()
     if room is not None and room < len(ids):
-        holding = np.flatnonzero(counts)
-        holding = holding[np.argsort(rank[holding], kind="stable")]
-        needed = int(np.searchsorted(np.cumsum(counts[holding]), room)) + 1
+        order = index.run_order()
+        needed = int(np.searchsorted(np.cumsum(counts[order]), room)) + 1
         wanted = np.zeros(len(counts), dtype=np.bool_)
-        wanted[holding[:needed]] = True
+        wanted[order[:needed]] = True
         keep = wanted[runs]
         ids, runs = ids[keep], runs[keep]
-    order = np.lexsort((ids, rank[runs]))
-    return ids[order][:room] if room is not None else ids[order]
+    chosen = np.lexsort((ids, rank[runs]))
+    return ids[chosen][:room] if room is not None else ids[chosen]
 
 
 def _positive_terms(node: Node, negated: bool = False) -> list[Term]:

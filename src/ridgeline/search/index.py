@@ -165,7 +165,11 @@ class FieldIndex:
             chosen = np.zeros(len(self.values), dtype=np.bool_)
             chosen[values] = True
             found = np.flatnonzero(chosen[entry_value])
-        return found[alive[found] & run_alive[entry_run[found]]]
+        if self.dead:
+            found = found[alive[found]]
+        if not run_alive.all():  # some run was dropped (deleted, or read again under a new id)
+            found = found[run_alive[entry_run[found]]]
+        return found
 
     def postings(self) -> tuple[np.ndarray, np.ndarray]:
         """Entry ids grouped by text (stable), and where each text's group starts (CSR)."""
@@ -222,6 +226,7 @@ class Index:
         self._states: dict[str, _RunState] = {}
         self._rank: np.ndarray | None = None
         self._ordered: np.ndarray | None = None
+        self._order: np.ndarray | None = None
         self.generation = -1
 
     # --- building (the bench builds synthetic indexes through these too) --------------------------------------
@@ -265,6 +270,7 @@ class Index:
             rank[alive] = np.arange(len(alive))
             self._rank = rank
             self._ordered = np.array([self.run_names[run] for run in alive], dtype=object)
+            self._order = np.array(alive, dtype=np.int64)
         return self._rank
 
     def ordered_names(self) -> np.ndarray:
@@ -275,6 +281,12 @@ class Index:
 
     def alive_runs(self) -> np.ndarray:
         return np.frombuffer(bytes(self.run_alive), dtype=np.bool_)
+
+    def run_order(self) -> np.ndarray:
+        """The live run ids in run order (sorted names)."""
+        self.rank()
+        assert self._order is not None
+        return self._order
 
     def memory(self) -> int:
         return sum(index.memory() for index in self.fields.values())
