@@ -103,16 +103,23 @@ def bench_alerts(points: int, chunk: int, repeats: int) -> dict[str, Any]:
 
 # --- diagnosis (IB) ---------------------------------------------------------------------------------------------
 def bench_diagnosis(quick: bool) -> dict[str, Any] | None:
-    """IB: diagnosis time over 100 runs (``ridgeline.analysis.diagnosis``). Return a dict of figures, or None
-    while not implemented (the section is then left out)."""
-    return None
+    """IB: diagnosis time over 100 runs (``ridgeline.analysis.diagnosis``), and its precision and recall per
+    kind over the labelled runs (the full section is bench/diagnosis.py)."""
+    from diagnosis import print_table, run  # bench/diagnosis.py, beside this script
+
+    results = run(quick)
+    print_table(results)
+    return results
 
 
 # --- forecast (IC) ----------------------------------------------------------------------------------------------
 def bench_forecast(quick: bool) -> dict[str, Any] | None:
     """IC: forecast error (mean absolute scaled error) of each model against the naive baseline (the full
     comparison is bench/forecast.py). Return a dict of figures, or None while not implemented."""
-    return None
+    from forecast import run  # bench/forecast.py, beside this script
+
+    # --quick: a smoke run without the LSTM (training it takes minutes); else the full comparison.
+    return run(20, 1, 0, 0, lstm=False) if quick else run(300, 8, 4000, 20, lstm=True)
 
 
 # --- main -----------------------------------------------------------------------------------------------------
