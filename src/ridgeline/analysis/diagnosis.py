@@ -24,7 +24,6 @@ conventions in :class:`DiagnosisConfig`, whose regular expressions can all be ov
 
 from __future__ import annotations
 
-import itertools
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -199,10 +198,18 @@ def _curve(name: str, series: Series, max_points: int) -> _Curve:
     first_nonfinite = int(step[~finite][0]) if (~finite).any() else None
     step, value = step[finite], value[finite]
     if len(step) > max_points:
-        edges = np.linspace(0, len(step), max_points + 1).astype(np.int64)
-        step = np.array([np.median(step[a:b]) for a, b in itertools.pairwise(edges)])
-        value = np.array([np.median(value[a:b]) for a, b in itertools.pairwise(edges)])
+        step, value = _bucket_medians(step, max_points), _bucket_medians(value, max_points)
     return _Curve(name, step, value, rolling_median(value), first_nonfinite)
+
+
+def _bucket_medians(values: np.ndarray, buckets: int) -> np.ndarray:
+    """The medians of ``buckets`` consecutive runs of (nearly) equal length (the last ones padded with NaN)."""
+    size = -(-len(values) // buckets)
+    padded = np.full(size * buckets, np.nan)
+    padded[: len(values)] = values
+    table = padded.reshape(buckets, size)
+    keep = ~np.isnan(table).all(axis=1)
+    return np.nanmedian(table[keep], axis=1)
 
 
 def rolling_median(value: np.ndarray, fraction: float = 0.08, longest: int = 101) -> np.ndarray:
