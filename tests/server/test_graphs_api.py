@@ -5,51 +5,16 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pytest
 
 import ridgeline
 from ridgeline.format.proto import event_pb2, graph_pb2, tensor_shape_pb2, types_pb2
-from ridgeline.format.records import frame
 from tests.server.conftest import Served, serving_logdir
 
-torch = pytest.importorskip("torch")
-nn = torch.nn
-
-LONG_MODULE = "a_really_long_module_name_that_tensorboard_would_truncate_in_its_node_boxes"
-
-
-class Block(nn.Module):  # type: ignore[misc]
-    def __init__(self, channels_in: int, channels_out: int) -> None:
-        super().__init__()
-        self.conv = nn.Conv2d(channels_in, channels_out, 3, padding=1)
-        self.bn = nn.BatchNorm2d(channels_out)
-        self.act = nn.ReLU()
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.act(self.bn(self.conv(x)))
-
-
-class SmallCnn(nn.Module):  # type: ignore[misc]
-    """Nested modules (Sequential of Blocks), and one module whose name is longer than any node box."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.features = nn.Sequential(Block(3, 8), nn.MaxPool2d(2), Block(8, 16))
-        self.pool = nn.AdaptiveAvgPool2d(1)
-        setattr(self, LONG_MODULE, nn.Linear(16, 10))
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return getattr(self, LONG_MODULE)(torch.flatten(self.pool(self.features(x)), 1))
-
-
-def write_event_file(run: Path, *events: event_pb2.Event) -> None:
-    run.mkdir(parents=True)
-    start = event_pb2.Event(wall_time=1.0, file_version="brain.Event:2")
-    body = b"".join(frame(e.SerializeToString()) for e in (start, *events))
-    (run / "events.out.tfevents.1.test").write_bytes(body)
+pytest.importorskip("torch")
+from tests.server.graph_logs import LONG_MODULE, write_event_file, write_graph_logs
 
 
 def shape(*dims: int) -> tensor_shape_pb2.TensorShapeProto:
@@ -92,23 +57,12 @@ def big_graph(layers: int) -> graph_pb2.GraphDef:
 
 @pytest.fixture(scope="module")
 def graphs_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    from torch.utils.tensorboard import SummaryWriter
-
-    root = tmp_path_factory.mktemp("graphs")
-    example = torch.zeros(1, 3, 32, 32)
-    torch_writer = SummaryWriter(str(root / "torch_cnn"))
-    torch_writer.add_graph(SmallCnn().eval(), example)
-    torch_writer.close()
-    ours = ridgeline.SummaryWriter(str(root / "ridgeline_cnn"))
-    ours.add_graph(SmallCnn().eval(), example)
-    ours.add_scalar("loss", 1.0, 0)
-    ours.close()
+    root = write_graph_logs(tmp_path_factory.mktemp("graphs"))
     scalars_only = ridgeline.SummaryWriter(str(root / "no_graph"))
     scalars_only.add_scalar("loss", 1.0, 0)
     scalars_only.close()
     write_event_file(root / "tf", event_pb2.Event(wall_time=2.0, graph_def=tf_graph().SerializeToString()))
     write_event_file(root / "big", event_pb2.Event(wall_time=2.0, graph_def=big_graph(400).SerializeToString()))
-    write_event_file(root / "corrupt", event_pb2.Event(wall_time=2.0, graph_def=b"\x0a\xff\xff\xff\x0f garbage"))
     with serving_logdir(root) as served:
         yield served
 
