@@ -116,7 +116,10 @@ def bench_diagnosis(quick: bool) -> dict[str, Any] | None:
 def bench_forecast(quick: bool) -> dict[str, Any] | None:
     """IC: forecast error (mean absolute scaled error) of each model against the naive baseline (the full
     comparison is bench/forecast.py). Return a dict of figures, or None while not implemented."""
-    return None
+    from forecast import run  # bench/forecast.py, beside this script
+
+    # --quick: a smoke run without the LSTM (training it takes minutes); else the full comparison.
+    return run(20, 1, 0, 0, lstm=False) if quick else run(300, 8, 4000, 20, lstm=True)
 
 
 # --- main -----------------------------------------------------------------------------------------------------
