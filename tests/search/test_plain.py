@@ -155,6 +155,14 @@ QUESTIONS: list[tuple[str, str, Callable[[], list[str]]]] = [
         lambda: expected(lambda n, r: any(math.isnan(v) for v in r.values("train/loss") or [])),
     ),
     ("runs named resnet", 'run =~ "resnet"', lambda: expected(lambda n, r: "resnet" in n)),
+    ("last 3 runs", "order by started desc limit 3", lambda: ranked(lambda n, r: r.started, desc=True, limit=3)),
+    (
+        "oldest run with optimizer adam",
+        'hparams.optimizer == "adam" order by started limit 1',
+        lambda: [n for n in ranked(lambda n, r: r.started, desc=False) if MODEL[n].hparams.get("optimizer") == "adam"][
+            :1
+        ],
+    ),
     (
         "runs started yesterday",
         "started >= today - 1d and started < today",

@@ -21,7 +21,8 @@ from ridgeline.search.runfacts import facts_for
 
 _QUESTION_START = re.compile(
     r"^(which|what|who|where|when|how|show|list|find|give|get|best|top|worst|bottom|lowest|highest|smallest|"
-    r"largest|biggest|runs|experiments|trials|any|are|is|did|do|does|failed|successful|diverged)\s+\S"
+    r"largest|biggest|runs|experiments|trials|any|are|is|did|do|does|failed|successful|diverged|latest|newest|"
+    r"oldest|earliest|longest|shortest|most\s+recent)\s+\S|^(?:last|first)\s+\d+\s+runs?\b"
 )
 _CMP_WORDS = (
     r"(?:is\s+)?(?:below|under|above|over|less\s+than|lower\s+than|smaller\s+than|greater\s+than|more\s+than|"
@@ -61,6 +62,13 @@ _SUPERLATIVES = {"best": "best", "top": "best", "worst": "worst", "bottom": "wor
                  "maximum": "max", "greatest": "max"}  # fmt: skip
 _SUP = "|".join(_SUPERLATIVES)
 _NOUN = r"(?:runs?|experiments?|trials?|models?)"
+_RECENT = re.compile(
+    rf"^(?P<n0>\d+\s+)?(?P<which>most\s+recent|latest|newest|last|oldest|earliest|first|longest|shortest)\s*(?P<n>\d+)?\s*"
+    rf"(?P<noun>{_NOUN})(?:\s+(?:with|where|whose|that)\s+(?P<rest>.+))?$"
+)
+_RECENT_ORDER = {"most recent": "started desc", "latest": "started desc", "newest": "started desc",
+                 "last": "started desc", "oldest": "started", "earliest": "started", "first": "started",
+                 "longest": "duration desc", "shortest": "duration"}  # fmt: skip
 _RANK_LEADING = re.compile(
     rf"^(?P<sup>{_SUP})\s*(?P<n>\d+)?\s*(?P<noun>{_NOUN})?\s*(?:by|on|for|in|of)?\s*(?P<rest>.*)$"
 )
@@ -192,6 +200,14 @@ class _Translator:
 
     # --- rankings: "best 5 runs by val/acc", "lowest val loss", "runs with the highest val acc" ----------------
     def ranking(self, text: str) -> str | None:
+        recent = _RECENT.match(text)
+        if recent is not None:  # "last 5 runs", "most recent run with lr 0.001", "longest runs"
+            order = _RECENT_ORDER[re.sub(r"\s+", " ", recent.group("which"))]
+            count, noun = recent.group("n") or recent.group("n0"), recent.group("noun")
+            limit = int(count) if count else (None if noun.endswith("s") else 1)
+            condition = self.filters(recent.group("rest") or "")
+            query = f"{condition + ' ' if condition else ''}order by {order}"
+            return query + (f" limit {limit}" if limit is not None else "")
         match = _RANK_LEADING.match(text)
         filters = ""
         if match is None or not match.group("rest"):
