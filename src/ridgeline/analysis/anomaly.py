@@ -24,11 +24,11 @@ Kinds of alert, per series (run, tag):
 Outliers and spikes count departures either way by default; ``direction`` "up" (a loss) or "down" (an
 accuracy) keeps one side.
 
-Streaming: a :class:`SeriesDetector` keeps the last ``max(window + consecutive - 1, spike_window)`` finite
+Streaming: a :class:`SeriesDetector` keeps the last ``2·max(window, spike_window) + consecutive`` finite
 values and a few counters, and :meth:`SeriesDetector.update` costs O(new points), vectorised within a
-chunk. The window sums are computed column by column in a fixed order, so the results are exactly the same
-whether a series is fed in one chunk or point by point (tests/analysis/test_anomaly.py checks it with
-hypothesis).
+chunk. Window sums come from block sums at fixed positions in the series (:func:`window_mean_std`), so the
+results are exactly the same whether a series is fed in one chunk or point by point
+(tests/analysis/test_anomaly.py checks it with hypothesis).
 
 Configuration: :class:`DetectorParams` per tag pattern in an :class:`AlertConfig` (first matching rule wins;
 by default, learning-rate tags are exempt from outlier and spike alerts: schedules change them on purpose).
@@ -56,7 +56,7 @@ KINDS: tuple[AlertKind, ...] = ("outlier", "nan", "inf", "spike", "stalled")
 MAD_TO_SIGMA = 1.4826  # 1/Φ⁻¹(3/4): the MAD of Gaussian noise times this is its σ
 SPIKE_STD_FLOOR = 1.0  # the spike scale is at least the window standard deviation
 RELATIVE_TOLERANCE = 1e-9  # departures below this fraction of the level are rounding, never an alert
-BLOCK = 16384  # rows of windows computed at once (bounds the temporaries of a long first chunk)
+BLOCK = 8192  # windows computed at once (keeps the temporaries of a long first chunk in cache)
 INTERVAL_POINTS = 11  # the logging interval is the median gap over this many last steps
 
 
@@ -94,8 +94,9 @@ class DetectorParams:
 
     @property
     def history(self) -> int:
-        """How many past finite values the detectors look at."""
-        return max(self.window + self.consecutive - 1, self.spike_window)
+        """How many past finite values a detector keeps: its windows, and the block before them (see
+        :func:`window_mean_std`)."""
+        return 2 * max(self.window, self.spike_window) + self.consecutive
 
 
 # Learning rates follow schedules (step decay, warm-up, cosine): a drop is intended, not an anomaly.
@@ -216,27 +217,78 @@ def _finite_or_none(value: float | None) -> float | None:
     return value if value is not None and math.isfinite(value) else None
 
 
-def window_mean_std(values: np.ndarray, window: int, start: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
+def window_mean_std(
+    values: np.ndarray, window: int, start: int, stop: int, origin: int = 0
+) -> tuple[np.ndarray, np.ndarray]:
     """Mean and population standard deviation of ``values[j - window:j]`` for each ``j`` in ``start..stop-1``
-    (``start >= window``, ``stop <= len(values)``). Summed one window column at a time in a fixed order, so a
-    window's result does not depend on where the array begins: streaming equals batch, bit for bit. Two passes
-    (the mean, then squared deviations) keep the variance accurate far from zero, where ``E[x²]-E[x]²`` is not."""
+    (``start >= window``), where ``values[0]`` is the series' ``origin``-th value.
+
+    O(1) per window: the series is cut into blocks of ``window`` values at fixed positions (multiples of
+    ``window`` from the series' start), each with prefix and suffix sums of its values minus the block's first
+    value; a window is a suffix of one block plus a prefix of the next. The sums depend on a block's contents
+    alone, so a window's result does not depend on how the series was chunked: streaming equals batch, bit for
+    bit (``values`` must reach back to the start of the block before ``start``'s). Where ``E[d²] - E[d]²``
+    would lose more than six digits to cancellation (a window far from its blocks' first values, say after a
+    1e12 outlier), the window is summed again directly, in two passes. Computed in pieces of BLOCK windows, so
+    the temporaries stay in cache."""
+    pieces = [
+        _block_mean_std(values, window, first, min(first + BLOCK, stop), origin) for first in range(start, stop, BLOCK)
+    ]
+    if not pieces:
+        return np.empty(0), np.empty(0)
+    return np.concatenate([mean for mean, _ in pieces]), np.concatenate([std for _, std in pieces])
+
+
+def _block_mean_std(
+    values: np.ndarray, window: int, start: int, stop: int, origin: int
+) -> tuple[np.ndarray, np.ndarray]:
     rows = stop - start
-    means = np.empty(max(rows, 0))
-    stds = np.empty(max(rows, 0))
-    for first in range(0, rows, BLOCK):
-        count = min(BLOCK, rows - first)
-        base = start + first - window
-        total = np.zeros(count)
+    if rows <= 0:
+        return np.empty(0), np.empty(0)
+    first_block = (origin + start) // window - 1
+    begin = first_block * window - origin
+    if begin < 0:
+        raise ValueError("values must reach back to the start of the block before start's")
+    segment = values[begin:stop]
+    count = -(-len(segment) // window)
+    padded = np.zeros(count * window)
+    padded[: len(segment)] = segment
+    blocks = padded.reshape(count, window)
+    reference = np.repeat(blocks[:, 0], window)
+    deviation = blocks - blocks[:, :1]
+    squared = deviation * deviation
+    prefix1 = np.cumsum(deviation, axis=1).ravel()
+    prefix2 = np.cumsum(squared, axis=1).ravel()
+    suffix1 = np.cumsum(deviation[:, ::-1], axis=1)[:, ::-1].ravel()
+    suffix2 = np.cumsum(squared[:, ::-1], axis=1)[:, ::-1].ravel()
+    first = start - begin  # the first window's end, in segment positions
+    here = slice(first, first + rows)
+    back = slice(first - window, first - window + rows)
+    previous = slice(first - 1, first - 1 + rows)
+    offset = np.arange(first, first + rows) % window  # values in the prefix part
+    has_prefix = offset > 0
+    head1 = np.where(has_prefix, prefix1[previous], 0.0)
+    head2 = np.where(has_prefix, prefix2[previous], 0.0)
+    shift = reference[here] - reference[back]
+    total1 = suffix1[back] + head1 + offset * shift
+    total2 = suffix2[back] + head2 + 2 * shift * head1 + offset * shift * shift
+    mean_deviation = total1 / window
+    variance = total2 / window - mean_deviation * mean_deviation
+    means = reference[back] + mean_deviation
+    stds = np.sqrt(np.maximum(variance, 0.0))
+    redo = np.flatnonzero(~(variance * 1e6 >= total2 / window))
+    if len(redo):
+        again = sliding_window_view(values, window)[start - window + redo]
+        total = np.zeros(len(redo))
         for column in range(window):
-            total += values[base + column : base + column + count]
+            total += again[:, column]
         mean = total / window
-        squares = np.zeros(count)
+        squares = np.zeros(len(redo))
         for column in range(window):
-            deviation = values[base + column : base + column + count] - mean
-            squares += deviation * deviation
-        means[first : first + count] = mean
-        stds[first : first + count] = np.sqrt(squares / window)
+            step = again[:, column] - mean
+            squares += step * step
+        means[redo] = mean
+        stds[redo] = np.sqrt(squares / window)
     return means, stds
 
 
@@ -256,10 +308,18 @@ class _Chunk:
     window, the default, look at the same windows)."""
 
     def __init__(
-        self, buffer: np.ndarray, known: int, lookback: int, where: np.ndarray, steps: np.ndarray, walls: np.ndarray
+        self,
+        buffer: np.ndarray,
+        known: int,
+        origin: int,
+        lookback: int,
+        where: np.ndarray,
+        steps: np.ndarray,
+        walls: np.ndarray,
     ) -> None:
         self.buffer = buffer
         self.known = known
+        self.origin = origin  # the series' index of buffer[0] (counting finite values only)
         self.lookback = lookback  # how far before the new values windows may end (an outlier run's start)
         self.where = where
         self.steps = steps
@@ -270,7 +330,8 @@ class _Chunk:
         """:func:`window_mean_std` for ``j`` in ``start..stop-1``, ``start >= max(window, known - lookback)``."""
         if window not in self._stats:
             first = max(window, self.known - self.lookback)
-            self._stats[window] = (first, *window_mean_std(self.buffer, window, first, len(self.buffer)))
+            stats = window_mean_std(self.buffer, window, first, len(self.buffer), self.origin)
+            self._stats[window] = (first, *stats)
         first, mean, std = self._stats[window]
         return mean[start - first : stop - first], std[start - first : stop - first]
 
@@ -283,6 +344,7 @@ class SeriesDetector:
         self.run = run
         self.tag = tag
         self.points = 0  # points fed so far (finite or not)
+        self.finite_points = 0  # finite values fed so far
         self._history = np.empty(0)  # the last params.history finite values
         # After an outlier alert, the band that raised it and how many more points stay quiet (see _quieted).
         self._quiet: tuple[float, float, int] | None = None
@@ -338,12 +400,14 @@ class SeriesDetector:
         found: list[tuple[int, int, Alert]],
     ) -> None:
         buffer = np.concatenate([self._history, values[where]])
-        chunk = _Chunk(buffer, len(self._history), self.params.consecutive - 1, where, steps, walls)
+        known = len(self._history)
+        chunk = _Chunk(buffer, known, self.finite_points - known, self.params.consecutive - 1, where, steps, walls)
         if self.params.outlier:
             self._outlier_alerts(chunk, found)
         if self.params.spike:
             self._spiking = self._excursions("spike", self._spike_flags(chunk), self._spiking, chunk, found)
         self._history = buffer[-self.params.history :].copy()
+        self.finite_points += len(where)
 
     def _alert(
         self,
