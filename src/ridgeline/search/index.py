@@ -211,6 +211,7 @@ class _RunState:
     texts: dict[str, int] = field(default_factory=dict)  # text tag -> visible entries indexed
     replaceable: dict[str, tuple[Any, list[tuple[str, int]]]] = field(default_factory=dict)
     started: float | None = None
+    times: tuple[float | None, float | None] = (None, None)
 
 
 class Index:
@@ -375,12 +376,14 @@ class Index:
                         self.add(state.id, "text", line, tag, entry.step)
                 state.texts[tag] = len(entries)
         times = (state.started, data.last_wall_time if state.started is not None else None)
-        rendered = [(label, when) for label, when in zip(("start", "end"), times, strict=True) if when is not None]
-        self._replace(
-            state,
-            "date",
-            [("date", text, label, None) for label, when in rendered for text in date_texts(when)],
-        )
+        if times != state.times:  # rendered only when they moved (to the second: a live run's end moves often)
+            state.times = times
+            rendered = [(label, when) for label, when in zip(("start", "end"), times, strict=True) if when is not None]
+            self._replace(
+                state,
+                "date",
+                [("date", text, label, None) for label, when in rendered for text in date_texts(when)],
+            )
 
     def _replace(self, state: _RunState, key: str, entries: list[tuple[str, str, str | None, int | None]]) -> None:
         """Set the run's entries of one kind (hparams, metadata, dates) to ``entries``, if they changed."""
