@@ -142,6 +142,11 @@ def test_markdown_with_chart_files(logdir: Path, tmp_path: Path) -> None:
     for chart in charts:
         root = ET.parse(chart).getroot()
         assert root.tag == "{http://www.w3.org/2000/svg}svg"
+    # Again with fewer runs and charts: the earlier report's charts are replaced, not left beside the new ones.
+    (out.parent / "report_charts" / "99-old.svg").write_text("<svg/>")
+    assert run_report("--logdir", str(logdir), "-o", str(out), "--run", "^torch").returncode == 0
+    again = sorted((tmp_path / "out" / "report_charts").glob("*.svg"))
+    assert len(again) == 2 and all(f"report_charts/{chart.name}" in out.read_text() for chart in again)
 
 
 def test_run_filter_and_no_charts(logdir: Path, tmp_path: Path) -> None:

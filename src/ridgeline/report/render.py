@@ -142,7 +142,7 @@ def _file_name(number: int, tag: str) -> str:
 
 def render_markdown(report: Report, output: Path, *, charts: bool = True) -> tuple[str, list[Path]]:
     """The Markdown text for ``output`` and the chart files written into ``<output stem>_charts/`` beside it
-    (none with ``charts=False``)."""
+    (none with ``charts=False``), replacing the charts an earlier report left there."""
     run_order = [run.name for run in report.runs]
     lines = [
         f"# Training report: {_md_cell(report.logdir)}",
@@ -160,6 +160,8 @@ def render_markdown(report: Report, output: Path, *, charts: bool = True) -> tup
     if charts and report.charts:
         folder = output.parent / f"{output.stem}_charts"
         folder.mkdir(parents=True, exist_ok=True)
+        for stale in folder.glob("[0-9][0-9]-*.svg"):  # an earlier report's charts (maybe more of them)
+            stale.unlink()
         lines += ["## Charts", "", CHART_CAPTION + " Warm-up red, fast descent amber, convergence green.", ""]
         for number, (tag, series) in enumerate(report.charts.items()):
             path = folder / _file_name(number, tag)
