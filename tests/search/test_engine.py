@@ -249,3 +249,24 @@ def test_every_documented_pattern_runs(searcher: Searcher) -> None:
     assert len(patterns) == 10
     for pattern in patterns:
         searcher.search(pattern)
+
+
+def test_a_run_query_selects_runs(searcher: Searcher) -> None:
+    result = searcher.search("hparams.lr < 0.005")
+    assert result.mode == "query" and result.query == "hparams.lr < 0.005"
+    expected = [trial(searcher, "resnet-a"), trial(searcher, "resnet-b"), "ridge"]
+    assert result.runs == expected
+    assert [(hit.kind, hit.run, hit.text) for hit in result.hits] == [("run", run, run) for run in expected]
+    assert searcher.search("hparams.lr < 0.005", limit=1).truncated
+
+
+def test_a_question_is_translated_and_ranked_runs_keep_their_order(searcher: Searcher) -> None:
+    result = searcher.search("best 2 runs by val/acc")
+    assert result.mode == "question"
+    assert result.query == 'order by metric("val/acc").max desc limit 2'
+    assert len(result.runs) == 2
+    ranked = searcher.search("order by hparams.lr desc")  # the query's ranking, not run order
+    assert ranked.runs == [trial(searcher, "vgg-c"), trial(searcher, "resnet-b"), trial(searcher, "resnet-a"), "ridge"]
+    with pytest.raises(SearchError) as caught:
+        searcher.search("which runs are good")
+    assert caught.value.position is None and "could not translate" in caught.value.message

@@ -108,23 +108,26 @@ class Searcher:
         plain = _optional("ridgeline.search.plain")
         query = _optional("ridgeline.search.query")
         if plain is not None and query is not None and plain.looks_like_question(q):
-            translated = plain.translate(q)
+            translated = plain.translate(q, self.logdir)
             if translated is None:
-                raise SearchError(
-                    "this question could not be translated into a query; write it as a query, e.g. "
-                    '`hparams.lr < 0.01 and metric("val/loss").min < 0.3 and run =~ "resnet"`, '
-                    "or search a pattern like `run:resnet`",
-                    None,
+                suggestion = getattr(plain, "suggestion", None)
+                message = (
+                    suggestion(q)
+                    if suggestion is not None
+                    else "this question could not be translated into a run query; write the query itself, e.g. "
+                    'hparams.lr < 0.01 and metric("val/loss").min < 0.3 and run =~ "resnet" (see docs/search.md)'
                 )
+                raise SearchError(message, None)
             return self._structured(translated, "question", limit, query)
         if query is not None and query.looks_structured(q):
             return self._structured(q, "query", limit, query)
         return self._pattern(q, limit, ignore_case)
 
     def _structured(self, text: str, mode: Mode, limit: int | None, query: ModuleType) -> SearchResult:
+        if self.logdir is None:
+            raise SearchError("run queries need a log directory (this index was built without one)", None)
+        # In run order, or ranked when the query says "order by": as evaluate returns them.
         runs = list(query.evaluate(query.parse(text), self.logdir, self.index))
-        order = {name: rank for rank, name in enumerate(sorted(runs))}
-        runs.sort(key=order.__getitem__)
         shown = runs if limit is None else runs[:limit]
         hits = [Hit("run", run, None, run, None) for run in shown]
         return SearchResult(text, mode, hits, runs, len(runs), len(shown) < len(runs))
