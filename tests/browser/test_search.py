@@ -14,10 +14,11 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import Locator, Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 import ridgeline
 from tests.browser.conftest import PAGE_ERRORS
-from tests.browser.helpers import ServedLogdir, card, css_string, serve_logdir, wait_charts_ready
+from tests.browser.helpers import ServedLogdir, css_string, serve_logdir, wait_charts_ready
 
 WALL = 1_700_000_000.0
 TORCH_TRIALS = {
@@ -95,7 +96,9 @@ def search(page: Page, text: str) -> None:
         page.keyboard.press("/")
         expect(box(page)).to_be_focused()
     box(page).fill(text)
-    expect(page.locator("[data-testid=search-results]")).to_have_attribute("aria-busy", "false")
+    results = page.locator("[data-testid=search-results]")
+    expect(results).to_have_attribute("data-query", text.strip())  # the answer to this text, not the last one
+    expect(results).to_have_attribute("aria-busy", "false")
 
 
 def hit_runs(page: Page, kind: str) -> set[str]:
@@ -106,9 +109,12 @@ def checkbox(page: Page, run: str) -> Locator:
     return page.locator(f'[data-testid=run-selector] input[data-run="{css_string(run)}"]')
 
 
-def checked_runs(page: Page) -> set[str]:
-    boxes = page.locator("[data-testid=run-selector] input[type=checkbox]")
-    return {b.get_attribute("data-run") or "" for b in boxes.all() if b.is_checked()}
+def expect_selected(page: Page, runs: set[str]) -> None:
+    """Wait until exactly ``runs`` are ticked in the run selector."""
+    checked = page.locator("[data-testid=run-selector] input[type=checkbox]:checked")
+    expect(checked).to_have_count(len(runs))
+    for run in runs:
+        expect(checkbox(page, run)).to_be_checked()
 
 
 def shown_runs(page: Page) -> set[str]:
@@ -116,14 +122,20 @@ def shown_runs(page: Page) -> set[str]:
     return {b.get_attribute("data-run") or "" for b in boxes.all()}
 
 
-def drawn_runs(page: Page, tag: str) -> list[str]:
-    """The runs the scalars card of ``tag`` draws (window.__ridgeline.series)."""
-    expect(card(page, tag)).to_have_attribute("data-ready", "true")
-    runs: list[str] = page.evaluate(
-        "tag => (window.__ridgeline.series.get(tag) || []).map(s => s.run).sort()",
-        tag,
-    )
-    return runs
+def expect_drawn(page: Page, tag: str, runs: list[str]) -> None:
+    """Wait until the scalars card of ``tag`` is ready and draws exactly ``runs`` (window.__ridgeline.series;
+    a card stays ready while it swaps series, so the runs themselves are what is waited for)."""
+    script = """([tag, want]) => {
+        const card = [...document.querySelectorAll('[data-testid=scalar-card]')].find(c => c.dataset.tag === tag);
+        if (!card || card.dataset.ready !== 'true' || !window.__ridgeline || !window.__ridgeline.series) return false;
+        const got = (window.__ridgeline.series.get(tag) || []).map(s => s.run).sort();
+        return JSON.stringify(got) === JSON.stringify(want);
+    }"""
+    try:
+        page.wait_for_function(script, arg=[tag, sorted(runs)], timeout=10_000)
+    except PlaywrightTimeoutError:
+        got = page.evaluate("tag => (window.__ridgeline?.series?.get(tag) || []).map(s => s.run).sort()", tag)
+        raise AssertionError(f"the card of {tag!r} draws {got}, expected {sorted(runs)}") from None
 
 
 def test_slash_focuses_the_box_but_not_while_typing_elsewhere(page: Page, served: ServedLogdir) -> None:
@@ -172,9 +184,8 @@ def test_hparam_pattern_lists_the_runs_and_a_hit_selects_its_run(
     page.keyboard.press("Enter")
 
     expect(page.locator("[data-testid=search-results]")).to_have_count(0)
-    expect(checkbox(page, chosen)).to_be_checked()
-    assert checked_runs(page) == {chosen}
-    assert drawn_runs(page, "hparam/val_loss") == [chosen]
+    expect_selected(page, {chosen})
+    expect_drawn(page, "hparam/val_loss", [chosen])
 
 
 def test_select_all_runs_of_a_result(page: Page, served: ServedLogdir) -> None:
@@ -183,9 +194,8 @@ def test_select_all_runs_of_a_result(page: Page, served: ServedLogdir) -> None:
     button = page.locator("[data-testid=search-select-runs]")
     expect(button).to_have_text("Select all 2 runs")
     button.click()
-    expect(checkbox(page, "resnet_b/trial")).to_be_checked()
-    assert checked_runs(page) == {"resnet_b/trial", "vit_c/trial"}
-    assert drawn_runs(page, "hparam/val_loss") == ["resnet_b/trial", "vit_c/trial"]
+    expect_selected(page, {"resnet_b/trial", "vit_c/trial"})
+    expect_drawn(page, "hparam/val_loss", ["resnet_b/trial", "vit_c/trial"])
 
 
 def test_a_tag_hit_filters_the_tags_and_selects_its_run(page: Page, served: ServedLogdir) -> None:
@@ -199,9 +209,9 @@ def test_a_tag_hit_filters_the_tags_and_selects_its_run(page: Page, served: Serv
     expect(page.locator('nav[aria-label="Dashboards"] button[data-dashboard="scalars"]')).to_have_attribute(
         "aria-current", "page"
     )
-    assert drawn_runs(page, "val/loss") == ["resnet_b"]
+    expect_drawn(page, "val/loss", ["resnet_b"])
     expect(page.locator("[data-testid=scalar-card]")).to_have_count(1)
-    assert checked_runs(page) == {"resnet_b"}
+    expect_selected(page, {"resnet_b"})
 
 
 def test_text_annotation_and_date_hits(page: Page, served: ServedLogdir) -> None:
@@ -214,8 +224,19 @@ def test_text_annotation_and_date_hits(page: Page, served: ServedLogdir) -> None
     expect(hits(page, "annotation")).to_have_count(1)
     expect(hits(page, "annotation")).to_have_attribute("data-run", "baseline")
     hits(page, "annotation").click()
-    assert checked_runs(page) == {"baseline"}
-    assert drawn_runs(page, "train/loss") == ["baseline"]
+    expect_selected(page, {"baseline"})
+    expect_drawn(page, "train/loss", ["baseline"])
+
+    # Start and end times (written at WALL = 2023-11-14T22:13:20 UTC, rendered in local time: the 14th or the
+    # 15th depending on the time zone) and run metadata (ridgeline's writer).
+    search(page, "date:2023-11-1[45]")
+    assert hit_runs(page, "date") == {"baseline", "resnet_a", "resnet_b", "vit_c"}
+    expect(page.locator("[data-testid=search-select-runs]")).to_have_text("Select all 4 runs")
+    hits(page, "date").and_(page.locator('[data-run="vit_c"]')).first.click()
+    expect_selected(page, {"vit_c"})
+    search(page, "metadata:^host=")
+    expect(hits(page, "metadata")).to_have_count(1)
+    expect(hits(page, "metadata")).to_have_attribute("data-run", "baseline")
 
 
 def test_a_question_shows_its_translation_which_a_click_puts_in_the_box(
@@ -265,25 +286,29 @@ def test_run_filter_takes_search_queries(
 ) -> None:
     open_page(page, served)
     run_filter = page.locator("[data-testid=run-filter]")
+    note = page.locator("[data-testid=run-filter-query]")
     run_filter.fill("hparam:batch_size=64")
-    expect(page.locator("[data-testid=run-filter-query]")).to_contain_text("2 runs")
+    expect(note).to_have_attribute("data-query", "hparam:batch_size=64")
+    expect(note).to_contain_text("2 runs")
     assert shown_runs(page) == {"resnet_a/trial", "baseline"}
-    assert drawn_runs(page, "train/loss") == ["baseline"]  # the trial sub-runs hold only the hparam metric
+    expect_drawn(page, "train/loss", ["baseline"])  # the trial sub-runs hold only the hparam metric
 
     # A structured query and a question work there too; a question shows its translation.
     run_filter.fill("hparams.lr < 0.01")
-    expect(page.locator("[data-testid=run-filter-query]")).to_have_attribute("data-mode", "query")
+    expect(note).to_have_attribute("data-query", "hparams.lr < 0.01")
+    expect(note).to_have_attribute("data-mode", "query")
     expect(page.locator("[data-testid=run-selector] input[type=checkbox]")).to_have_count(2)
     assert shown_runs(page) == {"resnet_a/trial", "vit_c/trial"}
     run_filter.fill("runs with batch size 32")
-    expect(page.locator("[data-testid=run-filter-query]")).to_have_attribute("data-mode", "question")
+    expect(note).to_have_attribute("data-query", "runs with batch size 32")
+    expect(note).to_have_attribute("data-mode", "question")
     expect(page.locator("[data-testid=run-selector] input[type=checkbox]")).to_have_count(2)
     assert shown_runs(page) == {"resnet_b/trial", "vit_c/trial"}
 
     # A plain regex still filters run names in the page.
     run_filter.fill("^resnet")
     expect(page.locator("[data-testid=run-selector] input[type=checkbox]")).to_have_count(4)
-    expect(page.locator("[data-testid=run-filter-query]")).to_have_count(0)
+    expect(note).to_have_count(0)
 
     # A query the server rejects: the inline error with the caret, and no run hidden.
     run_filter.fill("hparam:lr=(0")

@@ -176,7 +176,13 @@ export function SearchBox(props: SearchBoxProps) {
         onKeyDown={onKeyDown}
       />
       {showPanel && (
-        <div class="search-panel" ref={panel} data-testid="search-results" aria-busy={loading ? "true" : "false"}>
+        <div
+          class="search-panel"
+          ref={panel}
+          data-testid="search-results"
+          data-query={query}
+          aria-busy={loading ? "true" : "false"}
+        >
           {failure ? (
             <div class="search-error" role="alert" data-testid="search-error">
               <Caret query={query} position={failure.position} />
@@ -285,7 +291,7 @@ export function QueryNote(props: { state: SearchState; onEdit(query: string): vo
   if (failure) return <Caret query={query} position={failure.position} />;
   if (!result) return loading ? <span>Searching…</span> : null;
   return (
-    <span data-testid="run-filter-query" data-mode={result.mode}>
+    <span data-testid="run-filter-query" data-mode={result.mode} data-query={query}>
       {result.mode === "question" ? (
         <>
           Searched for{" "}
