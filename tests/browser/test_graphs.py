@@ -16,14 +16,17 @@ from tests.browser.conftest import PAGE_ERRORS
 from tests.browser.helpers import ServedLogdir, css_string
 
 pytest.importorskip("torch")
-from tests.server.graph_logs import LONG_MODULE, write_graph_logs
+from ridgeline.format.proto import event_pb2
+from tests.server.graph_logs import LONG_MODULE, big_graph, write_event_file, write_graph_logs
 
 LONG_SCOPE = f"SmallCnn/Linear[{LONG_MODULE}]"
 
 
 @pytest.fixture(scope="module")
 def logdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return write_graph_logs(tmp_path_factory.mktemp("graphs"))
+    root = write_graph_logs(tmp_path_factory.mktemp("graphs"))
+    write_event_file(root / "big", event_pb2.Event(wall_time=2.0, graph_def=big_graph(300).SerializeToString()))
+    return root
 
 
 @pytest.fixture
@@ -175,6 +178,21 @@ def test_corrupt_graph_is_explained(page: Page, url: str, request: pytest.Fixtur
     recorded.remove(expected[0])
     page.locator("[data-testid=graph-run]").select_option("torch_cnn")
     expect(page.locator("[data-testid=graph-view][data-ready=true]")).to_be_visible(timeout=20_000)
+
+
+def test_big_graph_starts_collapsed(page: Page, url: str) -> None:
+    view = open_graph(page, url, "big")
+    # 3,001 nodes in 301 scopes: the top level only (the input and one closed scope), drawn at once.
+    expect(view).to_have_attribute("data-boxes", "2")
+    model = box(page, "model")
+    expect(model).to_have_attribute("data-kind", "scope")
+    expect(model.locator("text[data-part=sub]")).to_have_text("3000 nodes")
+    model.click()
+    expect(model).to_have_attribute("data-kind", "group")
+    expect(page.locator("[data-testid=graph-view][data-ready=true]")).to_have_attribute("data-boxes", "302")
+    # Its members are listed in natural order in the side panel.
+    members = page.locator("[data-testid=graph-panel] .rl-graph-links button")
+    assert members.all_inner_texts()[:3] == ["layer_0", "layer_1", "layer_2"]
 
 
 def test_dark_theme(page: Page, url: str, artifacts: Path) -> None:

@@ -10,7 +10,7 @@ import torch
 from torch import nn
 
 import ridgeline
-from ridgeline.format.proto import event_pb2
+from ridgeline.format.proto import event_pb2, graph_pb2
 from ridgeline.format.records import frame
 
 LONG_MODULE = "a_really_long_module_name_that_tensorboard_would_truncate_in_its_node_boxes"
@@ -47,6 +47,18 @@ def write_event_file(run: Path, *events: event_pb2.Event) -> None:
     start = event_pb2.Event(wall_time=1.0, file_version="brain.Event:2")
     body = b"".join(frame(e.SerializeToString()) for e in (start, *events))
     (run / "events.out.tfevents.1.test").write_bytes(body)
+
+
+def big_graph(layers: int) -> graph_pb2.GraphDef:
+    """A chain of ``layers`` scopes of 10 nodes each."""
+    nodes = [graph_pb2.NodeDef(name="input", op="Placeholder")]
+    previous = "input"
+    for layer in range(layers):
+        for part in range(10):
+            name = f"model/layer_{layer}/op_{part}"
+            nodes.append(graph_pb2.NodeDef(name=name, op="Add", input=[previous]))
+            previous = name
+    return graph_pb2.GraphDef(node=nodes)
 
 
 def write_graph_logs(root: Path) -> Path:

@@ -14,7 +14,7 @@ from ridgeline.format.proto import event_pb2, graph_pb2, tensor_shape_pb2, types
 from tests.server.conftest import Served, serving_logdir
 
 pytest.importorskip("torch")
-from tests.server.graph_logs import LONG_MODULE, write_event_file, write_graph_logs
+from tests.server.graph_logs import LONG_MODULE, big_graph, write_event_file, write_graph_logs
 
 
 def shape(*dims: int) -> tensor_shape_pb2.TensorShapeProto:
@@ -41,18 +41,6 @@ def tf_graph() -> graph_pb2.GraphDef:
             graph_pb2.NodeDef(name="dense/Relu", op="Relu", input=["dense/MatMul"], attr={"T": float32}),
         ]
     )
-
-
-def big_graph(layers: int) -> graph_pb2.GraphDef:
-    """A chain of ``layers`` scopes of 10 nodes each."""
-    nodes = [graph_pb2.NodeDef(name="input", op="Placeholder")]
-    previous = "input"
-    for layer in range(layers):
-        for part in range(10):
-            name = f"model/layer_{layer}/op_{part}"
-            nodes.append(graph_pb2.NodeDef(name=name, op="Add", input=[previous]))
-            previous = name
-    return graph_pb2.GraphDef(node=nodes)
 
 
 @pytest.fixture(scope="module")

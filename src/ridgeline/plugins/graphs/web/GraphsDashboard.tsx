@@ -114,10 +114,13 @@ function GraphPane({ index }: { index: Index }) {
   const [focus, setFocus] = useState<{ id: string } | null>(null);
   const shown = useMemo(() => shownGraph(index, expanded, !showConstants), [index, expanded, showConstants]);
 
+  const [busy, setBusy] = useState(false);
   useEffect(() => {
     let live = true;
     setDrawn(false);
+    setBusy(true);
     runLayout(shown)
+      .finally(() => live && setBusy(false))
       .then((result) => {
         if (!live) return;
         setPlaced({ layout: result, fit: refit.current });
@@ -194,6 +197,11 @@ function GraphPane({ index }: { index: Index }) {
             />{" "}
             Show constants ({index.constants.size})
           </label>
+          {busy && (
+            <span class="rl-graph-busy" role="status" data-testid="graph-busy">
+              Laying out {shown.boxes} boxes…
+            </span>
+          )}
           <span class="muted rl-graph-stats">
             {index.data.nodes.length} nodes · {index.data.edges.length} edges · {index.data.scopes.length} scopes
           </span>

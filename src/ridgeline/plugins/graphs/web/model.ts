@@ -91,6 +91,10 @@ export function indexGraph(data: GraphData): Index {
     const home = scopes.has(n.name) ? n.name : parentOf(n.name);
     (childNodes.get(home) ?? childNodes.get("")!).push(n.name);
   }
+  // Natural order (layer_2 before layer_10): the side panel lists members so, and ELK keeps model order.
+  const natural = (a: string, b: string) => a.localeCompare(b, undefined, { numeric: true });
+  for (const list of childScopes.values()) list.sort(natural);
+  for (const list of childNodes.values()) list.sort(natural);
   const incoming = new Map<string, GraphEdge[]>();
   const outgoing = new Map<string, GraphEdge[]>();
   for (const e of data.edges) {
