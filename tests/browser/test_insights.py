@@ -22,6 +22,7 @@ STEPS = 300
 NAN_STEP = 120  # nan_run's train/loss is NaN here
 OUTLIER_STEPS = (150, 151, 152)  # outlier_run's train/loss jumps far above its trend here
 OVERFIT_FROM = 100  # overfit's val/loss turns upwards from here while its train/loss keeps falling
+EVAL_STEPS = (0, 74, 149, 224, STEPS - 1)  # healthy's eval/loss: five points
 WARMUP = 30  # healthy's train/loss stays flat (a warm-up) for this many steps before it falls
 
 
@@ -37,7 +38,11 @@ def write_logs(logdir: Path) -> Path:
     return write_runs(
         logdir,
         {
-            "healthy": {"train/loss": [2.1 if i < WARMUP else decay(i - WARMUP, 4) for i in range(STEPS)]},
+            "healthy": {
+                "train/loss": [2.1 if i < WARMUP else decay(i - WARMUP, 4) for i in range(STEPS)],
+                # Too few points for phases or a forecast (the server would answer 400: the page must not ask).
+                "eval/loss": [(step, decay(step, 6)) for step in EVAL_STEPS],
+            },
             "nan_run": {"train/loss": nan_run},
             "outlier_run": {"train/loss": outlier_run},
             "overfit": {"train/loss": [decay(i, 5) * 0.9 for i in range(STEPS)], "val/loss": val},
@@ -211,6 +216,20 @@ def test_phases_colour_a_warm_up(page: Page, logs: tuple[str, Path], artifacts: 
     page.locator("[data-testid=theme]").click()
     expect(page.locator("html")).to_have_attribute("data-theme", "dark")
     chart.screenshot(path=artifacts / "insights-phases-dark.png")
+
+
+def test_a_short_series_asks_for_no_phases_or_forecast(page: Page, logs: tuple[str, Path]) -> None:
+    url, _ = logs
+    requests: list[str] = []
+    page.on("request", lambda r: requests.append(r.url))
+    page.goto(f"{url}?tab=scalars&runFilter=%5Ehealthy%24&tagFilter=%5Eeval%2Floss%24&s.phases=1&s.forecast=1")
+    wait_charts_ready(page)
+    chart = card(page, "eval/loss")
+    expect(chart).to_have_attribute("data-points", str(len(EVAL_STEPS)))
+    expect(chart.locator("[data-testid=insight-note]")).to_contain_text("finite points")
+    expect(chart).to_have_attribute("data-phases", "0")
+    expect(chart).to_have_attribute("data-forecast", "false")
+    assert not [u for u in requests if "/api/phases" in u or "/api/forecast" in u]
 
 
 def test_the_diagnosis_names_the_overfitting_run(page: Page, logs: tuple[str, Path], artifacts: Path) -> None:

@@ -29,8 +29,15 @@ import {
   type Segment,
 } from "./model";
 
-/** Fewer points than this: no phases or forecast are asked for (the server answers 400). */
+/** Fewer finite points than this: no phases or forecast are asked for (the server answers 400). */
 export const MIN_POINTS = 10;
+
+/** How many finite values `values` holds, counting up to `enough` only. */
+function finiteCount(values: ArrayLike<number> | undefined, enough: number): number {
+  let n = 0;
+  for (let i = 0; values && i < values.length && n < enough; i++) if (Number.isFinite(values[i])) n++;
+  return n;
+}
 
 export interface AlertMark {
   x: number;
@@ -54,9 +61,9 @@ export interface OverlayOptions {
   keys: { run: string; tag: string }[];
   /** The card has been scrolled into view (only then are phases and forecasts asked for). */
   seen: boolean;
-  /** The series are loaded; `points(run)` is how many points of `tag` the run has. */
+  /** The series are loaded; `values(run)` are the run's loaded values of `tag` (NaN: not finite). */
   loaded: boolean;
-  points: (run: string) => number;
+  values: (run: string) => ArrayLike<number> | undefined;
   /** The run's first wall time (relative x axis). */
   start: (run: string) => number;
   tick: number;
@@ -89,7 +96,7 @@ export function useInsightOverlay(o: OverlayOptions): OverlayState {
   const [forecasts, setForecasts] = useState<Overlay["forecasts"]>([]);
   const [failed, setFailed] = useState("");
 
-  const eligible = (r: RunInfo) => o.points(r.run) >= MIN_POINTS;
+  const eligible = (r: RunInfo) => finiteCount(o.values(r.run), MIN_POINTS) >= MIN_POINTS;
   const runsKey = withTag.map((r) => `${r.run}:${eligible(r) ? 1 : 0}`).join("\u0001");
   const wantPhases = o.phases && o.seen && o.loaded && single && stepAxis;
   const wantForecast = o.forecast && o.seen && o.loaded && single && stepAxis;
@@ -157,7 +164,7 @@ export function useInsightOverlay(o: OverlayOptions): OverlayState {
   let note = "";
   if ((o.phases || o.forecast) && !single) note = "phases and forecasts are drawn on single-tag charts";
   else if ((o.phases || o.forecast) && !stepAxis) note = "phases and forecasts need the step x axis";
-  else if ((o.phases || o.forecast) && o.loaded && withTag.length && !withTag.some(eligible)) note = `phases and forecasts need ${MIN_POINTS} points or more`;
+  else if ((o.phases || o.forecast) && o.loaded && withTag.length && !withTag.some(eligible)) note = `phases and forecasts need ${MIN_POINTS} finite points or more`;
   else if (failed && ((o.phases && !bands.length) || (o.forecast && !forecasts.length))) note = failed;
   return {
     ref,

@@ -207,7 +207,7 @@ function CardView(props: CardProps) {
     keys,
     seen,
     loaded,
-    points: (run) => cache.get(run, tag)?.data?.step.length ?? 0,
+    values: (run) => cache.get(run, tag)?.data?.value,
     start: (run) => cache.get(run, tag)?.data?.wall[0] ?? 0,
     tick,
     xAxis,
