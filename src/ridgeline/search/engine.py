@@ -31,6 +31,7 @@ from ridgeline.search.patterns import (
     Term,
     compile_literal,
     compile_pattern,
+    exact_literal,
     normalise,
     parse,
     required_literal,
@@ -81,7 +82,7 @@ class Searcher:
         self.logdir = logdir
         self.index = index if index is not None else Index()
         self._lock = threading.RLock()
-        self._programs: OrderedDict[tuple[str, bool], tuple[Any, Any]] = OrderedDict()
+        self._programs: OrderedDict[tuple[str, bool], tuple[Any, Any, tuple[bytes, bool] | None]] = OrderedDict()
         self.refresh()
 
     def refresh(self) -> bool:
@@ -142,12 +143,12 @@ class Searcher:
         def entries(term: Term) -> dict[str, tuple[np.ndarray, np.ndarray]]:
             found = matched.get(id(term))
             if found is None:
-                program, literal = self._program(term, ignore_case)
+                program, literal, exact = self._program(term, ignore_case)
                 scope = FIELDS if term.field is None else (term.field,)
                 found = {}
                 for name in scope:
                     field_index = index.fields[name]
-                    ids = field_index.entries_of(field_index.scan(program, literal), run_alive)
+                    ids = field_index.entries_of(field_index.scan(program, literal, exact), run_alive)
                     if len(ids):
                         found[name] = (ids, field_index.arrays()[1][ids])
                 matched[id(term)] = found
@@ -241,14 +242,16 @@ class Searcher:
             )
         ]
 
-    def _program(self, term: Term, ignore_case: bool) -> tuple[Any, Any]:
-        """The term's compiled RE2 program and the literal its matches contain (None if unknown)."""
+    def _program(self, term: Term, ignore_case: bool) -> tuple[Any, Any, tuple[bytes, bool] | None]:
+        """The term's compiled RE2 program, an RE2 program for a literal its matches contain (None if unknown),
+        and the plain string the pattern is (None if it is more than that)."""
         key = (term.pattern, ignore_case)
         program = self._programs.get(key)
         if program is None:
             compiled = compile_pattern(term, ignore_case=ignore_case)
             literal = None if ignore_case else required_literal(term.pattern)
-            program = (compiled, compile_literal(literal) if literal is not None else None)
+            exact = None if ignore_case else exact_literal(term.pattern)
+            program = (compiled, compile_literal(literal) if literal is not None else None, exact)
             self._programs[key] = program
             if len(self._programs) > _PROGRAMS:
                 self._programs.popitem(last=False)

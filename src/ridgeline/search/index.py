@@ -34,7 +34,8 @@ NO_STEP = -(1 << 62)
 _UNANCHORED = re2._Anchor.UNANCHORED
 _CANDIDATES = 2000  # texts holding a pattern's required literal matched one by one before scanning instead
 _SPARSE_BYTES = 2048  # ...while they are at least this far apart on average (else RE2's own scan is cheaper)
-_POSTINGS_MAX = 4096  # up to this many matched texts, their entries come from posting lists
+_POSTINGS_PER_ENTRIES = 512  # posting lists serve up to one matched text per this many entries (else one mask)
+_SAMPLE = 1 << 16  # bytes sampled to tell a common string from a rare one
 _MAX_LINE = 100_000  # longer text lines are cut: they stay findable by their start, and memory stays bounded
 
 
@@ -109,15 +110,21 @@ class FieldIndex:
             self._buffer = (joined, np.array(self._starts, dtype=np.int64))
         return self._buffer
 
-    def scan(self, program: Any, literal: Any = None) -> np.ndarray:
+    def scan(self, program: Any, literal: Any = None, exact: tuple[bytes, bool] | None = None) -> np.ndarray:
         """The ids of the distinct texts ``program`` (a compiled re2 pattern) matches, one RE2 call per text.
 
         With ``literal`` (an RE2 program for a string every match contains: ``patterns.required_literal``), the
         texts holding it are found first (RE2 skips to a literal with memchr, several times faster than
         ``bytes.find``) and only they are matched, while they are few and far apart: a pattern RE2 cannot skip
         ahead for (``(lr=0.001|batch_size=64).*(dropout=0.2)``) then costs a few jumps instead of a DFA pass over
-        every byte. Otherwise it goes on with the plain scan."""
+        every byte. Otherwise it goes on with the plain scan.
+
+        With ``exact`` (the pattern is a plain string, maybe anchored: ``patterns.exact_literal``) that is common
+        in this buffer, ``bytes.find`` locates the texts holding it without RE2 (less overhead per matching text;
+        for a rare string RE2's memchr-driven skipping over long stretches wins)."""
         buffer, starts = self.buffer()
+        if exact is not None and _dense(buffer, exact):
+            return self._find_all(buffer, starts, *exact)
         end = len(buffer)
         match = program._regexp.Match
         find = buffer.find
@@ -150,6 +157,30 @@ class FieldIndex:
             return np.empty(0, dtype=np.int64)
         return np.searchsorted(starts, np.array(found, dtype=np.int64), side="right") - 1
 
+    @staticmethod
+    def _find_all(buffer: bytes, starts: np.ndarray, text: bytes, anchored: bool) -> np.ndarray:
+        """The ids of the texts holding ``text`` (starting with it when ``anchored``)."""
+        find = buffer.find
+        found: list[int] = []
+        if anchored:  # look for newline + text from each text's preceding newline; the first text has none
+            if buffer.startswith(text):
+                found.append(0)
+            needle, shift = b"\n" + text, 1
+        else:
+            needle, shift = text, 0
+        at = find(b"\n") if anchored and found else 0
+        while at >= 0:
+            hit = find(needle, at)
+            if hit < 0 or hit + shift >= len(buffer):
+                break
+            found.append(hit + shift)
+            at = find(b"\n", hit + shift)  # the end of that text: one hit per text
+            if not anchored and at >= 0:
+                at += 1
+        if not found:
+            return np.empty(0, dtype=np.int64)
+        return np.searchsorted(starts, np.array(found, dtype=np.int64), side="right") - 1
+
     def entries_of(self, values: np.ndarray, run_alive: np.ndarray) -> np.ndarray:
         """The live entries (of live runs) whose text is one of ``values`` (ids), in no particular order.
 
@@ -158,7 +189,7 @@ class FieldIndex:
         if not len(values):
             return np.empty(0, dtype=np.int64)
         entry_value, entry_run, _, _, alive = self.arrays()
-        if len(values) <= _POSTINGS_MAX:
+        if len(values) <= max(64, len(entry_value) // _POSTINGS_PER_ENTRIES):
             order, offsets = self.postings()
             found = np.concatenate([order[offsets[value] : offsets[value + 1]] for value in values.tolist()])
         else:
@@ -396,6 +427,14 @@ class Index:
                 self.fields[field_name].kill([entry])
         ids = [(name, self.add(state.id, name, text, tag, step)) for name, text, tag, step in entries]
         state.replaceable[key] = (signature, ids)
+
+
+def _dense(buffer: bytes, exact: tuple[bytes, bool]) -> bool:
+    """Whether the string occurs often enough (judged on the buffer's first 64 KiB) for ``bytes.find`` to beat
+    RE2 at finding every occurrence."""
+    text, anchored = exact
+    needle = b"\n" + text if anchored else text
+    return len(buffer) <= _SAMPLE or buffer.count(needle, 0, _SAMPLE) >= 4
 
 
 def _first_wall_time(data: Any) -> float | None:

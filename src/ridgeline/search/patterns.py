@@ -456,3 +456,28 @@ def _skip_quantifier(pattern: str, at: int) -> int:
     if at < len(pattern) and pattern[at] in "?+":  # lazy or possessive form
         at += 1
     return at
+
+
+def exact_literal(pattern: str) -> tuple[bytes, bool] | None:
+    """(text, anchored) when ``pattern`` is a plain string, optionally after ``^`` (``resnet``, ``^train_``,
+    ``nan detected``, ``lr=0\\.001``): such a pattern matches exactly the entries holding that string (at their
+    start when anchored), which ``bytes.find`` locates without RE2. None for anything else."""
+    anchored = pattern.startswith("^")
+    body = pattern[1:] if anchored else pattern
+    chars: list[str] = []
+    at = 0
+    while at < len(body):
+        char = body[at]
+        if char == "\\":
+            escaped = body[at + 1 : at + 2]
+            if not escaped or escaped.isalnum() or escaped == "\n":
+                return None
+            chars.append(escaped)
+            at += 2
+            continue
+        if char in _SPECIAL or char == "\n":
+            return None
+        chars.append(char)
+        at += 1
+    text = "".join(chars).encode("utf-8")
+    return (text, anchored) if text else None
