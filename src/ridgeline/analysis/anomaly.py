@@ -517,7 +517,8 @@ class SeriesDetector:
                 RELATIVE_TOLERANCE * np.abs(mean) - (1 + RELATIVE_TOLERANCE) * std,
             )
             candidates = np.flatnonzero(np.abs(current - mean) >= bound * (1 - 1e-9))
-            windows = sliding_window_view(buffer[:-1], params.spike_window)[start - params.spike_window :]
+            if len(candidates):  # (most chunks have none: skip building the view)
+                windows = sliding_window_view(buffer[:-1], params.spike_window)[start - params.spike_window :]
             offset = start - known
             for first in range(0, len(candidates), BLOCK):
                 chosen = candidates[first : first + BLOCK]
