@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
 
@@ -10,7 +11,7 @@ import httpx
 import pytest
 
 import ridgeline
-from ridgeline.format.proto import event_pb2, graph_pb2, tensor_shape_pb2, types_pb2
+from ridgeline.format.proto import event_pb2, graph_pb2, summary_pb2, tensor_pb2, tensor_shape_pb2, types_pb2
 from tests.server.conftest import Served, serving_logdir
 
 pytest.importorskip("torch")
@@ -43,6 +44,67 @@ def tf_graph() -> graph_pb2.GraphDef:
     )
 
 
+KERAS_FUNCTIONAL = {
+    "class_name": "Functional",
+    "config": {
+        "name": "mlp",
+        "layers": [
+            {
+                "class_name": "InputLayer",
+                "name": "pixels",
+                "config": {"batch_input_shape": [None, 784], "dtype": "float32", "name": "pixels"},
+                "inbound_nodes": [],
+            },
+            {
+                "class_name": "Dense",
+                "name": "hidden",
+                "config": {"name": "hidden", "units": 64, "activation": "relu"},
+                "inbound_nodes": [[["pixels", 0, 0, {}]]],
+            },
+            {
+                "class_name": "Dense",
+                "name": "logits",
+                "config": {"name": "logits", "units": 10},
+                "inbound_nodes": [[["hidden", 0, 0, {}]]],
+            },
+        ],
+    },
+}
+KERAS_SEQUENTIAL = {
+    "class_name": "Sequential",
+    "config": {
+        "name": "seq",
+        "layers": [
+            {"class_name": "InputLayer", "config": {"batch_input_shape": [None, 8], "name": "seq_input"}},
+            {"class_name": "Dense", "config": {"name": "dense", "units": 4}},
+        ],
+    },
+}
+
+
+def plugin_value(tag: str, plugin: str, payload: bytes) -> summary_pb2.Summary.Value:
+    """A TF2 graph summary: the payload as a string tensor, with the graph plugin's metadata."""
+    tensor = tensor_pb2.TensorProto(dtype=types_pb2.DT_STRING, string_val=[payload])
+    meta = summary_pb2.SummaryMetadata(plugin_data=summary_pb2.SummaryMetadata.PluginData(plugin_name=plugin))
+    return summary_pb2.Summary.Value(tag=tag, tensor=tensor, metadata=meta)
+
+
+def length_delimited(field: int, payload: bytes) -> bytes:
+    """One protobuf field of wire type 2 (a message or bytes): its key, its varint length, the payload."""
+    size, length = b"", len(payload)
+    while True:
+        byte, length = length & 0x7F, length >> 7
+        size += bytes([byte | (0x80 if length else 0)])
+        if not length:
+            return bytes([field << 3 | 2]) + size + payload
+
+
+def function_graphs_metadata(*graphs: graph_pb2.GraphDef) -> bytes:
+    """A RunMetadata as ``tf.summary.trace_export`` writes it: function_graphs (field 4), each with its
+    pre-optimization graph (field 2)."""
+    return b"".join(length_delimited(4, length_delimited(2, g.SerializeToString())) for g in graphs)
+
+
 @pytest.fixture(scope="module")
 def graphs_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     root = write_graph_logs(tmp_path_factory.mktemp("graphs"))
@@ -51,6 +113,14 @@ def graphs_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     scalars_only.close()
     write_event_file(root / "tf", event_pb2.Event(wall_time=2.0, graph_def=tf_graph().SerializeToString()))
     write_event_file(root / "big", event_pb2.Event(wall_time=2.0, graph_def=big_graph(400).SerializeToString()))
+    summary = summary_pb2.Summary(
+        value=[
+            plugin_value("keras", "graph_keras_model", json.dumps(KERAS_FUNCTIONAL).encode()),
+            plugin_value("keras_seq", "graph_keras_model", json.dumps(KERAS_SEQUENTIAL).encode()),
+            plugin_value("trace", "graph_run_metadata_graph", function_graphs_metadata(tf_graph(), big_graph(1))),
+        ]
+    )
+    write_event_file(root / "tf2", event_pb2.Event(wall_time=2.0, step=3, summary=summary))
     with serving_logdir(root) as served:
         yield served
 
@@ -123,6 +193,31 @@ def test_tf_style_inputs(graphs_server: Served) -> None:
     assert split["device"] == "/device:CPU:0"
     assert split["attrs"] == {"T": "float32", "num_split": "2"}
     assert split["shapes"] == ["?×392", "?×392"]
+
+
+def test_keras_models(graphs_server: Served) -> None:
+    tags = get(graphs_server, run="tf2").json()["tags"]
+    assert tags == ["keras", "keras_seq", "trace"]
+    functional = get(graphs_server, run="tf2", tag="keras").json()
+    assert functional["format"] == "keras_model" and functional["step"] == 3
+    assert [(n["name"], n["op"]) for n in functional["nodes"]] == [
+        ("pixels", "InputLayer"),
+        ("hidden", "Dense"),
+        ("logits", "Dense"),
+    ]
+    assert functional["nodes"][0]["shapes"] == ["?×784"]
+    assert functional["nodes"][1]["attrs"] == {"activation": "relu", "units": "64"}
+    assert [(e["source"], e["target"]) for e in functional["edges"]] == [("pixels", "hidden"), ("hidden", "logits")]
+    sequential = get(graphs_server, run="tf2", tag="keras_seq").json()
+    assert [(e["source"], e["target"]) for e in sequential["edges"]] == [("seq_input", "dense")]
+
+
+def test_function_graphs_are_merged(graphs_server: Served) -> None:
+    trace = get(graphs_server, run="tf2", tag="trace").json()
+    assert trace["format"] == "run_metadata_graph"
+    names = {n["name"] for n in trace["nodes"]}
+    assert {"x", "split/Split", "dense/Relu", "model/layer_0/op_9"} <= names
+    assert "input" in names and len(names) == len(trace["nodes"]) == 5 + 11
 
 
 def test_big_graph(graphs_server: Served) -> None:

@@ -31,12 +31,12 @@ const MIN_K = 0.05;
 const MAX_K = 4;
 
 /**
- * The starting view: the whole graph when that keeps text readable (scale >= 0.75), else scale 0.9 with the
- * graph's top in view, centred on its first box (where the data flow starts).
+ * The starting view: the whole graph when that keeps text readable (scale >= 0.75) or `whole` is asked (the Fit
+ * button), else scale 0.9 with the graph's top in view, centred on its first box (where the data flow starts).
  */
-export function fitView(layout: Layout, width: number, height: number): View {
-  const fit = Math.min(width / Math.max(layout.width, 1), height / Math.max(layout.height, 1));
-  const k = Math.min(1.25, fit >= 0.75 ? fit : 0.9);
+export function fitView(layout: Layout, width: number, height: number, whole = false): View {
+  const fit = Math.min((width - 16) / Math.max(layout.width, 1), (height - 16) / Math.max(layout.height, 1));
+  const k = Math.max(MIN_K, Math.min(1.25, fit >= 0.75 || whole ? fit : 0.9));
   const y = layout.height * k <= height ? (height - layout.height * k) / 2 : 8;
   if (layout.width * k <= width) return { x: (width - layout.width * k) / 2, y, k };
   let first: PlacedBox | null = null;
@@ -213,7 +213,7 @@ export function GraphView({ layout, fit, selected, matches, focus, onSelect, onT
           data-testid="graph-fit"
           onClick={() => {
             const svg = svgRef.current;
-            if (svg) setView(fitView(layout, svg.clientWidth, svg.clientHeight));
+            if (svg) setView(fitView(layout, svg.clientWidth, svg.clientHeight, true));
           }}
         >
           Fit
