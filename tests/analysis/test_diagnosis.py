@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ridgeline.analysis.diagnosis import (
     DiagnosisConfig,
@@ -162,3 +164,33 @@ def test_findings_serialise_to_the_api_shape() -> None:
     data = finding.to_dict()
     assert list(data) == ["run", "kind", "confidence", "step", "tags", "evidence", "message"]
     assert data["run"] == "exp" and isinstance(data["confidence"], float)
+
+
+values_strategy = st.lists(
+    st.one_of(
+        st.floats(allow_nan=True, allow_infinity=True, width=64),
+        st.sampled_from([0.0, 1.0, -1.0, 1e-300, 1e300]),
+    ),
+    max_size=40,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.dictionaries(st.sampled_from(["train/loss", "val/loss", "acc", "grad_norm/a", "fc.grad"]), values_strategy),
+    st.lists(st.sampled_from([0.0, 1.0, 1e-300, float("nan"), float("inf")]), max_size=12),
+    st.booleans(),
+)
+def test_any_input_gives_findings_or_nothing_never_an_error(
+    series: dict[str, list[float]], stats: list[float], repeated_steps: bool
+) -> None:
+    """Whatever the values (NaN, ±Inf, 1e300, constant, repeated steps), no exception and no warning (pytest
+    turns warnings into errors): the server answers every run."""
+    scalars = {
+        tag: Series(np.zeros(len(v), np.int64) if repeated_steps else np.arange(len(v)), np.array(v, dtype=float))
+        for tag, v in series.items()
+    }
+    column = np.array(stats, dtype=float)
+    hists = {"fc.weight": HistogramSeries(np.arange(len(column)), column, column, column, column, column)}
+    for finding in diagnose("run", scalars, hists):
+        assert 0.5 <= finding.confidence <= 1 and finding.message

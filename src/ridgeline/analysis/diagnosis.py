@@ -228,11 +228,13 @@ def rolling_median(value: np.ndarray, fraction: float = 0.08, longest: int = 101
 
 
 def _head(values: np.ndarray, fraction: float) -> float:
-    return float(np.median(values[: max(3, int(len(values) * fraction))]))
+    """The median of the first ``fraction`` of the values (at least 3; NaN when there are none)."""
+    return float(np.median(values[: max(3, int(len(values) * fraction))])) if len(values) else math.nan
 
 
 def _tail(values: np.ndarray, fraction: float) -> float:
-    return float(np.median(values[-max(3, int(len(values) * fraction)) :]))
+    """The median of the last ``fraction`` of the values (at least 3; NaN when there are none)."""
+    return float(np.median(values[-max(3, int(len(values) * fraction)) :])) if len(values) else math.nan
 
 
 def _mad(values: np.ndarray) -> float:
@@ -795,8 +797,18 @@ def diagnose(
     validation run are diagnosed together (``train/epoch_loss`` + ``validation/epoch_loss``). ``runs`` lists the
     runs involved (default: ``run``).
     """
-    config = config or DiagnosisConfig()
-    histograms = histograms or {}
+    # Overflow and 0/0 on extreme values become inf/NaN, which no rule accepts (errstate is thread-local).
+    with np.errstate(all="ignore"):
+        return _diagnose(run, scalars, histograms or {}, config or DiagnosisConfig(), tuple(runs) or (run,))
+
+
+def _diagnose(
+    run: str,
+    scalars: Mapping[str, Series],
+    histograms: Mapping[str, HistogramSeries],
+    config: DiagnosisConfig,
+    runs: tuple[str, ...],
+) -> list[Finding]:
     p = config.compiled()
     roles = _roles(scalars, histograms, p)
     limit = config.max_points
@@ -847,7 +859,7 @@ def diagnose(
         hits.append(_lr_too_high(train, _shape_or_none(train)) or _nan_only(train))
 
     findings = [
-        Finding(run, h.kind, h.confidence, h.step, h.tags, h.evidence, h.message, tuple(runs) or (run,))
+        Finding(run, h.kind, h.confidence, h.step, h.tags, h.evidence, h.message, runs)
         for h in hits
         if h.confidence >= config.min_confidence
     ]

@@ -28,7 +28,7 @@ from ridgeline.analysis.diagnosis import (
 from ridgeline.api import LogDir
 from ridgeline.ingest.values import DecodeError, Histogram
 
-MAX_HISTOGRAM_STEPS = 200  # histogram steps decoded per tag (evenly spread, first and last kept)
+MAX_HISTOGRAM_STEPS = 100  # histogram steps decoded per tag (evenly spread, first and last kept)
 
 
 @dataclass(frozen=True)
