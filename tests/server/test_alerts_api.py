@@ -5,6 +5,7 @@ grows (--reload-interval)."""
 from __future__ import annotations
 
 import math
+import shutil
 import time
 from pathlib import Path
 
@@ -111,4 +112,10 @@ def test_alerts_appear_as_a_live_run_grows(tmp_path: Path) -> None:
             cursor = answer["cursor"]
         assert found(new) == {("live", "spiky", "spike", 250), ("live", "spiky", "nan", 320)}
         assert served.get("/api/alerts", since=cursor).json()["alerts"] == []
-    writer.close()
+        writer.close()
+        # The run's directory is deleted: its alerts go with it at the next reload (the cursor stays).
+        shutil.rmtree(tmp_path / "live")
+        deadline = time.monotonic() + 20
+        while served.get("/api/alerts").json()["alerts"] and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert served.get("/api/alerts").json() == {"alerts": [], "cursor": cursor}

@@ -91,11 +91,13 @@ class AlertMonitor:
         tag_pattern: re.Pattern[str] | None = None,
     ) -> tuple[list[Alert], int]:
         """The alerts raised after cursor ``since`` (all with 0) matching the patterns (``search``), and the
-        cursor to pass next time. A cursor beyond the end (the server restarted) counts as 0."""
+        cursor to pass next time. A cursor beyond the end (the server restarted) counts as 0. Alerts of runs
+        that are gone (their directory was deleted) are left out; the cursor still counts them."""
         with self._lock:
             cursor = len(self._alerts)
             start = since if 0 <= since <= cursor else 0
-            found = self._alerts[start:]
+            present = set(self.logdir.ingestor.store.runs)
+            found = [alert for alert in self._alerts[start:] if alert.run in present]
         if run_pattern is not None:
             found = [alert for alert in found if run_pattern.search(alert.run)]
         if tag_pattern is not None:
