@@ -173,6 +173,7 @@ ERRORS = [
     ("(has_nan", 8, "expected ')'"),
     ("order metric", 6, "expected 'by'"),
     ("has_nan limit 2.5", 14, "whole number"),
+    ("has_nan limit 1d", 14, "whole number"),
     ("order by has_nan", 9, "order by needs a value"),
     ("", 0, "empty query"),
 ]

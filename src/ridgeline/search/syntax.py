@@ -239,7 +239,7 @@ class _Parser:
         if self.at("limit"):
             self.take()
             token = self.token
-            if token.kind != "number" or not float(token.value).is_integer() or token.value < 0:
+            if token.kind != "number" or not token.text.isdigit():
                 raise self.error("expected a whole number after 'limit'")
             limit = int(self.take().value)
         if self.token.kind != "end":
