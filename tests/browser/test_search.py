@@ -188,9 +188,13 @@ def test_hparam_pattern_lists_the_runs_and_a_hit_selects_its_run(
     expect_drawn(page, "hparam/val_loss", [chosen])
 
 
-def test_select_all_runs_of_a_result(page: Page, served: ServedLogdir) -> None:
+def test_select_all_runs_of_a_result_in_a_narrow_window(page: Page, served: ServedLogdir, artifacts: Path) -> None:
+    page.set_viewport_size({"width": 760, "height": 700})
     open_page(page, served)
     search(page, r"hparam:batch_size=32")
+    panel = page.locator("[data-testid=search-results]").bounding_box()
+    assert panel is not None and panel["x"] >= 0 and panel["x"] + panel["width"] <= 760, panel
+    page.screenshot(path=str(artifacts / "search-narrow-light.png"))
     button = page.locator("[data-testid=search-select-runs]")
     expect(button).to_have_text("Select all 2 runs")
     button.click()

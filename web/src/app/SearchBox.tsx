@@ -8,7 +8,7 @@
  * kind, a text hit opens the text dashboard on its tag. "Select all N runs" selects every run the search found.
  * A run filter that would hide the chosen runs is cleared, so what was chosen is what the dashboard shows.
  */
-import { useEffect, useId, useMemo, useRef, useState } from "preact/hooks";
+import { useEffect, useId, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import { compileFilter } from "./filters";
 import {
   caretLine,
@@ -84,6 +84,15 @@ export function SearchBox(props: SearchBoxProps) {
     if (!open) return;
     panel.current?.querySelector(`[data-index="${active}"]`)?.scrollIntoView({ block: "nearest" });
   }, [active, open]);
+
+  // The panel hangs from the box's right edge; on a narrow window it moves right so that it stays on screen.
+  useLayoutEffect(() => {
+    const el = panel.current;
+    if (!el) return;
+    el.style.transform = "";
+    const left = el.getBoundingClientRect().left;
+    if (left < 8) el.style.transform = `translateX(${8 - left}px)`;
+  });
 
   const names = useMemo(() => props.allRuns.map((r) => r.run), [props.allRuns]);
 
