@@ -190,9 +190,34 @@ def test_big_graph_starts_collapsed(page: Page, url: str) -> None:
     model.click()
     expect(model).to_have_attribute("data-kind", "group")
     expect(page.locator("[data-testid=graph-view][data-ready=true]")).to_have_attribute("data-boxes", "302")
-    # Its members are listed in natural order in the side panel.
     members = page.locator("[data-testid=graph-panel] .rl-graph-links button")
     assert members.all_inner_texts()[:3] == ["layer_0", "layer_1", "layer_2"]
+    # The keyboard works too: Enter on a focused scope opens it.
+    layer = box(page, "model/layer_0")
+    layer.focus()
+    page.keyboard.press("Enter")
+    expect(layer).to_have_attribute("data-kind", "group")
+    expect(box(page, "model/layer_0/op_9")).to_have_attribute("data-kind", "node")
+
+
+def test_a_rewritten_graph_is_redrawn_on_reload(
+    page: Page, tmp_path: Path, serve: Callable[[Path], ServedLogdir]
+) -> None:
+    import torch
+
+    import ridgeline
+
+    first = torch.nn.Sequential(torch.nn.Linear(4, 3))
+    with ridgeline.SummaryWriter(tmp_path / "logs" / "run") as writer:
+        writer.add_graph(first, torch.zeros(2, 4))
+    url = serve(tmp_path / "logs").url
+    open_graph(page, url, "run")
+    expect(page.locator("[data-testid=edge-shape]", has_text="2×3")).not_to_have_count(0)
+    second = torch.nn.Sequential(torch.nn.Linear(4, 5), torch.nn.ReLU(), torch.nn.Linear(5, 3))
+    with ridgeline.SummaryWriter(tmp_path / "logs" / "run") as writer:
+        writer.add_graph(second, torch.zeros(2, 4))
+    page.locator("[data-testid=reload]").click()
+    expect(page.locator("[data-testid=edge-shape]", has_text="2×5").first).to_be_attached(timeout=20_000)
 
 
 def test_dark_theme(page: Page, url: str, artifacts: Path) -> None:

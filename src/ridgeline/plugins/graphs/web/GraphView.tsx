@@ -137,15 +137,26 @@ export function GraphView({ layout, fit, selected, matches, focus, onSelect, onT
       svgRef.current?.releasePointerCapture(event.pointerId);
       return;
     }
-    const target = (event.target as Element).closest("[data-box]");
+    activate(event.target as Element);
+  };
+  /** A click (or Enter/Space on a focused box): select it; a collapsed scope or a header's toggle also toggles. */
+  const activate = (element: Element) => {
+    const target = element.closest("[data-box]");
     const box = target ? layout.boxes.find((b) => b.box.id === target.getAttribute("data-box")) : undefined;
     if (!box) {
       onSelect(null);
       return;
     }
-    const toggle = (event.target as Element).closest("[data-toggle]");
+    const toggle = element.closest("[data-toggle]");
     if (box.box.kind === "scope" || toggle) onToggle(box);
     onSelect(box);
+  };
+  const onKeyDown = (event: KeyboardEvent) => {
+    if (event.key !== "Enter" && event.key !== " ") return;
+    const target = event.target as Element;
+    if (!target.closest("[data-box]")) return;
+    event.preventDefault();
+    activate(target);
   };
 
   const ready = view !== null;
@@ -158,6 +169,7 @@ export function GraphView({ layout, fit, selected, matches, focus, onSelect, onT
         onPointerDown={onPointerDown}
         onPointerMove={onPointerMove}
         onPointerUp={onPointerUp}
+        onKeyDown={onKeyDown}
       >
         <defs>
           <marker id="rl-graph-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
@@ -249,6 +261,9 @@ function LeafBox({ placed, selected, matched }: BoxProps) {
       data-name={box.name}
       data-kind={box.kind}
       data-expanded={scope ? "false" : undefined}
+      tabindex={0}
+      role="button"
+      aria-label={`${box.name} (${sub})${scope ? ", collapsed scope" : ""}`}
     >
       <title>{box.name}</title>
       <rect data-part="box" x={x} y={y} width={width} height={height} rx={scope ? 8 : 5} />
@@ -276,7 +291,13 @@ function GroupBox({ placed, selected, matched }: BoxProps) {
     >
       <title>{box.name}</title>
       <rect data-part="box" x={x} y={y} width={width} height={height} rx={10} />
-      <g data-toggle="1" class="rl-graph-group-header">
+      <g
+        data-toggle="1"
+        class="rl-graph-group-header"
+        tabindex={0}
+        role="button"
+        aria-label={`${box.name} (${sub}), expanded scope: collapse`}
+      >
         <rect x={x} y={y} width={width} height={26} rx={10} class="rl-graph-header-hit" />
         <ToggleMark x={x + 8} y={y + 7} open={true} />
         <text data-part="title" x={x + 26} y={y + 17} font-size={FONT_TITLE} font-weight={600}>

@@ -28,7 +28,10 @@ import { NodePanel } from "./NodePanel";
 
 const READY_ID = "graph";
 
-export function GraphsDashboard({ runs }: DashboardProps) {
+/** What tells two answers for the same run and tag apart (a rewritten graph): nothing else is compared. */
+const versionOf = (g: GraphData) => `${g.step}:${g.format}:${g.nodes.length}:${g.edges.length}`;
+
+export function GraphsDashboard({ runs, tick }: DashboardProps) {
   const withGraph = useMemo(() => runs.filter((r) => (r.tags.graphs ?? []).length > 0), [runs]);
   const [chosenRun, setRun] = useUrlState("g.run", "");
   const run: RunInfo | undefined = withGraph.find((r) => r.run === chosenRun) ?? withGraph[0];
@@ -36,7 +39,7 @@ export function GraphsDashboard({ runs }: DashboardProps) {
   const [chosenTag, setTag] = useUrlState("g.tag", "");
   const tag = tags.includes(chosenTag) ? chosenTag : tags.includes("__graph__") ? "__graph__" : tags[0];
 
-  const [data, setData] = useState<{ key: string; index: Index } | null>(null);
+  const [data, setData] = useState<{ key: string; version: string; index: Index } | null>(null);
   const [error, setError] = useState<string | null>(null);
   const key = run && tag ? `${run.run}\u0000${tag}` : "";
 
@@ -46,21 +49,37 @@ export function GraphsDashboard({ runs }: DashboardProps) {
     return () => registry.remove(READY_ID);
   }, []);
 
+  // A new run or tag: load its graph. On a reload (tick) ask again, and redraw only if the graph changed.
+  const shownKey = useRef("");
+  const loadedKey = useRef("");
+  const failedKey = useRef("");
   useEffect(() => {
     if (!run || !tag) return;
+    if (failedKey.current === key && shownKey.current === key) return; // unreadable: asking again changes nothing
     const controller = new AbortController();
-    setError(null);
-    setData(null);
-    registry.setReady(READY_ID, false);
+    if (shownKey.current !== key) {
+      shownKey.current = key;
+      loadedKey.current = "";
+      failedKey.current = "";
+      setError(null);
+      setData(null);
+      registry.setReady(READY_ID, false);
+    }
     getJson<GraphData>("api/graphs", { run: run.run, tag }, { signal: controller.signal })
-      .then((graph) => setData({ key, index: indexGraph(graph) }))
+      .then((graph) => {
+        const version = versionOf(graph);
+        loadedKey.current = key;
+        setError(null);
+        setData((old) => (old && old.key === key && old.version === version ? old : { key, version, index: indexGraph(graph) }));
+      })
       .catch((err: unknown) => {
-        if (controller.signal.aborted) return;
+        if (controller.signal.aborted || loadedKey.current === key) return; // a failed reload keeps what is drawn
+        failedKey.current = key;
         setError(err instanceof Error ? err.message : String(err));
         registry.setReady(READY_ID, true);
       });
     return () => controller.abort();
-  }, [key]);
+  }, [key, tick]);
 
   if (withGraph.length === 0) {
     return <p class="rl-graph-empty muted">None of the selected runs has a graph (write one with add_graph).</p>;
@@ -96,7 +115,7 @@ export function GraphsDashboard({ runs }: DashboardProps) {
           {error}
         </div>
       )}
-      {data && data.key === key && <GraphPane key={key} index={data.index} />}
+      {data && data.key === key && <GraphPane key={`${key}\u0000${data.version}`} index={data.index} />}
       {!data && error === null && <p class="muted">Loading the graph…</p>}
     </div>
   );
