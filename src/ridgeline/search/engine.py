@@ -171,7 +171,8 @@ class Searcher:
                     combined |= mask
             return combined
 
-        selected = runs_of(node)
+        # One term: its hits are the answer, no run selection to apply (skips a pass over every hit).
+        selected = run_alive if isinstance(node, Term) else runs_of(node)
         positive = _positive_terms(node)
         if not positive:  # only negated terms: the runs themselves are the answer
             names = self._run_names(np.flatnonzero(selected))
