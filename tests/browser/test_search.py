@@ -151,6 +151,12 @@ def test_slash_focuses_the_box_but_not_while_typing_elsewhere(page: Page, served
     page.keyboard.press("/")
     expect(box(page)).to_be_focused()
     expect(box(page)).to_have_value("")  # the shortcut's "/" is not typed into the box
+    box(page).fill("run:RESNET")  # case-insensitive by default, like the shell's filters
+    expect(hits(page, "run")).to_have_count(4)
+    page.locator("[data-testid=search-case]").click()  # "Aa": match case
+    expect(page.locator("[data-testid=search-case]")).to_have_attribute("aria-pressed", "true")
+    expect(page.locator("[data-testid=search-results]")).to_contain_text("No match")
+    expect(hits(page)).to_have_count(0)
     box(page).fill("run:resnet")
     expect(hits(page, "run")).to_have_count(4)
     page.keyboard.press("Escape")

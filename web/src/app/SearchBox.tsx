@@ -51,7 +51,9 @@ export function SearchBox(props: SearchBoxProps) {
   const [q, setQ] = useState("");
   const [open, setOpen] = useState(false);
   const [active, setActive] = useState(0);
-  const { query, result, failure, loading } = useSearch(q, true, { delay: 150, limit: 200 });
+  // Case-insensitive by default, like the shell's filters; "Aa" matches case.
+  const [matchCase, setMatchCase] = useState(false);
+  const { query, result, failure, loading } = useSearch(q, true, { delay: 150, limit: 200, ignoreCase: !matchCase });
 
   const [runFilter, setRunFilter] = useUrlState("runFilter", "");
   const [, setTagFilter] = useUrlState("tagFilter", "");
@@ -61,8 +63,8 @@ export function SearchBox(props: SearchBoxProps) {
   const groups = useMemo(() => groupHits(result?.hits ?? []), [result]);
   const hits = useMemo(() => orderedHits(groups), [groups]);
   const terms = useMemo(
-    () => (result && result.mode === "pattern" ? highlightTerms(result.query || query) : []),
-    [result, query],
+    () => (result && result.mode === "pattern" ? highlightTerms(result.query || query, !matchCase) : []),
+    [result, query, matchCase],
   );
   const colours = useMemo(() => new Map(props.allRuns.map((r) => [r.run, r.colour])), [props.allRuns]);
 
@@ -184,6 +186,21 @@ export function SearchBox(props: SearchBoxProps) {
         onFocus={() => setOpen(true)}
         onKeyDown={onKeyDown}
       />
+      <button
+        type="button"
+        class="search-case"
+        data-testid="search-case"
+        aria-pressed={matchCase ? "true" : "false"}
+        title={matchCase ? "Matching case (click to ignore case)" : "Ignoring case (click to match case)"}
+        aria-label="Match case"
+        onMouseDown={(e) => e.preventDefault()}
+        onClick={() => {
+          setMatchCase(!matchCase);
+          input.current?.focus();
+        }}
+      >
+        Aa
+      </button>
       {showPanel && (
         <div
           class="search-panel"

@@ -23,13 +23,21 @@ export interface SearchOptions {
   limit?: number;
   /** Asks again when it changes (the shell's reload tick), keeping the previous answer meanwhile. */
   tick?: number;
+  /** Patterns match without regard to case (the API's ignore_case). */
+  ignoreCase?: boolean;
 }
 
 /** GET /api/search once; resolves to the answer or throws a {@link SearchFailure}. */
-export async function fetchSearch(q: string, limit: number, signal?: AbortSignal): Promise<SearchResponse> {
+export async function fetchSearch(
+  q: string,
+  limit: number,
+  ignoreCase: boolean,
+  signal?: AbortSignal,
+): Promise<SearchResponse> {
   let response: Response;
   try {
-    response = await fetch(apiUrl("api/search", { q, limit }), { headers: { Accept: "application/json" }, signal });
+    const params = { q, limit, ignore_case: ignoreCase ? "true" : null };
+    response = await fetch(apiUrl("api/search", params), { headers: { Accept: "application/json" }, signal });
   } catch (err) {
     if (err instanceof DOMException && err.name === "AbortError") throw err;
     throw { message: "cannot reach the ridgeline server", position: null } satisfies SearchFailure;
@@ -45,7 +53,7 @@ export async function fetchSearch(q: string, limit: number, signal?: AbortSignal
 }
 
 export function useSearch(q: string, enabled: boolean, options: SearchOptions = {}): SearchState {
-  const { delay = 150, limit = 200, tick = 0 } = options;
+  const { delay = 150, limit = 200, tick = 0, ignoreCase = false } = options;
   const [state, setState] = useState<SearchState>(IDLE);
   const query = q.trim();
   const active = enabled && query !== "";
@@ -57,7 +65,7 @@ export function useSearch(q: string, enabled: boolean, options: SearchOptions = 
     const controller = new AbortController();
     setState((s) => ({ ...s, loading: true }));
     const timer = setTimeout(() => {
-      fetchSearch(query, limit, controller.signal).then(
+      fetchSearch(query, limit, ignoreCase, controller.signal).then(
         (result) => setState({ query, result, failure: null, loading: false }),
         (err: unknown) => {
           if (controller.signal.aborted) return;
@@ -73,7 +81,7 @@ export function useSearch(q: string, enabled: boolean, options: SearchOptions = 
       clearTimeout(timer);
       controller.abort();
     };
-  }, [query, active, limit, tick, delay]);
+  }, [query, active, limit, tick, delay, ignoreCase]);
   return active ? state : IDLE;
 }
 
@@ -95,7 +103,8 @@ const RUN_FILTER_LIMIT = 1;
  */
 export function useRunFilterSearch(filter: string, tick: number): RunFilterSearch {
   const active = looksLikeSearchQuery(filter);
-  const state = useSearch(filter, active, { delay: 200, limit: RUN_FILTER_LIMIT, tick });
+  // Case-insensitive, like the run filter's regexes (and TensorBoard's).
+  const state = useSearch(filter, active, { delay: 200, limit: RUN_FILTER_LIMIT, tick, ignoreCase: true });
   const runs = useMemo(() => (state.result && !state.failure ? new Set(state.result.runs) : null), [state.result, state.failure]);
   return { active, runs: active ? runs : null, state };
 }
