@@ -443,4 +443,82 @@ def write_torch_overfitting(root: str | Path, *, seed: int = 0, epochs: int = 12
     return run
 
 
-__all__ = ["GENERATORS", "NAMINGS", "write_problem_runs", "write_torch_overfitting"]
+TORCH_RUNS: dict[str, tuple[frozenset[str], dict[str, float | str]]] = {
+    # run: (expected kinds, training settings)
+    "torch_sgd_healthy": (frozenset(), {"optimiser": "sgd", "lr": 0.05}),
+    "torch_adam_healthy": (frozenset(), {"optimiser": "adam", "lr": 1e-3}),
+    "torch_sgd_lr_too_high": (frozenset({"lr_too_high"}), {"optimiser": "sgd", "lr": 3.0}),
+    "torch_sgd_lr_too_low": (frozenset({"lr_too_low"}), {"optimiser": "sgd", "lr": 1e-4}),
+}
+
+
+def write_torch_runs(root: str | Path, *, epochs: int = 30, seed: int = 0) -> dict[str, frozenset[str]]:
+    """Train a small MLP classifier (torch, CPU, minibatches of 64 over 2,000 examples of 4 Gaussian classes) once
+    per :data:`TORCH_RUNS` entry, logged with torch's SummaryWriter as people do: ``train/loss`` and
+    ``grad_norm/total`` every 5 steps, ``val/loss`` and ``val/acc`` per epoch, weight histograms every other
+    epoch. Healthy settings, a learning rate so high the loss blows up and the network dies, and one so low it
+    barely learns. Returns each run's expected kinds."""
+    import torch
+    from torch.utils.tensorboard import SummaryWriter as TorchWriter
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    labels: dict[str, frozenset[str]] = {}
+    try:
+        for run, (kinds, settings) in TORCH_RUNS.items():
+            torch.manual_seed(seed)
+            generator = torch.Generator().manual_seed(seed)
+            dims, classes, n = 20, 4, 2000
+            centres = torch.randn(classes, dims, generator=generator)
+            y_all = torch.randint(0, classes, (n + 500,), generator=generator)
+            x_all = centres[y_all] + torch.randn(n + 500, dims, generator=generator)
+            x_train, y_train, x_val, y_val = x_all[:n], y_all[:n], x_all[n:], y_all[n:]
+            model = torch.nn.Sequential(
+                torch.nn.Linear(dims, 64),
+                torch.nn.ReLU(),
+                torch.nn.Linear(64, 64),
+                torch.nn.ReLU(),
+                torch.nn.Linear(64, classes),
+            )
+            lr = float(settings["lr"])
+            optimiser = (
+                torch.optim.SGD(model.parameters(), lr=lr)
+                if settings["optimiser"] == "sgd"
+                else torch.optim.Adam(model.parameters(), lr=lr)
+            )
+            loss_fn = torch.nn.CrossEntropyLoss()
+            writer = TorchWriter(str(Path(root) / run))
+            step = 0
+            try:
+                for epoch in range(epochs):
+                    order = torch.randperm(n, generator=generator)
+                    for start in range(0, n, 64):
+                        batch = order[start : start + 64]
+                        optimiser.zero_grad()
+                        loss = loss_fn(model(x_train[batch]), y_train[batch])
+                        loss.backward()
+                        norm = math.sqrt(
+                            sum(float(p.grad.norm()) ** 2 for p in model.parameters() if p.grad is not None)
+                        )
+                        optimiser.step()
+                        if step % 5 == 0:
+                            writer.add_scalar("train/loss", float(loss.detach()), step)
+                            writer.add_scalar("grad_norm/total", norm, step)
+                        step += 1
+                    with torch.no_grad():
+                        logits = model(x_val)
+                        writer.add_scalar("val/loss", float(loss_fn(logits, y_val)), step)
+                        writer.add_scalar("val/acc", float((logits.argmax(1) == y_val).float().mean()), step)
+                    if epoch % 2 == 0:
+                        for name, p in model.named_parameters():
+                            if bool(torch.isfinite(p).all()):  # torch's writer refuses NaN weights
+                                writer.add_histogram(name, p.detach(), step)
+            finally:
+                writer.close()
+            labels[run] = kinds
+    finally:
+        torch.set_num_threads(threads)
+    return labels
+
+
+__all__ = ["GENERATORS", "NAMINGS", "TORCH_RUNS", "write_problem_runs", "write_torch_overfitting", "write_torch_runs"]

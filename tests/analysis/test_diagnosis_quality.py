@@ -15,7 +15,7 @@ import pytest
 
 import ridgeline
 from ridgeline.analysis.diagnosis import KINDS, Finding
-from ridgeline.fixtures_problems import write_problem_runs, write_torch_overfitting
+from ridgeline.fixtures_problems import write_problem_runs, write_torch_overfitting, write_torch_runs
 from ridgeline.plugins.insights.diagnosis_reader import diagnose_logdir
 
 SEEDS = (40, 41, 42)
@@ -99,3 +99,14 @@ def test_a_real_torch_mlp_that_memorises_noise_is_overfitting(tmp_path: Path) ->
     best = int(val.step[val.value.argmin()])
     assert over.step is not None and abs(over.step - best) <= 10
     assert float(over.evidence["val_rise"]) > 0.5
+
+
+def test_real_torch_runs_are_diagnosed_as_labelled(tmp_path: Path) -> None:
+    """Minibatch SGD/Adam on a small classifier, logged with torch's writer: healthy settings raise nothing, a
+    learning rate of 3.0 (the loss blows up to NaN) is too high, 1e-4 (2% in 30 epochs) too low."""
+    pytest.importorskip("torch")
+    labels = write_torch_runs(tmp_path)
+    found: dict[str, set[str]] = defaultdict(set)
+    for f in diagnose_logdir(ridgeline.open(tmp_path, cache=False)):
+        found[f.run].add(f.kind)
+    assert {run: found[run] for run in labels} == {run: set(kinds) for run, kinds in labels.items()}

@@ -464,7 +464,8 @@ def _overfitting(train: _Curve, val: _Curve) -> _Hit | None:
     train_late = (train.at(float(common[len(common) // 2])) - train_end) / max(abs(train_end), 1e-12)
     widened = (gap_late - max(gap_early, 0.0)) / max(abs(val_end), 1e-12)
     evidence.update({"gap_early": round(gap_early, 6), "gap_end": round(gap_late, 6)})
-    if widened > 0.3 and val_late < 0.02 and train_late > 0.3 and gap_late > 3 * max(gap_early, 1e-12):
+    material = gap_late > 0.05 * abs(_head(train.raw, 0.02))  # not a gap of 0.003 between two losses near 0
+    if widened > 0.3 and material and val_late < 0.02 and train_late > 0.3 and gap_late > 3 * max(gap_early, 1e-12):
         start = int(common[int(np.argmax(gaps > (gap_early + gap_late) / 2))])
         confidence = _confidence(_ramp(widened, 0.3, 1.0), _ramp(train_late, 0.3, 1.0), floor=0.5)
         message = (
@@ -501,12 +502,31 @@ def _lr_too_high(c: _Curve, shape: _Shape) -> _Hit | None:
         )
         evidence["rise"] = round(shape.rise, 4)
         return _Hit("lr_too_high", confidence, step, [c.name], evidence, message)
+    peak_at = int(np.argmax(c.raw))
+    peak = float(c.raw[peak_at])
+    if peak > 10 * max(abs(shape.start), abs(shape.end)) and shape.improvement < 0.25:
+        step = int(c.step[peak_at])
+        evidence["peak"] = float(f"{peak:.4g}")
+        message = (
+            f"The training loss ({c.name}) blew up to {_num(peak)} at step {step}, then got stuck near "
+            f"{_num(shape.end)} and did not learn after that: the learning rate is probably too high (units may "
+            "have died in the blow-up)."
+        )
+        return _Hit(
+            "lr_too_high",
+            _confidence(_ramp(peak / max(abs(shape.end), 1e-12), 10, 100)),
+            step,
+            [c.name],
+            evidence,
+            message,
+        )
     half = len(c) // 2
     swing = float(np.percentile(c.raw[half:], 90) - np.percentile(c.raw[half:], 10)) / max(
         abs(float(np.median(c.raw[half:]))), 1e-12
     )
     evidence["swing"] = round(swing, 4)
-    if shape.noise > 0.2 and swing > 0.5 and shape.improvement < 0.6:
+    # Minibatch noise can be large too (label noise, small batches); a loss that still trends down is learning.
+    if shape.noise > 0.25 and swing > 0.5 and shape.improvement < 0.45 and shape.trend > -0.5:
         confidence = _confidence(_ramp(shape.noise, 0.2, 0.5), _ramp(0.6 - shape.improvement, 0, 0.6))
         message = (
             f"The training loss ({c.name}) oscillates wildly (it swings {_pct(swing)} of its level) and improved "
@@ -517,7 +537,9 @@ def _lr_too_high(c: _Curve, shape: _Shape) -> _Hit | None:
 
 
 def _lr_too_low(c: _Curve, shape: _Shape) -> _Hit | None:
-    if not (0.03 < shape.improvement < 0.5 and shape.late_improvement > 0.015):
+    # Falling all the way (rank correlation), still as fast at the end as at the start, by more than noise.
+    noise_floor = 2 * (shape.tolerance - 0.02)
+    if not (max(0.01, noise_floor) < shape.improvement < 0.5 and shape.late_improvement > 0.3 * shape.improvement):
         return None
     if shape.trend > -0.9 or shape.slope_ratio < 0.25 or shape.noise > 0.2:
         return None
@@ -529,7 +551,7 @@ def _lr_too_low(c: _Curve, shape: _Shape) -> _Hit | None:
         "slope_ratio": round(shape.slope_ratio, 4),
     }
     message = (
-        f"The training loss ({c.name}) falls steadily but slowly: only {_pct(shape.improvement)} over the whole run "
+        f"The loss ({c.name}) falls steadily but slowly: only {_pct(shape.improvement)} over the whole run "
         f"({_num(shape.start)} -> {_num(shape.end)}), still at the pace it started with. The learning rate is "
         "probably too low (try 3-10x higher)."
     )
@@ -847,8 +869,11 @@ def _diagnose(
         if not kinds & {"lr_too_high", "vanishing_gradients", "exploding_gradients", "overfitting"}:
             accuracy = _final_accuracy(scalars, roles, limit, config.min_points)
             val_pair = (val, _shape(val)) if val is not None and len(val) >= config.min_points else None
+            slow = _lr_too_low(train, shape)
+            if slow is None and val_pair is not None:  # a noisy training loss can hide what validation shows
+                slow = _lr_too_low(*val_pair)
             for found in (
-                _lr_too_low(train, shape),
+                slow,
                 _plateau(train, shape),
                 _underfitting(train, shape, val_pair, accuracy),
             ):
