@@ -270,3 +270,15 @@ def test_a_question_is_translated_and_ranked_runs_keep_their_order(searcher: Sea
     with pytest.raises(SearchError) as caught:
         searcher.search("which runs are good")
     assert caught.value.position is None and "could not translate" in caught.value.message
+
+
+def test_one_hparam_exactly_as_documented() -> None:
+    from ridgeline.search.index import Index, hparams_line
+
+    index = Index()
+    for name, hparams in [("a", {"lr": 0.001}), ("b", {"warmup_lr": 0.001}), ("c", {"lr": 0.0015, "wd": 0.1})]:
+        index.add(index.add_run(name), "hparam", hparams_line(hparams))
+    searcher = Searcher(None, index=index)
+    assert searcher.search("hparam:lr=0\\.001").runs == ["a", "b", "c"]
+    assert searcher.search("hparam:(^| )lr=0\\.001( |$)").runs == ["a"]
+    assert searcher.search("hparam:\\blr=0\\.001\\b").runs == ["a"]
