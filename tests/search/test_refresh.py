@@ -79,3 +79,18 @@ def test_a_run_deleted_then_written_again_is_indexed_afresh(tmp_path: Path) -> N
     writer.close()
     logdir.reload()
     assert [hit.tag for hit in searcher.search("tag:.", limit=None).hits] == ["new_tag"]
+
+
+def test_unreadable_records_are_skipped(tmp_path: Path) -> None:
+    """A corrupt hparams session start (and the other awkward trials of tests/server/hparams_logs.py) leave the
+    rest of the log directory searchable."""
+    from tests.server.hparams_logs import write_bad_hparams
+
+    write_bad_hparams(tmp_path)
+    searcher = Searcher(ridgeline.open(tmp_path, cache=False))
+    assert "broken" in searcher.search("run:broken").runs
+    lines = {hit.run: hit.text for hit in searcher.search("hparam:.", limit=None).hits}
+    assert "broken" not in lines
+    assert lines["number"] == "lr=0.1 width=32" and lines["string"] == "lr=0.1 width=wide"
+    assert lines["bool"] == "lr=0.1 width=true"
+    assert any(line == "lr=nan width=64" for line in lines.values())  # torch's trial with a NaN lr

@@ -359,8 +359,6 @@ class Index:
                     state.replaceable[key] = (signature, kept)
 
     def _update(self, logdir: Any, name: str, data: Any, state: _RunState) -> None:
-        from ridgeline.writer.run_metadata import ANNOTATION_TAG, RUN_METADATA_TAG
-
         shape = (len(data.scalars), len(data.blobs))
         if shape != state.shape:
             state.shape = shape
@@ -371,41 +369,16 @@ class Index:
                         self.add(state.id, "tag", tag, tag)
             state.started = _first_wall_time(data)
         for key, series in list(data.blobs.items()):
-            kind, tag = key
-            if kind not in ("text", "hparams"):
+            if key[0] not in ("text", "hparams"):
                 continue
             seen = len(series)
             if state.series.get(key) == seen:
                 continue
             state.series[key] = seen
-            if key == ("hparams", "_hparams_/session_start_info"):
-                record = logdir.hparams(name)
-                line = hparams_line(record.hparams) if record is not None else ""
-                self._replace(state, "hparam", [("hparam", line, None, None)] if line else [])
-            elif tag == RUN_METADATA_TAG:
-                self._replace(
-                    state,
-                    "metadata",
-                    [("metadata", line, None, None) for line in metadata_lines(logdir.run_metadata(name))],
-                )
-            elif tag == ANNOTATION_TAG:
-                notes = logdir.annotations(name)
-                for step, text in notes[state.texts.get(tag, 0) :]:
-                    for line in _lines(text):
-                        self.add(state.id, "annotation", line, None, step)
-                state.texts[tag] = len(notes)
-            elif kind == "text" and not tag.startswith(("_ridgeline/", "__run_metadata__/")):
-                entries = logdir.text(name, tag)
-                for entry in entries[state.texts.get(tag, 0) :]:
-                    try:
-                        lines = text_lines(entry.value)
-                    except (
-                        Exception
-                    ):  # an unreadable value is the text dashboard's problem (it reports it), not search's
-                        continue
-                    for line in lines:
-                        self.add(state.id, "text", line, tag, entry.step)
-                state.texts[tag] = len(entries)
+            try:
+                self._index_series(logdir, name, state, key)
+            except (ValueError, OSError):  # a value that cannot be read: its dashboard reports it; search skips it
+                continue
         times = (state.started, data.last_wall_time if state.started is not None else None)
         if times != state.times:  # rendered only when they moved (to the second: a live run's end moves often)
             state.times = times
@@ -415,6 +388,35 @@ class Index:
                 "date",
                 [("date", text, label, None) for label, when in rendered for text in date_texts(when)],
             )
+
+    def _index_series(self, logdir: Any, name: str, state: _RunState, key: tuple[str, str]) -> None:
+        """Index what a run's hparams, run metadata, annotation or text series holds that is not indexed yet."""
+        from ridgeline.writer.run_metadata import ANNOTATION_TAG, RUN_METADATA_TAG
+
+        kind, tag = key
+        if key == ("hparams", "_hparams_/session_start_info"):
+            record = logdir.hparams(name)
+            line = hparams_line(record.hparams) if record is not None else ""
+            self._replace(state, "hparam", [("hparam", line, None, None)] if line else [])
+        elif tag == RUN_METADATA_TAG:
+            lines = metadata_lines(logdir.run_metadata(name))
+            self._replace(state, "metadata", [("metadata", line, None, None) for line in lines])
+        elif tag == ANNOTATION_TAG:
+            notes = logdir.annotations(name)
+            for step, text in notes[state.texts.get(tag, 0) :]:
+                for line in _lines(text):
+                    self.add(state.id, "annotation", line, None, step)
+            state.texts[tag] = len(notes)
+        elif kind == "text" and not tag.startswith(("_ridgeline/", "__run_metadata__/")):
+            entries = logdir.text(name, tag)
+            for entry in entries[state.texts.get(tag, 0) :]:
+                try:
+                    lines = text_lines(entry.value)
+                except (ValueError, OSError):  # one unreadable value: the others are still indexed
+                    continue
+                for line in lines:
+                    self.add(state.id, "text", line, tag, entry.step)
+            state.texts[tag] = len(entries)
 
     def _replace(self, state: _RunState, key: str, entries: list[tuple[str, str, str | None, int | None]]) -> None:
         """Set the run's entries of one kind (hparams, metadata, dates) to ``entries``, if they changed."""
