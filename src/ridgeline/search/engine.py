@@ -1,7 +1,7 @@
 """``Searcher``: answers a search over a LogDir: a question, a structured run query, or the pattern language.
 
-Dispatch: a plain-language question (``ridgeline.search.plain``) is translated into a structured query; a
-structured query (``ridgeline.search.query``) selects runs; anything else is the pattern language
+Dispatch: a plain-language question (``ridgeline.search.plain``) is translated into a run query; a run
+query (``ridgeline.search.query``) selects runs; anything else is the pattern language
 (``ridgeline.search.patterns``) evaluated over the index (``ridgeline.search.index``).
 
 Boolean operators work at the run level: a run is selected when the expression is true of it (``tag:^val_ AND
@@ -11,16 +11,15 @@ that are not negated, in the selected runs; an expression of negated terms only 
 
 from __future__ import annotations
 
-import importlib
 import threading
 import time
 from collections import OrderedDict
 from dataclasses import asdict, dataclass, field
-from types import ModuleType
 from typing import Any, Literal
 
 import numpy as np
 
+from ridgeline.search import plain, query
 from ridgeline.search.errors import SearchError
 from ridgeline.search.index import NO_STEP, Index
 from ridgeline.search.patterns import (
@@ -106,25 +105,16 @@ class Searcher:
     def _dispatch(self, q: str, limit: int | None, ignore_case: bool) -> SearchResult:
         if not q:
             return SearchResult(query="", mode="pattern")
-        plain = _optional("ridgeline.search.plain")
-        query = _optional("ridgeline.search.query")
-        if plain is not None and query is not None and plain.looks_like_question(q):
+        if plain.looks_like_question(q):
             translated = plain.translate(q, self.logdir)
             if translated is None:
-                suggestion = getattr(plain, "suggestion", None)
-                message = (
-                    suggestion(q)
-                    if suggestion is not None
-                    else "this question could not be translated into a run query; write the query itself, e.g. "
-                    'hparams.lr < 0.01 and metric("val/loss").min < 0.3 and run =~ "resnet" (see docs/search.md)'
-                )
-                raise SearchError(message, None)
-            return self._structured(translated, "question", limit, query)
-        if query is not None and query.looks_structured(q):
-            return self._structured(q, "query", limit, query)
+                raise SearchError(plain.suggestion(q), None)
+            return self._structured(translated, "question", limit)
+        if query.looks_structured(q):
+            return self._structured(q, "query", limit)
         return self._pattern(q, limit, ignore_case)
 
-    def _structured(self, text: str, mode: Mode, limit: int | None, query: ModuleType) -> SearchResult:
+    def _structured(self, text: str, mode: Mode, limit: int | None) -> SearchResult:
         if self.logdir is None:
             raise SearchError("run queries need a log directory (this index was built without one)", None)
         # In run order, or ranked when the query says "order by": as evaluate returns them.
@@ -291,16 +281,6 @@ def _positive_terms(node: Node, negated: bool = False) -> list[Term]:
     if isinstance(node, Not):
         return _positive_terms(node.operand, not negated)
     return [term for operand in node.operands for term in _positive_terms(operand, negated)]
-
-
-def _optional(module: str) -> ModuleType | None:
-    """SB's query/plain modules, when they are there (search works without them: the pattern language)."""
-    try:
-        return importlib.import_module(module)
-    except ModuleNotFoundError as missing:
-        if missing.name == module:
-            return None
-        raise
 
 
 __all__ = ["Hit", "SearchResult", "Searcher"]
