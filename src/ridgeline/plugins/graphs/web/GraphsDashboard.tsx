@@ -81,6 +81,12 @@ export function GraphsDashboard({ runs, tick }: DashboardProps) {
     return () => controller.abort();
   }, [key, tick]);
 
+  // Nothing to draw is drawn: the page is ready (tests and bench/ui.py wait on it).
+  const empty = withGraph.length === 0;
+  useLayoutEffect(() => {
+    if (empty) registry.setReady(READY_ID, true);
+  }, [empty]);
+
   if (withGraph.length === 0) {
     return <p class="rl-graph-empty muted">None of the selected runs has a graph (write one with add_graph).</p>;
   }
