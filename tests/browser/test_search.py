@@ -210,6 +210,8 @@ def test_select_all_runs_of_a_result_in_a_narrow_window(page: Page, served: Serv
 
 def test_a_tag_hit_filters_the_tags_and_selects_its_run(page: Page, served: ServedLogdir) -> None:
     open_page(page, served)
+    page.locator("[data-testid=run-filter]").fill("^vit")  # hides resnet_b: choosing it clears the filter
+    expect(page.locator("[data-testid=run-selector] input[type=checkbox]")).to_have_count(2)
     search(page, "tag:^val/")
     assert hit_runs(page, "tag") == {"resnet_a", "resnet_b", "vit_c"}
     expect(hits(page, "tag").first.locator("mark")).to_have_text("val/")
@@ -220,6 +222,7 @@ def test_a_tag_hit_filters_the_tags_and_selects_its_run(page: Page, served: Serv
         "aria-current", "page"
     )
     expect_drawn(page, "val/loss", ["resnet_b"])
+    expect(page.locator("[data-testid=run-filter]")).to_have_value("")
     expect(page.locator("[data-testid=scalar-card]")).to_have_count(1)
     expect_selected(page, {"resnet_b"})
 
