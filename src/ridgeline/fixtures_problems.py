@@ -449,15 +449,20 @@ TORCH_RUNS: dict[str, tuple[frozenset[str], dict[str, float | str]]] = {
     "torch_adam_healthy": (frozenset(), {"optimiser": "adam", "lr": 1e-3}),
     "torch_sgd_lr_too_high": (frozenset({"lr_too_high"}), {"optimiser": "sgd", "lr": 3.0}),
     "torch_sgd_lr_too_low": (frozenset({"lr_too_low"}), {"optimiser": "sgd", "lr": 1e-4}),
+    "torch_deep_sigmoid": (
+        frozenset({"vanishing_gradients"}),
+        {"optimiser": "sgd", "lr": 0.05, "depth": 10, "activation": "sigmoid"},
+    ),
 }
 
 
 def write_torch_runs(root: str | Path, *, epochs: int = 30, seed: int = 0) -> dict[str, frozenset[str]]:
     """Train a small MLP classifier (torch, CPU, minibatches of 64 over 2,000 examples of 4 Gaussian classes) once
     per :data:`TORCH_RUNS` entry, logged with torch's SummaryWriter as people do: ``train/loss`` and
-    ``grad_norm/total`` every 5 steps, ``val/loss`` and ``val/acc`` per epoch, weight histograms every other
-    epoch. Healthy settings, a learning rate so high the loss blows up and the network dies, and one so low it
-    barely learns. Returns each run's expected kinds."""
+    ``grad_norm/total`` and ``grad_norm/<weight>`` per layer every 5 steps, ``val/loss`` and ``val/acc`` per
+    epoch, weight histograms every other epoch. Healthy settings, a learning rate so high the loss blows up, one
+    so low it barely learns, and a 10-layer sigmoid network whose first layers get almost no gradient. Returns
+    each run's expected kinds."""
     import torch
     from torch.utils.tensorboard import SummaryWriter as TorchWriter
 
@@ -473,13 +478,11 @@ def write_torch_runs(root: str | Path, *, epochs: int = 30, seed: int = 0) -> di
             y_all = torch.randint(0, classes, (n + 500,), generator=generator)
             x_all = centres[y_all] + torch.randn(n + 500, dims, generator=generator)
             x_train, y_train, x_val, y_val = x_all[:n], y_all[:n], x_all[n:], y_all[n:]
-            model = torch.nn.Sequential(
-                torch.nn.Linear(dims, 64),
-                torch.nn.ReLU(),
-                torch.nn.Linear(64, 64),
-                torch.nn.ReLU(),
-                torch.nn.Linear(64, classes),
-            )
+            activation = torch.nn.Sigmoid if settings.get("activation") == "sigmoid" else torch.nn.ReLU
+            layers: list[torch.nn.Module] = [torch.nn.Linear(dims, 64), activation()]
+            for _ in range(int(settings.get("depth", 2)) - 1):
+                layers += [torch.nn.Linear(64, 64), activation()]
+            model = torch.nn.Sequential(*layers, torch.nn.Linear(64, classes))
             lr = float(settings["lr"])
             optimiser = (
                 torch.optim.SGD(model.parameters(), lr=lr)
@@ -497,13 +500,16 @@ def write_torch_runs(root: str | Path, *, epochs: int = 30, seed: int = 0) -> di
                         optimiser.zero_grad()
                         loss = loss_fn(model(x_train[batch]), y_train[batch])
                         loss.backward()
-                        norm = math.sqrt(
-                            sum(float(p.grad.norm()) ** 2 for p in model.parameters() if p.grad is not None)
-                        )
+                        norms = {
+                            name: float(p.grad.norm()) for name, p in model.named_parameters() if p.grad is not None
+                        }
                         optimiser.step()
                         if step % 5 == 0:
                             writer.add_scalar("train/loss", float(loss.detach()), step)
-                            writer.add_scalar("grad_norm/total", norm, step)
+                            writer.add_scalar("grad_norm/total", math.sqrt(sum(v * v for v in norms.values())), step)
+                            for name, value in norms.items():
+                                if name.endswith("weight"):
+                                    writer.add_scalar(f"grad_norm/{name}", value, step)
                         step += 1
                     with torch.no_grad():
                         logits = model(x_val)

@@ -194,3 +194,23 @@ def test_any_input_gives_findings_or_nothing_never_an_error(
     hists = {"fc.weight": HistogramSeries(np.arange(len(column)), column, column, column, column, column)}
     for finding in diagnose("run", scalars, hists):
         assert 0.5 <= finding.confidence <= 1 and finding.message
+
+
+def test_gradients_orders_of_magnitude_apart_across_layers_while_the_loss_is_flat_vanish() -> None:
+    flat = Series(STEPS, noisy(np.full(len(STEPS), 1.386), 0.01, 0))
+    layers = {
+        f"grad_norm/layer{i}.weight": Series(STEPS, noisy(np.full(len(STEPS), 10.0**-e), 0.2, i))
+        for i, e in enumerate((8, 4, 0))
+    }
+    total = {"grad_norm/total": Series(STEPS, np.full(len(STEPS), 5.0))}
+    (finding,) = diagnose("run", {"train/loss": flat, **layers, **total})
+    assert finding.kind == "vanishing_gradients"
+    assert finding.tags == ["grad_norm/layer0.weight", "grad_norm/layer2.weight", "train/loss"]
+    assert 7.5 < float(finding.evidence["orders_of_magnitude"]) < 8.5
+    # Layers within an order of magnitude of each other: the flat loss is only underfitting; a loss that improves
+    # raises nothing.
+    close = {
+        f"grad_norm/layer{i}.weight": Series(STEPS, np.full(len(STEPS), 10.0**-e)) for i, e in enumerate((1.0, 0.5, 0))
+    }
+    assert [f.kind for f in diagnose("run", {"train/loss": flat, **close})] == ["underfitting"]
+    assert diagnose("run", {**healthy(0.05, 0), **layers}) == []

@@ -103,7 +103,8 @@ def test_a_real_torch_mlp_that_memorises_noise_is_overfitting(tmp_path: Path) ->
 
 def test_real_torch_runs_are_diagnosed_as_labelled(tmp_path: Path) -> None:
     """Minibatch SGD/Adam on a small classifier, logged with torch's writer: healthy settings raise nothing, a
-    learning rate of 3.0 (the loss blows up to NaN) is too high, 1e-4 (2% in 30 epochs) too low."""
+    learning rate of 3.0 (the loss blows up to NaN) is too high, 1e-4 (2% in 30 epochs) too low, and a 10-layer
+    sigmoid network has vanishing gradients (its first layer gets ~1e-8 of the last one's gradient)."""
     pytest.importorskip("torch")
     labels = write_torch_runs(tmp_path)
     found: dict[str, set[str]] = defaultdict(set)

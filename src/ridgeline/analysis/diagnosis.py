@@ -45,6 +45,7 @@ Kind = Literal[
 KINDS: tuple[Kind, ...] = get_args(Kind)
 
 _SEP = r"[/_.\-\s:]"
+_AGGREGATE = re.compile(r"(?i)(?:^|[/_.])(?:total|global|all|overall|model)(?:_?norm)?$")
 
 
 @dataclass(frozen=True)
@@ -743,6 +744,45 @@ def _vanishing(grads: list[_Curve], loss: _Curve | None) -> _Hit | None:
     return _Hit("vanishing_gradients", confidence, start, tags, evidence, message)
 
 
+def _vanishing_by_depth(grads: list[_Curve], loss: _Curve | None) -> _Hit | None:
+    """Per-layer gradient norms that differ by three or more orders of magnitude (the layers far from the loss
+    get almost nothing, as in a deep sigmoid network) while the loss does not improve."""
+    levels: dict[str, float] = {}
+    for g in grads:
+        if _AGGREGATE.search(g.name):  # a total norm is no layer
+            continue
+        if len(g) >= 8 and _abrupt_zero(g) is None:
+            positive = np.abs(g.raw[g.raw != 0])
+            if len(positive):
+                levels[g.name] = float(np.median(_log10(positive)))
+    if len(levels) < 3 or loss is None or len(loss) < 8:
+        return None
+    weakest = min(levels, key=levels.__getitem__)
+    strongest = max(levels, key=levels.__getitem__)
+    spread = levels[strongest] - levels[weakest]
+    shape = _shape(loss)
+    if spread < 3 or shape.improvement > 0.25:
+        return None
+    evidence: dict[str, float | int | str] = {
+        "weakest": weakest,
+        "weakest_norm": float(f"{10 ** levels[weakest]:.4g}"),
+        "strongest": strongest,
+        "strongest_norm": float(f"{10 ** levels[strongest]:.4g}"),
+        "orders_of_magnitude": round(spread, 2),
+        "loss_improvement": round(shape.improvement, 4),
+    }
+    message = (
+        f"Vanishing gradients: the gradients of {weakest} are {spread:.1f} orders of magnitude smaller than those "
+        f"of {strongest} ({_num(10 ** levels[weakest])} vs {_num(10 ** levels[strongest])}), and the loss "
+        f"({loss.name}) improved only {_pct(max(shape.improvement, 0))}. Try residual connections, normalisation, "
+        "ReLU-like activations or a better initialisation."
+    )
+    confidence = _confidence(_ramp(spread, 3, 6), _ramp(0.25 - shape.improvement, 0, 0.2))
+    return _Hit(
+        "vanishing_gradients", confidence, int(loss.step[0]), [weakest, strongest, loss.name], evidence, message
+    )
+
+
 def _frozen_from(h: HistogramSeries) -> tuple[int, float] | None:
     """Index from which a histogram never changes again (it changed before), and its earlier typical change."""
     v = h.vectors()
@@ -853,7 +893,7 @@ def _diagnose(
     hits: list[_Hit] = []
     grads = [g for g in _gradient_curves(scalars, histograms, roles, limit) if len(g) >= 5 or g.first_nonfinite]
     exploding = _exploding(grads, train)
-    vanishing = _vanishing(grads, train) if exploding is None else None
+    vanishing = (_vanishing(grads, train) or _vanishing_by_depth(grads, train)) if exploding is None else None
     hits += [h for h in (exploding, vanishing, _dead_units(histograms, roles, grads, train)) if h is not None]
 
     if train is not None and len(train) >= config.min_points:
