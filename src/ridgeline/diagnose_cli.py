@@ -6,7 +6,10 @@ loads no numpy; the analysis is imported when the command runs.
 
 from __future__ import annotations
 
+import json
 import re
+import tomllib
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
@@ -25,6 +28,21 @@ def json_line(finding: Finding) -> str:
     its ``message``."""
     data = finding.to_dict()
     return orjson.dumps({**{key: data[key] for key in JSON_FIELDS}, "message": data["message"]}).decode()
+
+
+def read_settings(path: Path) -> dict[str, object]:
+    """The settings of a ``.toml`` or ``.json`` file (a table of DiagnosisConfig fields); ValueError says why not."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise ValueError(f"cannot read {str(path)!r}: {error.strerror or error}") from None
+    try:
+        data = json.loads(text) if path.suffix.lower() == ".json" else tomllib.loads(text)
+    except (json.JSONDecodeError, tomllib.TOMLDecodeError) as error:
+        raise ValueError(f"{str(path)!r} does not parse: {error}") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{str(path)!r} must hold a table of settings")
+    return data
 
 
 def findings_table(findings: list[Finding], runs: int) -> Table:
@@ -58,12 +76,25 @@ def findings_table(findings: list[Finding], runs: int) -> Table:
 @click.option(
     "--min-confidence",
     type=click.FloatRange(0, 1),
-    default=0.5,
-    show_default=True,
-    help="Leave out findings less certain than this.",
+    default=None,
+    help="Leave out findings less certain than this (default 0.5).",
+)
+@click.option(
+    "--config",
+    "config_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Tag naming conventions and thresholds, a .toml or .json file (see docs/insights.md).",
 )
 @click.option("--no-cache", is_flag=True, help="Do not read or write the persistent cache.")
-def diagnose(logdir: str, as_json: bool, run_regex: str | None, min_confidence: float, no_cache: bool) -> None:
+def diagnose(
+    logdir: str,
+    as_json: bool,
+    run_regex: str | None,
+    min_confidence: float | None,
+    config_path: Path | None,
+    no_cache: bool,
+) -> None:
     """Diagnose each run's training from its curves: overfitting, underfitting, plateau, learning rate too high
     or too low, vanishing or exploding gradients, dead units. Tags are recognised by their names (train/val
     losses, accuracies, grad norms, weight histograms; see docs/insights.md).
@@ -73,10 +104,20 @@ def diagnose(logdir: str, as_json: bool, run_regex: str | None, min_confidence: 
         ridgeline diagnose --logdir runs
         ridgeline diagnose --logdir runs --run '^resnet' --json
     """
+    from dataclasses import replace
+
     import ridgeline
     from ridgeline.analysis.diagnosis import DiagnosisConfig
     from ridgeline.plugins.insights.diagnosis_reader import diagnose_logdir
 
+    config = DiagnosisConfig()
+    if config_path is not None:
+        try:
+            config = DiagnosisConfig.from_mapping(read_settings(config_path))
+        except ValueError as error:
+            raise click.BadParameter(str(error), param_hint="--config") from None
+    if min_confidence is not None:
+        config = replace(config, min_confidence=min_confidence)
     pattern: re.Pattern[str] | None = None
     if run_regex:
         try:
@@ -93,7 +134,7 @@ def diagnose(logdir: str, as_json: bool, run_regex: str | None, min_confidence: 
         raise click.BadParameter(str(error), param_hint="--logdir") from None
     runs = [r for r in opened.runs() if pattern is None or pattern.search(r)]
     with err.status(f"diagnosing {len(runs)} runs"):
-        found = diagnose_logdir(opened, runs, DiagnosisConfig(min_confidence=min_confidence))
+        found = diagnose_logdir(opened, runs, config)
     if as_json:
         for finding in found:
             click.echo(json_line(finding))

@@ -8,8 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+import ridgeline
 from ridgeline.fixtures_problems import write_problem_runs
 from tests.server.conftest import clean_env
 
@@ -66,3 +68,22 @@ def test_bad_input_is_a_usage_error(
 def test_missing_logdir_is_a_usage_error(tmp_path: Path) -> None:
     result = run_diagnose("--logdir", str(tmp_path / "nope"))
     assert result.returncode == 2 and "--logdir" in result.stderr and "does not exist" in result.stderr
+
+
+def test_config_file_sets_the_naming_conventions(tmp_path: Path) -> None:
+    steps = np.arange(0, 3000, 10)
+    t = steps / steps[-1]
+    writer = ridgeline.SummaryWriter(str(tmp_path / "logs" / "custom"))
+    for step, x in zip(steps.tolist(), t, strict=True):
+        writer.add_scalar("fit/objective", float(2.0 * (1 + x / 0.04) ** -1.2), step)
+        writer.add_scalar("holdout_check/objective", float(0.6 + 1.4 * np.exp(-x / 0.06) + max(x - 0.3, 0)), step)
+    writer.close()
+    logs = str(tmp_path / "logs")
+    assert run_diagnose("--logdir", logs, "--json", "--no-cache").stdout == ""
+    config = tmp_path / "diagnosis.toml"
+    config.write_text('loss = "objective"\ntrain = "^fit"\nvalidation = "^holdout_check"\n', encoding="utf-8")
+    result = run_diagnose("--logdir", logs, "--json", "--no-cache", "--config", str(config))
+    assert [json.loads(line)["kind"] for line in result.stdout.splitlines()] == ["overfitting"], result.stderr
+    config.write_text('los = "objective"\n', encoding="utf-8")
+    bad = run_diagnose("--logdir", logs, "--no-cache", "--config", str(config))
+    assert bad.returncode == 2 and "unknown setting(s) ['los']" in bad.stderr

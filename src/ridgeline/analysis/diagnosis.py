@@ -27,8 +27,8 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Literal, get_args
+from dataclasses import dataclass, field, fields
+from typing import Any, Literal, get_args
 
 import numpy as np
 
@@ -69,6 +69,30 @@ class DiagnosisConfig:
     max_points: int = 2000  # longer series are reduced to this many bucket medians first
     min_points: int = 8  # fewer points than this: too short to judge
     min_confidence: float = 0.5  # findings below are dropped
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, object]) -> DiagnosisConfig:
+        """A config from settings by field name (a parsed TOML or JSON file); the others keep their defaults.
+        ValueError names an unknown setting, a value of the wrong type or a pattern that does not compile."""
+        known = {f.name: f.type for f in fields(cls)}
+        unknown = sorted(set(data) - set(known))
+        if unknown:
+            raise ValueError(f"diagnosis config: unknown setting(s) {unknown}; known: {sorted(known)}")
+        for name, value in data.items():
+            kind = known[name]
+            if kind == "str":
+                if not isinstance(value, str):
+                    raise ValueError(f"diagnosis config: {name!r} must be a regular expression (a string)")
+                try:
+                    re.compile(value)
+                except re.error as error:
+                    raise ValueError(f"diagnosis config: {name!r}: {value!r} does not compile: {error}") from None
+            elif (
+                isinstance(value, bool) or not isinstance(value, int | float) or (kind == "int" and value != int(value))
+            ):
+                raise ValueError(f"diagnosis config: {name!r} must be a number ({kind}), got {value!r}")
+        settings: dict[str, Any] = {name: int(v) if known[name] == "int" else v for name, v in data.items()}  # type: ignore[call-overload]
+        return cls(**settings)
 
     def compiled(self) -> _Patterns:
         return _Patterns(
@@ -921,7 +945,7 @@ def _diagnose(
                     hits.append(found)
                     break
     elif train is not None and train.first_nonfinite is not None and exploding is None:
-        hits.append(_lr_too_high(train, _shape_or_none(train)) or _nan_only(train))
+        hits.append(_nan_only(train))  # too few finite points for a shape, but a NaN says enough
 
     findings = [
         Finding(run, h.kind, h.confidence, h.step, h.tags, h.evidence, h.message, runs)
@@ -929,13 +953,6 @@ def _diagnose(
         if h.confidence >= config.min_confidence
     ]
     return sorted(findings, key=lambda f: (-f.confidence, KINDS.index(f.kind)))
-
-
-def _shape_or_none(c: _Curve) -> _Shape:
-    if len(c) >= 3:
-        return _shape(c)
-    nan = math.nan
-    return _Shape(nan, nan, nan, 1.0, nan, nan, nan, nan, nan, nan, nan, nan, nan)
 
 
 def _nan_only(c: _Curve) -> _Hit:
