@@ -146,8 +146,10 @@ def diagnose_logdir(
 
 
 class DiagnosisCache:
-    """Findings per group, computed when first asked for and kept until the store's generation moves (ingest
-    added data), so a page that polls costs nothing while nothing changed."""
+    """Findings per group, computed when first asked for and kept while the group's runs are unchanged: after an
+    ingest pass (the store's generation moved), only groups whose runs got data (their last wall time or their
+    number of tags moved, or a run was replaced) are diagnosed again, so a page that polls while one job of many
+    logs pays for that job's runs only."""
 
     def __init__(self, logdir: LogDir, config: DiagnosisConfig | None = None) -> None:
         self._logdir = logdir
@@ -155,7 +157,15 @@ class DiagnosisCache:
         self._lock = threading.Lock()
         self._generation = -1
         self._groups: list[Group] = []
-        self._findings: dict[str, list[Finding]] = {}
+        self._findings: dict[str, tuple[tuple[object, ...], list[Finding]]] = {}
+
+    def _signature(self, group: Group) -> tuple[object, ...]:
+        runs = self._logdir.ingestor.store.runs
+        out: list[object] = []
+        for run in sorted(group.members):
+            data = runs.get(run)
+            out.append(None if data is None else (id(data), data.last_wall_time, len(data.scalars), len(data.blobs)))
+        return tuple(out)
 
     def findings(self, run: str | None = None) -> list[Finding]:
         """Every finding, or those of the group that holds ``run`` (KeyError when there is no such run)."""
@@ -163,16 +173,20 @@ class DiagnosisCache:
             generation = self._logdir.ingestor.store.generation
             if generation != self._generation:
                 self._groups = groups(self._logdir.runs(), self._config)
-                self._findings = {}
                 self._generation = generation
+                current = {"\0".join(sorted(g.members)) for g in self._groups}
+                self._findings = {k: v for k, v in self._findings.items() if k in current}  # runs gone
             chosen = [g for g in self._groups if run is None or run in g.members]
             if run is not None and not chosen:
                 raise KeyError(run)
             out: list[Finding] = []
             for group in chosen:
-                if group.report not in self._findings:
-                    self._findings[group.report] = diagnose_group(self._logdir, group, self._config)
-                out += self._findings[group.report]
+                key = "\0".join(sorted(group.members))
+                signature = self._signature(group)
+                cached = self._findings.get(key)
+                if cached is None or cached[0] != signature:
+                    cached = self._findings[key] = (signature, diagnose_group(self._logdir, group, self._config))
+                out += cached[1]
             return out
 
 

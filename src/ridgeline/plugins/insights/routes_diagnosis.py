@@ -37,7 +37,7 @@ def diagnosis(
     with each run's training (overfitting, underfitting, plateau, lr_too_high, lr_too_low, vanishing_gradients,
     exploding_gradients, dead_units), most confident first within a run. A run paired with its training or
     validation sibling (``exp/train`` + ``exp/val``) shares the pair's findings, reported under one of them.
-    Computed on first request and kept until ingest adds data."""
+    Computed on first request and kept until the run gets new data."""
     cache = cache_for(request)
     try:
         found = cache.findings(run or None)
