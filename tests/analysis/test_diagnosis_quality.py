@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import defaultdict
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import ridgeline
@@ -111,3 +112,24 @@ def test_real_torch_runs_are_diagnosed_as_labelled(tmp_path: Path) -> None:
     for f in diagnose_logdir(ridgeline.open(tmp_path, cache=False)):
         found[f.run].add(f.kind)
     assert {run: found[run] for run in labels} == {run: set(kinds) for run, kinds in labels.items()}
+
+
+def test_torch_add_scalars_train_and_val_runs_pair_up(tmp_path: Path) -> None:
+    """``add_scalars("loss", {"train": ..., "val": ...})`` writes the runs exp/loss_train and exp/loss_val, each
+    with the tag "loss"; with the parent run's own scalars they are one case, reported under the parent."""
+    torch_tb = pytest.importorskip("torch.utils.tensorboard")
+    steps = np.arange(0, 3000, 10)
+    t = steps / steps[-1]
+    writer = torch_tb.SummaryWriter(str(tmp_path / "exp"))
+    for step, x in zip(steps.tolist(), t, strict=True):
+        train = 2.0 * (1 + x / 0.04) ** -1.2
+        val = 0.6 + 1.4 * np.exp(-x / 0.06) + max(x - 0.3, 0)
+        writer.add_scalars("loss", {"train": train, "val": val}, step)
+        writer.add_scalar("lr", 0.1, step)
+    writer.close()
+    logdir = ridgeline.open(tmp_path, cache=False)
+    assert sorted(logdir.runs()) == ["exp", "exp/loss_train", "exp/loss_val"]
+    findings = diagnose_logdir(logdir, ["exp/loss_val"])
+    assert [(f.run, f.kind, f.tags, sorted(f.runs)) for f in findings] == [
+        ("exp", "overfitting", ["loss"], ["exp", "exp/loss_train", "exp/loss_val"])
+    ]
