@@ -22,8 +22,8 @@ from ridgeline.plugins.insights.diagnosis_reader import diagnose_logdir
 SEEDS = (40, 41, 42)
 
 # kind: (precision, recall) that must hold. Achieved on SEEDS (docs/insights.md has the table): 1.0 / 1.0 for
-# every kind; the margin allows one miss or one false finding per kind, not more.
-THRESHOLDS: dict[str, tuple[float, float]] = {kind: (0.88, 0.85) for kind in KINDS}
+# every kind; the margin allows one false finding (9/10, 6/7) or one miss (8/9, 5/6) per kind, not more.
+THRESHOLDS: dict[str, tuple[float, float]] = {kind: (0.85, 0.83) for kind in KINDS}
 
 
 @pytest.fixture(scope="module")
