@@ -28,7 +28,30 @@ def cache_for(request: Request) -> DiagnosisCache:
         return cache
 
 
-@router.get("/diagnosis")
+_EXAMPLE = {
+    "findings": [
+        {
+            "run": "resnet/overfit",
+            "kind": "overfitting",
+            "confidence": 1.0,
+            "step": 850,
+            "tags": ["train/loss", "val/loss"],
+            "evidence": {"val_best": 0.300176, "val_end": 0.737439, "val_rise": 1.4567, "train_drop_after": 0.931},
+            "message": "Overfitting from step 850: the validation loss (val/loss) rose 146% above its best (0.3 -> "
+            "0.737) while the training loss (train/loss) kept falling 93%. Stop earlier (keep the checkpoint from "
+            "step 850), add regularisation or more data.",
+        }
+    ]
+}
+
+
+@router.get(
+    "/diagnosis",
+    responses={
+        200: {"description": "the findings", "content": {"application/json": {"example": _EXAMPLE}}},
+        404: {"description": "unknown run"},
+    },
+)
 def diagnosis(
     request: Request,
     run: Annotated[str | None, Query(description="only this run's findings (404 when there is no such run)")] = None,
