@@ -21,6 +21,9 @@ index's scan (one joined buffer per field, RE2 jumping to a required literal whe
 trigram index over the same texts (candidates from the literal's trigrams' posting lists, then RE2 per
 candidate).
 
+Refresh: a real log directory of --refresh-runs small runs (ridgeline's writer) is indexed, one run gains a point
+and a text line, and the refresh that follows is timed (what a live server does after an ingest pass).
+
 Also: index build time, entries, memory (tracemalloc while building, the index's own arrays and buffers, and the
 process's RSS growth). The timings run with the baselines' entry list frozen out of the garbage collector.
 
@@ -202,6 +205,41 @@ def text_finding(pattern: str, index: Index, trigrams: dict[str, Trigrams] | Non
     return run
 
 
+def refresh_costs(runs: int) -> dict[str, float]:
+    """Index a real log directory of ``runs`` small runs (ridgeline's writer: 5 scalar tags, hparams, 2 text
+    lines, run metadata), then time a refresh after one run gained a point and a text line (the incremental
+    case a live server meets at every ingest pass)."""
+    with tempfile.TemporaryDirectory() as root:
+        for number in range(runs):
+            name = f"{ARCHS[number % len(ARCHS)]}-{number:04d}"
+            with ridgeline.SummaryWriter(
+                str(Path(root) / name), hparams={"lr": LRS[number % len(LRS)], "seed": number}
+            ) as writer:
+                for step in range(10):
+                    for tag in ("train_loss", "train_acc", "val/loss", "val/acc", "lr"):
+                        writer.add_scalar(tag, 1.0 / (step + 1), step)
+                writer.add_text("log", f"epoch 0 done\nrun {number} ok", 0)
+        logdir = ridgeline.open(root, cache=False)
+        started = time.perf_counter()
+        searcher = Searcher(logdir)
+        first = time.perf_counter() - started
+        live = ridgeline.SummaryWriter(str(Path(root) / f"{ARCHS[0]}-0000"), record_run_metadata=False)
+        live.add_scalar("train_loss", 0.01, 10)
+        live.add_text("log", "epoch 1 done", 10)
+        live.close()
+        logdir.reload()
+        started = time.perf_counter()
+        searcher.refresh()
+        again = time.perf_counter() - started
+        assert searcher.search("text:epoch 1 done").total == 1
+        return {
+            "runs": runs,
+            "entries": len(searcher.index),
+            "first_index_s": first,
+            "refresh_one_run_ms": again * 1000,
+        }
+
+
 def latency(call: Callable[[], object], repeats: int) -> dict[str, float]:
     call()  # warm: compiled pattern, numpy arrays
     times = []
@@ -276,11 +314,12 @@ def main() -> int:
     parser.add_argument("--text", type=int, default=10, help="text lines per run")
     parser.add_argument("--repeats", type=int, default=50, help="searches timed per pattern")
     parser.add_argument("--re-repeats", type=int, default=3, help="timed passes of the plain-re baselines")
+    parser.add_argument("--refresh-runs", type=int, default=1000, help="runs written for the refresh timing")
     parser.add_argument("--quick", action="store_true", help="200 runs, few repeats (smoke test)")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args()
     if args.quick:
-        args.runs, args.repeats, args.re_repeats = 200, 5, 1
+        args.runs, args.repeats, args.re_repeats, args.refresh_runs = 200, 5, 1, 20
 
     rss_before = rss_mb()
     gc.collect()
@@ -372,6 +411,13 @@ def main() -> int:
             if "tensorboard_filter" in figures:
                 line += f"  TB filter {figures['tensorboard_filter']['median_ms']:7.1f} ms"
             print(line, flush=True)
+    results["refresh"] = refresh_costs(args.refresh_runs)
+    print(
+        f"refresh: {results['refresh']['runs']:,} runs written by ridgeline's writer "
+        f"({results['refresh']['entries']:,} entries) indexed in {results['refresh']['first_index_s']:.2f} s; "
+        f"after one run gained a point and a text line, refresh {results['refresh']['refresh_one_run_ms']:.1f} ms",
+        flush=True,
+    )
     api = [figures["api"] for figures in results["patterns"].values()]
     results["worst_median_ms"] = max(figure["median_ms"] for figure in api)
     results["worst_p99_ms"] = max(figure["p99_ms"] for figure in api)
