@@ -67,9 +67,42 @@ def test_stepped_learning_rate_is_exempt_by_default() -> None:
     config = AlertConfig()
     assert detect(STEPS, WALLS, lr, config.params_for("train/lr")) == []
     assert detect(STEPS, WALLS, lr, config.params_for("optim/learning_rate")) == []
-    # The same curve under another name is a level shift: the detectors do see it.
-    kinds = {alert.kind for alert in detect(STEPS, WALLS, lr, config.params_for("train/loss"))}
+    # The same curve under a name with no rule is a level shift: the detectors do see it.
+    kinds = {alert.kind for alert in detect(STEPS, WALLS, lr, config.params_for("train/temperature"))}
     assert kinds == {"spike", "outlier"}
+
+
+@pytest.mark.parametrize(
+    ("tag", "direction"),
+    [
+        ("train/loss", "up"),
+        ("val_nll", "up"),
+        ("eval/perplexity", "up"),
+        ("grad_norm/fc1", "up"),
+        ("train/accuracy", "down"),
+        ("val/top5", "down"),
+        ("eval/f1", "down"),
+        ("sys/gpu_util", "both"),
+    ],
+)
+def test_built_in_directions_follow_the_tag_name(tag: str, direction: str) -> None:
+    assert AlertConfig().params_for(tag).direction == direction
+
+
+def test_a_loss_dropping_after_a_learning_rate_decay_is_no_alert_but_a_rise_is() -> None:
+    rng = np.random.default_rng(12)
+    level = np.where(np.arange(N) < 1000, 1.0, 0.3)  # a step decay of the learning rate at 1000
+    loss = level + rng.normal(0, 0.01, N)
+    params = AlertConfig().params_for("train/loss")
+    assert detect(STEPS, WALLS, loss, params) == []
+    loss[2000:2010] += 1.0  # a burst upwards is still caught
+    assert {alert.kind for alert in detect(STEPS, WALLS, loss, params)} == {"spike", "outlier"}
+    # An accuracy falls when things go wrong; its rise after a decay is good news.
+    accuracy = 1.0 - loss
+    assert {alert.kind for alert in detect(STEPS, WALLS, accuracy, AlertConfig().params_for("val/acc"))} == {
+        "spike",
+        "outlier",
+    }
 
 
 def test_single_spike_is_a_spike_not_an_outlier() -> None:
@@ -170,11 +203,12 @@ def test_rules_first_match_wins_and_config_files(tmp_path: Path) -> None:
     )
     assert config.params_for("val/loss") == DetectorParams(window=100, consecutive=5, spike=False)
     assert config.params_for("train/val_loss") == DetectorParams(window=100, k=4.5)
-    assert config.params_for("train/loss") == DetectorParams(window=100)
+    assert config.params_for("train/loss") == DetectorParams(window=100, direction="up")  # built in, after them
     assert config.params_for("train/lr").outlier is False  # the built-in learning-rate rule, after the given ones
     toml = tmp_path / "alerts.toml"
     toml.write_text('[default]\nk = 4\n\n[[rules]]\ntag = "loss"\nwindow = 20\n', encoding="utf-8")
     assert AlertConfig.load(toml).params_for("train/loss") == DetectorParams(window=20, k=4.0)
+    assert AlertConfig.load(toml).params_for("sys/temperature") == DetectorParams(k=4.0)
     json_file = tmp_path / "alerts.json"
     json_file.write_text('{"rules": [{"tag": "acc", "stalled": false}], "builtin_rules": false}', encoding="utf-8")
     loaded = AlertConfig.load(json_file)

@@ -22,7 +22,9 @@ Kinds of alert, per series (run, tag):
 * ``stalled`` — a series that stopped while the others of its run continue: see :func:`stalled_alerts`.
 
 Outliers and spikes count departures either way by default; ``direction`` "up" (a loss) or "down" (an
-accuracy) keeps one side.
+accuracy) keeps one side. The built-in rules already do so for tags named like losses and gradient norms (only
+rises count: a loss falling to a lower level after a learning-rate decay is the schedule working) and like
+accuracies (only falls count).
 
 Streaming: a :class:`SeriesDetector` keeps the last ``2·max(window, spike_window) + consecutive`` finite
 values and a few counters, and :meth:`SeriesDetector.update` costs O(new points), vectorised within a
@@ -31,7 +33,8 @@ results are exactly the same whether a series is fed in one chunk or point by po
 (tests/analysis/test_anomaly.py checks it with hypothesis).
 
 Configuration: :class:`DetectorParams` per tag pattern in an :class:`AlertConfig` (first matching rule wins;
-by default, learning-rate tags are exempt from outlier and spike alerts: schedules change them on purpose).
+built-in rules, kept after the user's: learning-rate tags are exempt from outlier and spike alerts, since
+schedules change them on purpose; losses and gradients alert on rises, accuracies on falls).
 """
 
 from __future__ import annotations
@@ -101,6 +104,23 @@ class DetectorParams:
 
 # Learning rates follow schedules (step decay, warm-up, cosine): a drop is intended, not an anomaly.
 LEARNING_RATE = r"(?i)(^|[/_.\-\s])(lr|learning[_\-\s]?rate)([/_.\-\s]|$)"
+# Lower is better: only a rise is bad news (a step decay of the learning rate drops the loss to a new level).
+LOSS = r"(?i)loss|(^|[/_.\-\s])(nll|mse|mae|rmse|perplexity|ppl|err|error)([/_.\-\s]|$)"
+# Gradient norms: explosions are the alarm; a collapse is the diagnosis' vanishing_gradients.
+GRADIENT = r"(?i)grad"
+# Higher is better: only a fall is bad news.
+SCORE = r"(?i)acc|(^|[/_.\-\s])(top-?\d+|f1|auc|iou|dice|bleu|rouge\w*|map|precision|recall)([/_.\-\s]|$)"
+BUILTIN_RULES: tuple[tuple[str, Mapping[str, Any]], ...] = (
+    (LEARNING_RATE, {"outlier": False, "spike": False}),
+    (LOSS, {"direction": "up"}),
+    (GRADIENT, {"direction": "up"}),
+    (SCORE, {"direction": "down"}),
+)
+
+
+def builtin_rules(default: DetectorParams) -> tuple[tuple[re.Pattern[str], DetectorParams], ...]:
+    """:data:`BUILTIN_RULES` on top of ``default``."""
+    return tuple((re.compile(pattern), replace(default, **settings)) for pattern, settings in BUILTIN_RULES)
 
 
 @dataclass(frozen=True)
@@ -109,7 +129,7 @@ class AlertConfig:
     on the tag, the first match wins; ``default`` applies when none matches."""
 
     rules: tuple[tuple[re.Pattern[str], DetectorParams], ...] = field(
-        default_factory=lambda: ((re.compile(LEARNING_RATE), DetectorParams(outlier=False, spike=False)),)
+        default_factory=lambda: builtin_rules(DetectorParams())
     )
     default: DetectorParams = field(default_factory=DetectorParams)
 
@@ -122,8 +142,8 @@ class AlertConfig:
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any]) -> AlertConfig:
         """From ``{"default": {setting: value}, "rules": [{"tag": regex, setting: value, ...}]}`` (the shape of
-        the TOML/JSON config file). A rule's unset settings come from ``default``; the built-in learning-rate
-        rule is kept after the given rules unless ``"builtin_rules": false``."""
+        the TOML/JSON config file). A rule's unset settings come from ``default``; the built-in rules
+        (:data:`BUILTIN_RULES`) are kept after the given rules unless ``"builtin_rules": false``."""
         if not isinstance(data, Mapping):
             raise ValueError("alert config must be a table/object with 'default' and/or 'rules'")
         unknown = set(data) - {"default", "rules", "builtin_rules"}
@@ -144,7 +164,7 @@ class AlertConfig:
             settings = {key: value for key, value in entry.items() if key != "tag"}
             rules.append((pattern, _params(default, settings, f"rule {number}")))
         if data.get("builtin_rules", True):
-            rules.extend((pattern, replace(default, outlier=False, spike=False)) for pattern, _ in cls().rules)
+            rules.extend(builtin_rules(default))
         return cls(rules=tuple(rules), default=default)
 
     @classmethod
