@@ -172,7 +172,8 @@ class LogDir:
         return self._entries(run, "meshes", tag)
 
     def graph(self, run: str) -> Any:
-        """The run's graph (a GraphDef), or None when none was written."""
+        """The run's graph, or None when none was written: a ``ridgeline.ingest.values.Graph`` whose ``data`` is
+        the serialized GraphDef (``format`` "graph_def")."""
         entries = self._entries(run, "graphs", "__graph__", missing_ok=True)
         return entries[-1].value if entries else None
 

@@ -21,6 +21,7 @@ from typing import Literal
 import numpy as np
 
 from ridgeline import SummaryWriter
+from ridgeline.fixtures_graph import demo_graph
 
 Progress = Callable[[int, int], None]
 Behaviour = Literal["normal", "overfit", "spike"]
@@ -48,7 +49,7 @@ class RunSpec:
     dropout: float
     behaviour: Behaviour = "normal"
     lr_decay: bool = True  # step decay at LR_MILESTONES; False keeps the learning rate constant
-    showcase: bool = False  # also writes the one-off summaries: custom scalars layout, audio, embedding
+    showcase: bool = False  # also writes the one-off summaries: custom scalars layout, audio, embedding, graph
 
     def hparams(self) -> dict[str, float | int | str]:
         return {"lr": self.lr, "batch_size": self.batch_size, "optimizer": self.optimizer, "dropout": self.dropout}
@@ -364,6 +365,7 @@ def write_run_end(
         writer.add_audio("samples/tones", tones(), last, sample_rate=16_000, walltime=wall)
         vectors, labels = embedding_points(rng)
         writer.add_embedding(vectors, metadata=labels, global_step=last, tag="penultimate_layer")
+        writer.add_graph(demo_graph())
 
 
 def write_run(

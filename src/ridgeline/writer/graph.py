@@ -175,7 +175,7 @@ def _nodes(jit_graph: torch._C.Graph, traced: torch.nn.Module) -> list[graph_pb2
         scoped[key] = f"{node.prefix}/{node.name}"
 
     return [
-        _node_def(
+        node_def(
             name=scoped.get(node.name, node.name),
             op=node.op,
             inputs=[scoped[name] for name in node.inputs],
@@ -267,7 +267,9 @@ def _op_shape(value: torch._C.Value) -> list[int] | None:
     return list(value.type().sizes()) if value.isCompleteTensor() else None  # type: ignore[attr-defined]
 
 
-def _node_def(name: str, op: str, inputs: list[str], shape: list[int] | None, attributes: str) -> graph_pb2.NodeDef:
+def node_def(name: str, op: str, inputs: list[str], shape: list[int] | None, attributes: str) -> graph_pb2.NodeDef:
+    """One node as torch writes it: its attributes as text under ``attr``, its output shape (when known) under
+    ``_output_shapes``, no device."""
     attr = {"attr": graph_pb2.AttrValue(s=attributes.encode("utf-8"))}
     if shape is not None:
         dims = [tensor_shape_pb2.TensorShapeProto.Dim(size=size) for size in shape]

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from ridgeline.format.proto import event_pb2, hparams_pb2, summary_pb2
+from ridgeline.format.proto import event_pb2, graph_pb2, hparams_pb2, summary_pb2
 from ridgeline.writer import summaries
 from ridgeline.writer.event_file import EventFileWriter
 from ridgeline.writer.run_metadata import ANNOTATION_TAG, run_metadata_summary, text_summary
@@ -344,11 +344,17 @@ class SummaryWriter:
     def add_graph(
         self, model: Any, input_to_model: Any = None, verbose: bool = False, use_strict_trace: bool = True
     ) -> None:
-        """The graph of a torch module, traced with ``input_to_model``. Needs torch."""
+        """The graph of a torch module, traced with ``input_to_model``. Needs torch.
+
+        ``model`` may also be a ``GraphDef`` already built (ridgeline's extension: a graph from another tool,
+        written as it is); then torch is not needed and the other arguments are ignored."""
+        writer = self._get_file_writer()
+        if isinstance(model, graph_pb2.GraphDef):
+            writer.add_event(event_pb2.Event(graph_def=model.SerializeToString()))
+            return
         from ridgeline.writer import graph as graph_export
 
         graph_def, run_metadata = graph_export.graph(model, input_to_model, verbose, use_strict_trace)
-        writer = self._get_file_writer()
         writer.add_event(event_pb2.Event(graph_def=graph_def.SerializeToString()))
         tagged = event_pb2.TaggedRunMetadata(tag="step1", run_metadata=run_metadata.SerializeToString())
         writer.add_event(event_pb2.Event(tagged_run_metadata=tagged))
