@@ -123,3 +123,26 @@ def test_an_empty_logdir_shows_how_to_write_logs(
     expect(empty).to_contain_text("SummaryWriter")
     expect(page.locator("[data-testid=scalar-card]")).to_have_count(0)
     page.screenshot(path=artifacts / "empty-state.png")
+
+
+def test_every_dashboard_tab_is_in_view_at_1280_px(
+    page: Page, tmp_path: Path, serve: Callable[[Path], ServedLogdir], artifacts: Path
+) -> None:
+    # The demo has data for every dashboard (a graph, embeddings, audio, PR curves, hparams, ...). TensorBoard
+    # hides some of its tabs behind an arrow at this width; ridgeline keeps each one on screen.
+    from ridgeline.fixtures import write_demo
+
+    write_demo(tmp_path / "demo", steps=40)
+    served = serve(tmp_path / "demo")
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.goto(served.url)
+    nav = page.locator('nav[aria-label="Dashboards"]')
+    expected = ["Scalars", "Insights", "Distributions", "Histograms", "Images", "Graphs", "Audio", "Text"]
+    expected += ["PR Curves", "Custom scalars", "HParams", "Time Series"]
+    expect(nav.get_by_role("button")).to_have_text(expected)
+    boxes = nav.get_by_role("button").evaluate_all(
+        "bs => bs.map(b => { const r = b.getBoundingClientRect(); return [r.left, r.right]; })"
+    )
+    assert all(left >= 0 and right <= 1280 for left, right in boxes), boxes
+    assert nav.evaluate("n => n.scrollWidth <= n.clientWidth"), "the tab strip must not need scrolling"
+    page.locator("header.topbar").screenshot(path=artifacts / "topbar-1280.png")
