@@ -4,9 +4,11 @@ the documented examples, field scoping, AND/OR/NOT, case, limits, RE2's rejectio
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
+import ridgeline
 from ridgeline.search import Hit, Searcher, SearchError
 
 TRIALS = ("resnet-a/", "resnet-b/", "vgg-c/")
@@ -24,11 +26,11 @@ def kinds(hits: list[Hit]) -> set[str]:
 
 def test_documented_hparams_example(searcher: Searcher) -> None:
     result = searcher.search("(lr=0.001|batch_size=64).*(dropout=0.2)")
-    # batch_size=64 dropout=0.2 (resnet-a's trial); resnet-b has dropout=0.2 but batch_size=32 and lr=0.003,
-    # vgg-c batch_size=64 but dropout=0.5.
+    # lr=0.001 batch_size=64 dropout=0.2 (resnet-a's trial, in the order add_hparams was given them); resnet-b has
+    # dropout=0.2 but batch_size=32 and lr=0.003, vgg-c batch_size=64 but dropout=0.5.
     assert result.mode == "pattern"
     assert [(hit.kind, hit.run, hit.text) for hit in result.hits] == [
-        ("hparam", trial(searcher, "resnet-a"), "batch_size=64 dropout=0.2 lr=0.001")
+        ("hparam", trial(searcher, "resnet-a"), "lr=0.001 batch_size=64 dropout=0.2")
     ]
     assert result.runs == [trial(searcher, "resnet-a")]
     assert result.total == 1 and not result.truncated
@@ -37,11 +39,22 @@ def test_documented_hparams_example(searcher: Searcher) -> None:
 def test_hparams_are_key_value_lines_with_values_as_written(searcher: Searcher) -> None:
     lines = {hit.run: hit.text for hit in searcher.search("hparam:.", limit=None).hits}
     assert lines == {
-        trial(searcher, "resnet-a"): "batch_size=64 dropout=0.2 lr=0.001",
-        trial(searcher, "resnet-b"): "batch_size=32 dropout=0.2 lr=0.003",
-        trial(searcher, "vgg-c"): "batch_size=64 dropout=0.5 lr=0.01",
-        "ridge": "augment=true lr=0.0005 optimizer=adam",
+        trial(searcher, "resnet-a"): "lr=0.001 batch_size=64 dropout=0.2",
+        trial(searcher, "resnet-b"): "lr=0.003 batch_size=32 dropout=0.2",
+        trial(searcher, "vgg-c"): "lr=0.01 batch_size=64 dropout=0.5",
+        "ridge": "augment=true lr=0.0005 optimizer=adam",  # no experiment record: alphabetical
     }
+
+
+def test_hparams_keep_the_order_add_hparams_was_given(tmp_path: Path) -> None:
+    # Alphabetically this trial reads "batch_size=32 dropout=0.2 lr=0.001", where lr comes after dropout and the
+    # documented pattern would miss it; torch's experiment record keeps the order the user wrote.
+    from torch.utils.tensorboard import SummaryWriter
+
+    with SummaryWriter(str(tmp_path / "sweep")) as writer:
+        writer.add_hparams({"lr": 0.001, "batch_size": 32, "dropout": 0.2}, {"hparam/acc": 0.5})
+    result = Searcher(ridgeline.open(tmp_path, cache=False)).search("(lr=0.001|batch_size=64).*(dropout=0.2)")
+    assert [hit.text for hit in result.hits] == ["lr=0.001 batch_size=32 dropout=0.2"]
 
 
 def test_documented_dates_example(searcher: Searcher) -> None:

@@ -118,3 +118,9 @@ def test_hparam_values_as_written(value: object, text: str) -> None:
 
 def test_hparams_line_is_alphabetical() -> None:
     assert hparams_line({"lr": 0.001, "batch_size": 64.0, "dropout": 0.2}) == "batch_size=64 dropout=0.2 lr=0.001"
+
+
+def test_hparams_line_follows_the_written_order_then_the_alphabet() -> None:
+    hparams = {"lr": 0.001, "batch_size": 64.0, "dropout": 0.2, "seed": 1.0, "arch": "vgg"}
+    order = ["lr", "batch_size", "momentum", "dropout"]  # as an experiment lists them; momentum was not set
+    assert hparams_line(hparams, order) == "lr=0.001 batch_size=64 dropout=0.2 arch=vgg seed=1"

@@ -34,7 +34,7 @@ def test_pattern_hits(search_server: Served) -> None:
 
 def test_documented_examples(search_server: Served) -> None:
     hparams = search_server.get("/api/search", q="(lr=0.001|batch_size=64).*(dropout=0.2)").json()
-    assert [(hit["kind"], hit["text"]) for hit in hparams["hits"]] == [("hparam", "batch_size=64 dropout=0.2 lr=0.001")]
+    assert [(hit["kind"], hit["text"]) for hit in hparams["hits"]] == [("hparam", "lr=0.001 batch_size=64 dropout=0.2")]
     assert hparams["runs"][0].startswith("resnet-a/")
     dates = search_server.get("/api/search", q="202411[0-9]{2}[0-9]{4}").json()
     assert dates["runs"] == ["resnet-a", "ridge"]

@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import math
 from array import array
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -396,7 +396,9 @@ class Index:
         kind, tag = key
         if key == ("hparams", "_hparams_/session_start_info"):
             record = logdir.hparams(name)
-            line = hparams_line(record.hparams) if record is not None else ""
+            experiment = logdir.hparams_experiment(name)
+            order = [info.name for info in experiment.hparam_infos] if experiment is not None else []
+            line = hparams_line(record.hparams, order) if record is not None else ""
             self._replace(state, "hparam", [("hparam", line, None, None)] if line else [])
         elif tag == RUN_METADATA_TAG:
             lines = metadata_lines(logdir.run_metadata(name))
@@ -463,10 +465,14 @@ def format_value(value: Any) -> str:
     return json.dumps(value, sort_keys=True, default=str)
 
 
-def hparams_line(hparams: dict[str, Any]) -> str:
-    """``batch_size=64 dropout=0.2 lr=0.001``: the run's hyperparameters by name in alphabetical order (an event
-    file's map does not keep the order they were written in, so none other would be stable)."""
-    return " ".join(f"{key}={format_value(hparams[key])}" for key in sorted(hparams))
+def hparams_line(hparams: dict[str, Any], order: Sequence[str] = ()) -> str:
+    """``lr=0.001 batch_size=64 dropout=0.2``: the run's hyperparameters in ``order`` (the order they were written
+    in, as the run's hparams experiment lists them: torch's ``add_hparams`` and TF2's ``hp.hparams_config`` write
+    one), then any others by name in alphabetical order. The session's own map does not keep the written order
+    (protobuf writes map entries in hash order), so alphabetical is the only stable order without an experiment."""
+    known = [key for key in dict.fromkeys(order) if key in hparams]
+    rest = sorted(key for key in hparams if key not in set(known))
+    return " ".join(f"{key}={format_value(hparams[key])}" for key in known + rest)
 
 
 def metadata_lines(info: dict[str, Any] | None) -> list[str]:
