@@ -120,6 +120,27 @@ def export(
     console.print(f"wrote {points} points of {len(series)} series to {output}")
 
 
+def _insight_settings(alerts_config: Path | None, diagnosis_config: Path | None) -> dict[str, object]:
+    """The app.state entries of ``serve --alerts-config/--diagnosis-config``; a bad file is a usage error."""
+    settings: dict[str, object] = {}
+    if alerts_config is not None:
+        from ridgeline.analysis.anomaly import AlertConfig
+
+        try:
+            settings["alert_config"] = AlertConfig.load(alerts_config)
+        except ValueError as error:
+            raise click.BadParameter(str(error), param_hint="--alerts-config") from None
+    if diagnosis_config is not None:
+        from ridgeline.analysis.diagnosis import DiagnosisConfig
+        from ridgeline.diagnose_cli import read_settings
+
+        try:
+            settings["diagnosis_config"] = DiagnosisConfig.from_mapping(read_settings(diagnosis_config))
+        except ValueError as error:
+            raise click.BadParameter(str(error), param_hint="--diagnosis-config") from None
+    return settings
+
+
 @main.command()
 @click.option(
     "--logdir",
@@ -165,6 +186,18 @@ def export(
     metavar="PATH",
     help="Answer one request in-process, print its body and exit (no server): e.g. --get /api/runs.",
 )
+@click.option(
+    "--alerts-config",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Alert detector settings per tag pattern, a .toml or .json file (as ridgeline alerts --config).",
+)
+@click.option(
+    "--diagnosis-config",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Diagnosis tag conventions and thresholds, a .toml or .json file (as ridgeline diagnose --config).",
+)
 def serve(
     logdir: str,
     port: int,
@@ -174,6 +207,8 @@ def serve(
     no_checksum: bool,
     token: str | None,
     get_path: str | None,
+    alerts_config: Path | None,
+    diagnosis_config: Path | None,
 ) -> None:
     """Serve the dashboards for a log directory at http://HOST:PORT/.
 
@@ -192,6 +227,7 @@ def serve(
     from ridgeline.server.run import PortInUse, bind, is_loopback, request_in_process, url_for
     from ridgeline.server.run import serve as serve_app
 
+    insight_settings = _insight_settings(alerts_config, diagnosis_config)  # a bad file fails before the long read
     sock = None
     if get_path is None:
         try:
@@ -239,6 +275,8 @@ def serve(
         )
     interval = reload_interval if reload_interval > 0 else None
     app = create_app(opened, reload_interval=interval, token=token or None, logdir_label=logdir)
+    for name, value in insight_settings.items():  # read by the insights plugin's routes
+        setattr(app.state, name, value)
     if get_path is not None:
         headers = {"authorization": f"Bearer {token}"} if token else {}
         status, body = request_in_process(app, get_path, headers)

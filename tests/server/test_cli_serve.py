@@ -121,3 +121,35 @@ def test_without_a_token_a_public_host_warns_and_ctrl_c_stops_cleanly(tmp_path: 
         assert served.process.wait(10) == 0
     output = "".join(served.output)
     assert "Traceback" not in output and "stopped" in output
+
+
+def test_alerts_and_diagnosis_settings_reach_the_routes(tmp_path: Path) -> None:
+    points = [(step, 1.0 + 0.01 * (step % 3)) for step in range(200)]
+    points[150] = (150, 50.0)  # a spike
+    train = [(step, 2.0 * 0.98**step) for step in range(200)]
+    val = [(step, 1.0 + ((step - 60) / 100) ** 2) for step in range(0, 200, 5)]  # best at 60, then rising
+    write_ridgeline_run(tmp_path / "logs" / "run", {"loss": points, "train/loss": train, "val/loss": val})
+    logs = str(tmp_path / "logs")
+
+    def alert_kinds(*config: str) -> list[str]:
+        done = run_serve("--logdir", logs, "--no-cache", *config, "--get", "/api/alerts")
+        assert done.exit_code == 0, done.stderr
+        return [alert["kind"] for alert in json.loads(done.stdout)["alerts"]]
+
+    assert "spike" in alert_kinds()
+    quiet = tmp_path / "alerts.toml"
+    quiet.write_text("[default]\nspike = false\noutlier = false\n", encoding="utf-8")
+    assert alert_kinds("--alerts-config", str(quiet)) == []
+
+    default = run_serve("--logdir", logs, "--no-cache", "--get", "/api/diagnosis")
+    assert [finding["kind"] for finding in json.loads(default.stdout)["findings"]] == ["overfitting"]
+    strict = tmp_path / "diagnosis.toml"
+    strict.write_text("min_confidence = 1.0\nmin_points = 100000\n", encoding="utf-8")
+    done = run_serve("--logdir", logs, "--no-cache", "--diagnosis-config", str(strict), "--get", "/api/diagnosis")
+    assert done.exit_code == 0 and json.loads(done.stdout) == {"findings": []}
+
+    for option, text in (("--alerts-config", "[default]\nwindow = 'many'\n"), ("--diagnosis-config", "nope = 1\n")):
+        bad = tmp_path / "bad.toml"
+        bad.write_text(text, encoding="utf-8")
+        done = run_serve("--logdir", logs, "--port", "0", option, str(bad))
+        assert done.exit_code == 2 and option in done.stderr and "Traceback" not in done.stderr, done.stderr

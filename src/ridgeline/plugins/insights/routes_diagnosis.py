@@ -18,13 +18,14 @@ _lock = threading.Lock()
 
 
 def cache_for(request: Request) -> DiagnosisCache:
-    """The app's diagnosis cache (one per served log directory), made on first use."""
+    """The app's diagnosis cache (one per served log directory), made on first use with
+    ``app.state.diagnosis_config`` when set (``ridgeline serve --diagnosis-config``), else the defaults."""
     state = request.app.state
     with _lock:
         cache: DiagnosisCache | None = getattr(state, "diagnosis_cache", None)
         if cache is None:
             logdir: LogDir = state.logdir
-            cache = state.diagnosis_cache = DiagnosisCache(logdir)
+            cache = state.diagnosis_cache = DiagnosisCache(logdir, getattr(state, "diagnosis_config", None))
         return cache
 
 
