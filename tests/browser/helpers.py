@@ -154,3 +154,15 @@ def chart_state(page: Page, tag: str) -> dict[str, Any]:
     )
     assert state is not None, f"window.__ridgeline.charts has no chart for {tag!r}"
     return state
+
+
+def drag_zoom(page: Page, chart: Locator, start: float, end: float) -> None:
+    """Drag across ``chart`` (a card or its plot) at mid height, from ``start`` to ``end`` as fractions of the
+    plotting area's width: uPlot's drag-to-zoom."""
+    box = chart.locator(".u-over").bounding_box()
+    assert box is not None, "the chart is not drawn"
+    y = box["y"] + box["height"] / 2
+    page.mouse.move(box["x"] + box["width"] * start, y)
+    page.mouse.down()
+    page.mouse.move(box["x"] + box["width"] * end, y, steps=5)
+    page.mouse.up()

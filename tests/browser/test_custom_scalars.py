@@ -16,7 +16,7 @@ from playwright.sync_api import Locator, Page, expect
 from ridgeline import SummaryWriter
 from ridgeline.format.proto import custom_scalars_pb2
 from ridgeline.writer import summaries
-from tests.browser.helpers import ServedLogdir, css_string, noisy_curve, serve_logdir, wait_charts_ready
+from tests.browser.helpers import ServedLogdir, css_string, drag_zoom, noisy_curve, serve_logdir, wait_charts_ready
 
 TORCH_LAYOUT = {
     "Losses": {
@@ -225,3 +225,34 @@ def test_live_points_appear(page: Page, tmp_path: Path, serve: Callable[[Path], 
         start = time.monotonic()
         expect(cs_card(page, "loss")).to_have_attribute("data-points", "15", timeout=10_000)
         print(f"new points drawn {time.monotonic() - start:.2f} s after the flush")
+
+
+@pytest.mark.parametrize("title", ["loss", "loss with bounds"])
+def test_zooming_in_refetches_the_window_at_full_resolution(
+    page: Page, tmp_path: Path, serve: Callable[[Path], ServedLogdir], title: str
+) -> None:
+    steps = 5000  # more than the chart's width asks for: the server reduces the series
+    layout = {"Long": {"loss": ["Multiline", ["^loss$"]], "loss with bounds": ["Margin", ["loss", "lo", "hi"]]}}
+    with SummaryWriter(tmp_path / "long") as writer:
+        writer.add_custom_scalars(layout)
+        for step, value in enumerate(noisy_curve(steps, 2.0, seed=3)):
+            writer.add_scalar("loss", value, step)
+            writer.add_scalar("lo", value * 0.8, step)
+            writer.add_scalar("hi", value * 1.2, step)
+    served = serve(tmp_path)
+    open_custom_scalars(page, served.url)
+    handle = f"Long/{title}"
+    steps_in = """([handle, lo, hi]) => {
+        const u = window.__ridgeline.charts.get('custom_scalars:' + handle);
+        return Array.from(u.data[0]).filter(x => x >= lo && x <= hi);
+    }"""
+    before = page.evaluate(steps_in, [handle, 2000, 2500])
+    assert 0 < len(before) < 400, "the whole run is drawn reduced"
+    drag_zoom(page, cs_card(page, title), 0.4, 0.5)
+    expect(cs_card(page, title).get_by_role("button", name="Reset zoom")).to_be_visible()
+    page.wait_for_function(
+        "([handle, n]) => window.__ridgeline.charts.get('custom_scalars:' + handle).data[0].length < n",
+        arg=[handle, 1000],
+    )
+    shown = page.evaluate(steps_in, [handle, 2100, 2400])
+    assert shown == list(range(2100, 2401)), "every step of the window, as logged"

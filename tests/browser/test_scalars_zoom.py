@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.helpers import card, noisy_curve, open_dashboard, serve_logdir, wait_points, write_runs
+from tests.browser.helpers import card, drag_zoom, noisy_curve, open_dashboard, serve_logdir, wait_points, write_runs
 
 TAG = "train/loss"
 STEPS = 300
@@ -38,13 +38,7 @@ def test_zoomed_smoothing_continues_the_whole_run(page: Page, one_run: str, smoo
     open_dashboard(page, f"{one_run}?s.smooth=0.9&s.smoother={smoother}")
     before = smoothed_by_step(page)
     assert len(before) == STEPS
-    box = card(page, TAG).locator(".u-over").bounding_box()
-    assert box is not None
-    y = box["y"] + box["height"] / 2
-    page.mouse.move(box["x"] + box["width"] * 0.4, y)
-    page.mouse.down()
-    page.mouse.move(box["x"] + box["width"] * 0.6, y, steps=5)
-    page.mouse.up()
+    drag_zoom(page, card(page, TAG), 0.4, 0.6)
     expect(card(page, TAG).get_by_role("button", name="Reset zoom")).to_be_visible()
     wait_points(page, TAG, f"n < {STEPS}")
     after = smoothed_by_step(page)

@@ -3,7 +3,8 @@
  * run: runs in their colours, tags told apart by dash pattern, named in the legend) or a margin chart (a value
  * line with a band filled between its lower and upper tags). Drawn with the scalars dashboard's chart code:
  * the series cache and batched binary requests (data.ts), its model and smoothing (model.ts), the uPlot
- * wrapper (@charts/plot) and the ready registry. Loads when scrolled near; appends live data on every tick.
+ * wrapper (@charts/plot) and the ready registry. Loads when scrolled near; appends live data on every tick;
+ * a zoomed-in window is fetched again at full resolution, as on the scalars cards.
  */
 import { memo } from "preact/compat";
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
@@ -17,6 +18,8 @@ import { buildModel, type ChartModel, type RunSeries } from "../../scalars/web/m
 import { useLazyCard, useReadyFlag } from "@charts/lazyCard";
 import type { Settings } from "../../scalars/web/settings";
 import { useCachedSeries } from "../../scalars/web/useCachedSeries";
+import { useZoomData } from "../../scalars/web/useZoomData";
+import { seriesKey, type SeriesData } from "../../scalars/web/data";
 import { hoverRows, placeTooltip } from "../../scalars/web/hover";
 import { buildMarginModel, chartId, chartKeys, dashArray, dashFor, multilineTags, type ChartSpec, type MarginInput } from "./chart";
 
@@ -70,19 +73,26 @@ function ChartCardView({ category, chart, runs, settings, tick, eager }: ChartCa
   useReadyFlag(id, shownReady);
 
   const { loaded, version } = useCachedSeries(seen && drawable, keys, maxPoints, eager, tick, () => setReady(false));
+  const zoomData = useZoomData(zoom, keys, maxPoints, modelRef);
 
   const model = useMemo((): ChartModel | null => {
     if (!loaded || !drawable) return null;
     const xAxis = settings.xAxis === "tag" ? "step" : settings.xAxis;
+    const whole = (run: string, t: string): SeriesData | null => cache.get(run, t)?.data ?? null;
+    // Zoomed in: the window at full resolution; relative time still counts from the run's first point.
+    const get = (run: string, t: string): SeriesData | null => zoomData?.get(seriesKey(run, t)) ?? whole(run, t);
+    const startOf = (run: string, t: string): number => {
+      const d = whole(run, t);
+      return d?.wall.length ? d.wall[0] : 0;
+    };
     if (chart.kind === "margin") {
       const inputs: MarginInput[] = [];
       for (const r of runs) {
         (chart.series ?? []).forEach((s, index) => {
-          const value = cache.get(r.run, s.value)?.data;
+          const value = get(r.run, s.value);
           if (!value) return;
-          const lower = cache.get(r.run, s.lower)?.data ?? null;
-          const upper = cache.get(r.run, s.upper)?.data ?? null;
-          inputs.push({ run: r.run, colour: r.colour, series: s, index, value, lower, upper });
+          const [lower, upper] = [get(r.run, s.lower), get(r.run, s.upper)];
+          inputs.push({ run: r.run, colour: r.colour, series: s, index, value, lower, upper, start: startOf(r.run, s.value) });
         });
       }
       return buildMarginModel(inputs, xAxis, settings.yScale === "log", width);
@@ -90,9 +100,11 @@ function ChartCardView({ category, chart, runs, settings, tick, eager }: ChartCa
     const list: RunSeries[] = [];
     for (const r of runs) {
       tags.forEach((t, i) => {
-        const data = cache.get(r.run, t)?.data;
+        const data = get(r.run, t);
         if (!data) return;
-        list.push({ run: r.run, colour: r.colour, data, start: data.wall.length ? data.wall[0] : 0, suffix: t, dash: dashFor(i) });
+        // The window's smoothing continues the whole run's (as drawn before zooming).
+        const context = zoomData?.has(seriesKey(r.run, t)) ? whole(r.run, t) : null;
+        list.push({ run: r.run, colour: r.colour, data, start: startOf(r.run, t), suffix: t, dash: dashFor(i), context });
       });
     }
     return buildModel(list, {
@@ -105,7 +117,7 @@ function ChartCardView({ category, chart, runs, settings, tick, eager }: ChartCa
       groupColour: () => "",
       width,
     });
-  }, [loaded, version, runs, chart, tags, settings, width, drawable]);
+  }, [loaded, version, zoomData, runs, chart, tags, settings, width, drawable]);
   modelRef.current = model;
 
   const xMode: XMode = settings.xAxis === "tag" ? "step" : settings.xAxis;

@@ -127,6 +127,8 @@ export interface MarginInput {
   value: SeriesData;
   lower: SeriesData | null;
   upper: SeriesData | null;
+  /** The run's first wall time (relative time counts from it); default: the value series' first point. */
+  start?: number;
 }
 
 /**
@@ -146,7 +148,7 @@ export function buildMarginModel(inputs: MarginInput[], xAxis: XAxis, yLog: bool
   const positive = (a: Float64Array) => (yLog ? a.map((v) => (v > 0 ? v : NaN)) : a);
   for (const m of inputs) {
     const d = m.value;
-    const start = d.wall.length ? d.wall[0] : 0;
+    const start = m.start ?? (d.wall.length ? d.wall[0] : 0);
     const x = xOf(d, xAxis === "tag" ? "step" : xAxis, start);
     const at = (s: SeriesData | null) => (s ? interpolateAt(s.step, s.value, d.step) : new Float64Array(d.step.length).fill(NaN));
     const low = at(m.lower);

@@ -16,6 +16,7 @@ import { cache, fetchAnnotations, fetchSeries, seriesKey, type Annotation, type 
 import { buildModel, type ChartModel, type RunSeries } from "./model";
 import type { Settings } from "./settings";
 import { useCachedSeries } from "./useCachedSeries";
+import { useZoomData } from "./useZoomData";
 import { hoverRows, placeTooltip } from "./hover";
 import { useLazyCard, useReadyFlag } from "@charts/lazyCard";
 import { drawBack, drawFront, ForecastLegend, notes as insightNotes, useFocus, useInsightOverlay, type Overlay } from "../../insights/web/overlay";
@@ -69,7 +70,6 @@ function CardView(props: CardProps) {
   const [width, setWidth] = useState(400);
   const sized = useRef(false); // the ResizeObserver has reported the chart's width
   const [zoom, setZoom] = useState<[number, number] | null>(null);
-  const [zoomData, setZoomData] = useState<Map<string, SeriesData> | null>(null);
   const [ready, setReady] = useState(false);
   const [annotations, setAnnotations] = useState<Map<string, Annotation[]>>(new Map());
   const settingsRef = useRef(settings);
@@ -88,7 +88,6 @@ function CardView(props: CardProps) {
     }
     return ks;
   }, [runs, tag, tag2, xTag]);
-  const keysId = keys.map((k) => seriesKey(k.run, k.tag)).join("\u0001");
   const maxPoints = pointsFor(width);
 
   // Visibility: cards render only when scrolled into view (and stay rendered once seen); loaded from a little
@@ -131,26 +130,7 @@ function CardView(props: CardProps) {
   }, [seen, loaded, runs, tick]);
 
   // Zoom: refetch the visible step range at full resolution (reduced to the width only if still larger).
-  useEffect(() => {
-    if (!zoom) {
-      setZoomData(null);
-      return;
-    }
-    let live = true;
-    const [minStep, maxStep] = stepRange(zoom, modelRef.current);
-    fetchSeries(keys, { min_step: Math.floor(minStep), max_step: Math.ceil(maxStep), max_points: maxPoints }).then(
-      (m) => {
-        if (!live) return;
-        const out = new Map<string, SeriesData>();
-        for (const [k, v] of m) if (!(v instanceof Error)) out.set(k, v);
-        setZoomData(out);
-      },
-      () => undefined,
-    );
-    return () => {
-      live = false;
-    };
-  }, [zoom, keysId, maxPoints]);
+  const zoomData = useZoomData(zoom, keys, maxPoints, modelRef);
   useEffect(() => setZoom(null), [xAxis, xTag, settings.xLog]);
 
   const model = useMemo(() => {
@@ -433,22 +413,6 @@ function parseNum(s: string): number | null {
 }
 
 /** The step range covering x range `r` (x in the chart's units) across the drawn series. */
-function stepRange(r: [number, number], model: ChartModel | null): [number, number] {
-  let lo = Infinity;
-  let hi = -Infinity;
-  for (const h of model?.hover ?? []) {
-    for (let i = 0; i < h.x.length; i++) {
-      if (h.x[i] >= r[0] && h.x[i] <= r[1] && Number.isFinite(h.step[i])) {
-        if (h.step[i] < lo) lo = h.step[i];
-        if (h.step[i] > hi) hi = h.step[i];
-      }
-    }
-  }
-  if (!(lo <= hi)) return r;
-  // Widen to the neighbouring steps so the lines reach the edges.
-  return [lo - 1, hi + 1];
-}
-
 function onCursor(
   u: uPlot,
   own: boolean,
