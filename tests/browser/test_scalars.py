@@ -180,3 +180,28 @@ def test_nonfinite_values_are_drawn_and_counted(
         data = chart_state(page, "weird/loss")["data"]
         assert any(series[-1] is not None for series in data[1:]), "every curve ends non-finite after the NaN"
     page.screenshot(path=artifacts / "scalars-nonfinite.png")
+
+
+def test_a_reduced_series_that_grows_live_is_reduced_again(
+    page: Page, tmp_path: Path, serve: Callable[[Path], ServedLogdir]
+) -> None:
+    with SummaryWriter(tmp_path / "live") as writer:
+        for step in range(3000):
+            writer.add_scalar("live/loss", 1.0 / (step + 1), step)
+        writer.flush()
+        served = serve(tmp_path)
+        open_dashboard(page, served.url)
+        before = wait_points(page, "live/loss", "n > 0")
+        assert before < 1500, "the card asks for about two points per pixel: 3,000 points are reduced"
+        for step in range(3000, 6000):
+            writer.add_scalar("live/loss", 1.0 / (step + 1), step)
+        writer.flush()
+        # Appended as they come, 3,000 more points would make the series about four times what the card asked
+        # for; past twice that, the cache fetches it again, reduced over the whole range.
+        page.wait_for_function(
+            "() => { const u = window.__ridgeline.charts.get('live/loss');"
+            " return u && u.data[0][u.data[0].length - 1] === 5999 && u.data[0].length < 1500; }",
+            timeout=15_000,
+        )
+        after = wait_points(page, "live/loss", "n > 0")
+    assert after < 1500

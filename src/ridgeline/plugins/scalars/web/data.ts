@@ -239,8 +239,12 @@ export interface CacheEntry {
 
 /**
  * The series cache shared by all cards. `load` fetches what is missing (or was fetched at a much lower
- * resolution); `refresh` appends what is new after each series' last step.
+ * resolution); `refresh` appends what is new after each series' last step, and fetches a series again, reduced,
+ * once its appended points make it more than {@link REREDUCE_FACTOR} times the points it was fetched for (a long
+ * live run would otherwise end up drawn at full resolution, point by point).
  */
+export const REREDUCE_FACTOR = 2;
+
 export class SeriesCache {
   private readonly entries = new Map<string, CacheEntry>();
   private readonly inflight = new Map<string, Promise<void>>();
@@ -305,6 +309,7 @@ export class SeriesCache {
       bySince.set(last, list);
     }
     let changed = false;
+    const grown: { run: string; tag: string }[] = [];
     if (missing.length) {
       for (const k of missing) this.entries.delete(seriesKey(k.run, k.tag));
       await this.load(missing, this.entries.get(seriesKey(missing[0].run, missing[0].tag))?.maxPoints ?? 1000);
@@ -323,11 +328,33 @@ export class SeriesCache {
           if (next !== e.data) {
             this.entries.set(key, { ...e, data: next });
             changed = true;
+            if (next.step.length > REREDUCE_FACTOR * e.maxPoints) grown.push(k);
           }
         }
       }),
     );
+    if (grown.length) await this.reduceAgain(grown);
     return changed;
+  }
+
+  /** Fetches `keys` again at the resolution they were loaded for, replacing each entry only once it arrived
+   * (cards keep drawing the longer series meanwhile; a refresh skips them until then, as it skips any load). */
+  private async reduceAgain(keys: { run: string; tag: string }[]): Promise<void> {
+    const byPoints = new Map<number, { run: string; tag: string }[]>();
+    for (const k of keys) {
+      const points = this.entries.get(seriesKey(k.run, k.tag))?.maxPoints ?? 1000;
+      byPoints.set(points, [...(byPoints.get(points) ?? []), k]);
+    }
+    const work = [...byPoints.entries()].map(async ([maxPoints, ks]) => {
+      const m = await fetchSeries(ks, { max_points: maxPoints }).catch(() => null);
+      for (const k of ks) {
+        const got = m?.get(seriesKey(k.run, k.tag));
+        if (got && !(got instanceof Error)) this.entries.set(seriesKey(k.run, k.tag), { data: got, error: null, maxPoints });
+      }
+    });
+    const done = Promise.all(work).finally(() => keys.forEach((k) => this.inflight.delete(seriesKey(k.run, k.tag))));
+    keys.forEach((k) => this.inflight.set(seriesKey(k.run, k.tag), done.then(() => undefined)));
+    await done;
   }
 }
 
