@@ -240,6 +240,39 @@ def refresh_costs(runs: int) -> dict[str, float]:
         }
 
 
+def hyperscan_finding(pattern: str, index: Index) -> Callable[[], int] | None:
+    """Finding the matching texts with Hyperscan (Intel's multi-pattern engine) over the same joined buffers, for
+    comparison where the ``hyperscan`` package installs (it is not a dependency); None where it does not."""
+    try:
+        import hyperscan
+    except ImportError:
+        return None
+    work = []
+    for term in terms(parse(pattern)):
+        expression, flags = term.pattern, hyperscan.HS_FLAG_MULTILINE | hyperscan.HS_FLAG_SOM_LEFTMOST
+        if expression.startswith("(?i)"):
+            expression, flags = expression[4:], flags | hyperscan.HS_FLAG_CASELESS
+        database = hyperscan.Database()
+        database.compile(expressions=[expression.encode()], flags=[flags])
+        for name in FIELDS if term.field is None else (term.field,):
+            work.append((database, *index.fields[name].buffer()))
+
+    def run() -> int:
+        found = 0
+        for database, buffer, starts in work:
+            at: list[int] = []
+            database.scan(buffer, match_event_handler=_collect_start, context=at)
+            if at:
+                found += len(np.unique(np.searchsorted(starts, np.array(at), side="right") - 1))
+        return found
+
+    return run
+
+
+def _collect_start(_id: int, start: int, _end: int, _flags: int, found: list[int]) -> None:
+    found.append(start)
+
+
 def latency(call: Callable[[], object], repeats: int) -> dict[str, float]:
     call()  # warm: compiled pattern, numpy arrays
     times = []
@@ -393,6 +426,10 @@ def main() -> int:
             assert scan() == trigram(), pattern  # the same texts either way
             figures["find_texts_scan"] = latency(scan, args.repeats)
             figures["find_texts_trigram"] = latency(trigram, args.repeats)
+            hyperscan = hyperscan_finding(pattern, index)
+            if hyperscan is not None:
+                assert scan() == hyperscan(), pattern
+                figures["find_texts_hyperscan"] = latency(hyperscan, args.repeats)
             if pattern not in ADVERSARIAL:
                 figures["python_re"] = latency(plain_re(pattern, entries), args.re_repeats)
             tensorboard = tensorboard_filter(pattern, by_run)
@@ -404,7 +441,12 @@ def main() -> int:
                 f"(p99 {figures['api']['p99_ms']:6.2f}, min {figures['api']['min_ms']:5.2f})  "
                 f"http {figures['http']['median_ms']:7.2f} ms"
                 f"  [texts: scan {figures['find_texts_scan']['median_ms']:6.2f} ms, "
-                f"trigrams {figures['find_texts_trigram']['median_ms']:6.2f} ms]"
+                f"trigrams {figures['find_texts_trigram']['median_ms']:6.2f} ms"
+                + (
+                    f", hyperscan {figures['find_texts_hyperscan']['median_ms']:6.2f} ms]"
+                    if "find_texts_hyperscan" in figures
+                    else "]"
+                )
             )
             if "python_re" in figures:
                 line += f"  re {figures['python_re']['median_ms']:8.1f} ms"
