@@ -101,3 +101,18 @@ def test_too_few_points_or_bad_until_is_an_error() -> None:
         forecast(np.arange(30), np.full(30, np.nan))
     with pytest.raises(ForecastError, match="until"):
         forecast(np.arange(30), np.ones(30), until=10)
+
+
+def test_an_accuracy_stays_within_0_and_1_and_a_loss_above_0() -> None:
+    rng = np.random.default_rng(5)
+    step = np.arange(1000)
+    accuracy = np.clip(0.995 - 0.6 * np.exp(-step / 150) + rng.normal(0, 0.01, len(step)), 0, 1)
+    ahead = forecast(step, accuracy)
+    assert ahead.high.max() == 1.0, "the band would reach past 1: it is held at 1"
+    assert np.all((ahead.low >= 0) & (ahead.value <= 1) & (ahead.value >= ahead.low))
+    loss = np.abs(0.02 * np.exp(-step / 100) + rng.normal(0, 0.01, len(step)))  # noisy, close to 0
+    below = forecast(step, loss)
+    assert below.low.min() == 0.0, "the band would reach below 0: it is held at 0"
+    assert np.all(below.value >= 0)
+    # A curve that has been negative has no floor.
+    assert forecast(step, loss - 0.5).low.min() < -0.5

@@ -188,8 +188,8 @@ def forecast(
 
     # Band: the noise of the points around the trend, plus the model error the backtests measured beyond that
     # noise, growing linearly with the horizon (and with a longer horizon than the backtests', proportionally).
-    recent = -max(4 * window(len(values)), MIN_POINTS)
-    noise = float(np.std((values - smooth(values))[recent:]))
+    tail = -max(4 * window(len(values)), MIN_POINTS)
+    noise = float(np.std((values - smooth(values))[tail:]))
     drift = 0.0
     for hs, hv, fs, fv in _backtests(steps, values):
         err = _predict_from(chosen, hs, hv, recent)(fs) - fv
@@ -198,7 +198,18 @@ def forecast(
         drift = max(drift, float(np.sqrt(np.sum(excess * u**2) / max(np.sum(u**4), 1e-12))))
     reach = (future - last) / max(horizon * span, 1.0)
     half = Z90 * np.sqrt(noise**2 + (drift * reach) ** 2)
-    return Forecast(chosen, future, expected, expected - half, expected + half)
+    low, high = _within_bounds(values, expected - half, expected + half)
+    expected = np.clip(expected, low, high)
+    return Forecast(chosen, future, expected, low, high)
+
+
+def _within_bounds(values: np.ndarray, low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The band kept to the range the curve has lived in when that range looks like a natural bound: a curve
+    that never left [0, 1] (an accuracy, a rate) stays in it, one that never went below 0 (a loss) stays at or
+    above 0. A curve model extrapolated past such a bound (accuracy 1.02) would only mislead."""
+    floor = 0.0 if values.min() >= 0 else -np.inf
+    ceiling = 1.0 if floor == 0.0 and values.max() <= 1 else np.inf
+    return np.clip(low, floor, ceiling), np.clip(high, floor, ceiling)
 
 
 __all__ = ["MODELS", "Forecast", "ForecastError", "Model", "fit", "forecast", "select"]
