@@ -139,6 +139,7 @@ def alerts(
     import ridgeline
     from ridgeline.analysis.anomaly import AlertConfig
     from ridgeline.plugins.insights.monitor import AlertMonitor
+    from ridgeline.progress import LateProgress
 
     run_pattern = _pattern(run_regex, "--run")
     tag_pattern = _pattern(tag_regex, "--tag")
@@ -150,8 +151,8 @@ def alerts(
             raise click.BadParameter(str(error), param_hint="--config") from None
     err = Console(stderr=True)
     try:
-        with err.status(f"reading {logdir}"):
-            opened = ridgeline.open(logdir, cache=not no_cache)
+        with LateProgress("reading event files", err) as progress:
+            opened = ridgeline.open(logdir, cache=not no_cache, progress=progress.update)
     except ValueError as error:
         raise click.BadParameter(str(error), param_hint="--logdir") from None
     monitor = AlertMonitor(opened, config)

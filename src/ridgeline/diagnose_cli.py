@@ -109,6 +109,7 @@ def diagnose(
     import ridgeline
     from ridgeline.analysis.diagnosis import DiagnosisConfig
     from ridgeline.plugins.insights.diagnosis_reader import diagnose_logdir
+    from ridgeline.progress import LateProgress
 
     config = DiagnosisConfig()
     if config_path is not None:
@@ -128,8 +129,8 @@ def diagnose(
             ) from None
     err = Console(stderr=True)
     try:
-        with err.status(f"reading {logdir}"):
-            opened = ridgeline.open(logdir, cache=not no_cache)
+        with LateProgress("reading event files", err) as progress:
+            opened = ridgeline.open(logdir, cache=not no_cache, progress=progress.update)
     except ValueError as error:
         raise click.BadParameter(str(error), param_hint="--logdir") from None
     runs = [r for r in opened.runs() if pattern is None or pattern.search(r)]

@@ -2,51 +2,14 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
-from types import TracebackType
 
 import click
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from ridgeline.progress import LateProgress
 
 console = Console(stderr=True)
-
-
-class LateProgress:
-    """A progress bar that appears only once the work has taken more than ``delay`` seconds (quick reports print
-    nothing but their result)."""
-
-    def __init__(self, label: str, delay: float = 1.0) -> None:
-        self._progress = Progress(
-            TextColumn(label),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            console=console,
-            transient=True,
-            auto_refresh=False,
-            disable=not console.is_terminal,
-        )
-        self._task = self._progress.add_task(label, total=None)
-        self._start = time.monotonic()
-        self._delay = delay
-        self._shown = False
-
-    def update(self, done: int, total: int | None) -> None:
-        self._progress.update(self._task, completed=done, total=total)
-        if not self._shown and time.monotonic() - self._start > self._delay:
-            self._progress.start()
-            self._shown = True
-        if self._shown:
-            self._progress.refresh()
-
-    def __enter__(self) -> LateProgress:
-        return self
-
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None) -> None:
-        if self._shown:
-            self._progress.stop()
 
 
 @click.command()
@@ -80,12 +43,12 @@ def report(logdir: str, run_pattern: str, output: Path, no_charts: bool, no_cach
     if suffix not in (".html", ".htm", ".md", ".markdown"):
         raise click.BadParameter(f"{str(output)!r} must end in .html or .md", param_hint="-o/--output")
     try:
-        with LateProgress("reading event files") as progress:
+        with LateProgress("reading event files", console) as progress:
             opened = ridgeline.open(logdir, cache=not no_cache, progress=progress.update)
     except ValueError as error:
         raise click.BadParameter(str(error), param_hint="--logdir") from error
     total = steps_total(opened, run_pattern)
-    with LateProgress("analysing") as progress:
+    with LateProgress("analysing", console) as progress:
         done = 0
 
         def advance(what: str) -> None:

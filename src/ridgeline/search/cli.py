@@ -85,15 +85,16 @@ def search(pattern: str, logdir: str, as_json: bool, limit: int, ignore_case: bo
         ridgeline search 'date:202411 AND NOT text:nan' --logdir runs
     """
     import ridgeline
+    from ridgeline.progress import LateProgress
     from ridgeline.search.engine import Searcher
 
     errors = Console(stderr=True)
-    with errors.status(f"reading {logdir}"):
+    with LateProgress("reading event files", errors) as progress:
         try:
-            opened = ridgeline.open(logdir, cache=not no_cache)
+            opened = ridgeline.open(logdir, cache=not no_cache, progress=progress.update)
         except ValueError as error:
             raise click.BadParameter(str(error), param_hint="--logdir") from error
-        searcher = Searcher(opened)
+    searcher = Searcher(opened)
     try:
         result = searcher.search(pattern, limit=limit or None, ignore_case=ignore_case)
     except SearchError as error:
