@@ -32,7 +32,8 @@ const MAX_K = 4;
 
 /**
  * The starting view: the whole graph when that keeps text readable (scale >= 0.75) or `whole` is asked (the Fit
- * button), else scale 0.9 with the graph's top in view, centred on its first box (where the data flow starts).
+ * button), else scale 0.9 with the graph's top-left corner in view (where the outer scopes' names and toggles
+ * are), or, when that leaves its first box (where the data flow starts) out of view, centred on that box.
  */
 export function fitView(layout: Layout, width: number, height: number, whole = false): View {
   const fit = Math.min((width - 16) / Math.max(layout.width, 1), (height - 16) / Math.max(layout.height, 1));
@@ -41,7 +42,8 @@ export function fitView(layout: Layout, width: number, height: number, whole = f
   if (layout.width * k <= width) return { x: (width - layout.width * k) / 2, y, k };
   let first: PlacedBox | null = null;
   for (const b of layout.boxes) if (b.box.kind !== "group" && (first === null || b.y < first.y)) first = b;
-  const centre = first ? first.x + first.width / 2 : layout.width / 2;
+  if (first === null || (first.x + first.width) * k + 8 <= width - 8) return { x: 8, y, k };
+  const centre = first.x + first.width / 2;
   return { x: Math.min(8, Math.max(width - layout.width * k - 8, width / 2 - centre * k)), y, k };
 }
 
