@@ -13,13 +13,27 @@ from tests.server.conftest import Served, serving_logdir, write_ridgeline_run, w
 
 WARM = [(step, 2.0 if step < 300 else 0.3 + 1.7 * math.exp(-(step - 300) / 60)) for step in range(0, 1000, 2)]
 DECAY = [(step, 0.5 + 2.0 * math.exp(-step / 200)) for step in range(0, 1000, 5)]
+# Overfitting: falls from 1.0 to 0.4 until step 170, then rises to 1.2 by step 495 (ending above its start).
+OVERFIT = [
+    (step, 0.4 + 0.6 * math.exp(-step / 50) if step <= 170 else 0.4 + 0.8 * ((step - 170) / 325) ** 1.5)
+    for step in range(0, 496)
+]
 
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     root: Path = tmp_path_factory.mktemp("forecast")
     write_torch_run(root / "torch", {"train/loss": WARM, "short": [(s, 1.0 / (s + 1)) for s in range(5)]})
-    write_ridgeline_run(root / "ours", {"loss": DECAY, "nan": [(s, math.nan) for s in range(20)]})
+    write_ridgeline_run(
+        root / "ours",
+        {
+            "loss": DECAY,
+            "nan": [(s, math.nan) for s in range(20)],
+            "val/loss": OVERFIT,
+            "val/acc": OVERFIT,
+            "val/other": OVERFIT,
+        },
+    )
     with serving_logdir(root) as server:
         yield server
 
@@ -32,6 +46,17 @@ def test_phases_of_a_torch_curve(served: Served) -> None:
     assert segments[0]["start_step"] == 0 and segments[-1]["end_step"] == 998
     assert abs(segments[0]["end_step"] - 300) <= 50  # the plateau ends at step 300
     assert segments[1]["end_step"] == segments[2]["start_step"]
+
+
+def test_phases_of_an_overfitting_loss_follow_the_tag_name(served: Served) -> None:
+    segments = served.get("/api/phases", run="ours", tag="val/loss").json()["segments"]
+    assert segments[0] == {"phase": "descent", "start_step": 0, "end_step": segments[0]["end_step"]}
+    assert abs(segments[-1]["end_step"] - 170) <= 25  # nothing after the best point: the rise is no descent
+    # The same curve named as an accuracy is read upside down: its rise is its progress.
+    as_score = served.get("/api/phases", run="ours", tag="val/acc").json()["segments"]
+    assert as_score[-1]["end_step"] == 495
+    # Named neither, it is read from the curve: it falls from its start more than it rises, so as a loss.
+    assert served.get("/api/phases", run="ours", tag="val/other").json()["segments"] == segments
 
 
 def test_forecast_of_a_decaying_curve(served: Served) -> None:

@@ -13,23 +13,36 @@ smoothed end) and the span the steps it covers:
   no convergence segment.
 - **descent** is what lies between.
 
-A rising curve (an accuracy) is read upside down. Segments adjoin: one's ``end_step`` is the next one's
-``start_step``. Pure numpy; no I/O.
+The direction of progress is the caller's ``progress``: ``"down"`` (a loss, an error) or ``"up"`` (an accuracy,
+read upside down); :func:`progress_of` tells it from a tag's name. Without it, the curve's larger move away from
+its start decides (a fall more than a rise: ``"down"``).
+
+The phases end at the curve's best point (its smoothed minimum, for ``"down"``) when the curve then worsens by
+more than ``WORSENED`` (10 %) of its progress and more than its noise (an overfitting validation loss that
+rises again): the part after it is no warm-up, descent or convergence and is left unsegmented, and the phases
+are found over the part up to the best point alone.
+
+Segments adjoin: one's ``end_step`` is the next one's ``start_step``. Pure numpy; no I/O.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
 
+from ridgeline.analysis.anomaly import LOSS, SCORE
+
 Phase = Literal["warmup", "descent", "convergence"]
+Progress = Literal["down", "up"]
 
 WARMUP_RATE = 0.5
 MIN_SEGMENT = 0.03
 CONVERGED_SLOPE = 0.10
 MIN_CONVERGED = 0.10
+WORSENED = 0.10
 MIN_POINTS = 8
 MAX_POINTS = 4000  # longer series are sampled down: phases and trends need no more
 
@@ -82,20 +95,49 @@ def smooth(values: np.ndarray, width: int | None = None) -> np.ndarray:
     return _running(_running(values, width, "median"), width, "mean")
 
 
-def segment(step: np.ndarray, value: np.ndarray) -> list[Segment]:
-    """The phases of a loss curve (see the module docstring); ``[]`` for fewer than ``MIN_POINTS`` finite points.
-    A curve that never falls by more than its noise is one convergence segment."""
+_LOSS = re.compile(LOSS)
+_SCORE = re.compile(SCORE)
+
+
+def progress_of(tag: str) -> Progress | None:
+    """The direction of progress a tag's name tells: ``"down"`` for losses and errors, ``"up"`` for accuracies
+    and scores (the alert detector's built-in rules, :data:`ridgeline.analysis.anomaly.LOSS` and ``SCORE``, the
+    loss rule first), None for any other name (:func:`segment` then reads it from the curve)."""
+    if _LOSS.search(tag):
+        return "down"
+    if _SCORE.search(tag):
+        return "up"
+    return None
+
+
+def segment(step: np.ndarray, value: np.ndarray, progress: Progress | None = None) -> list[Segment]:
+    """The phases of a loss curve, or of a curve progressing ``progress`` (see the module docstring); ``[]`` for
+    fewer than ``MIN_POINTS`` finite points (up to the best point, when the curve worsens after it). A curve that
+    never progresses by more than its noise is one convergence segment."""
     steps, values = finite_points(step, value)
     n = len(steps)
     if n < MIN_POINTS or steps[-1] == steps[0]:
         return []
     width = window(n)
     trend = smooth(values, width)
-    sign = -1.0 if trend[-1] > trend[0] else 1.0  # a rising metric (accuracy): the same phases upside down
+    if progress is None:  # the larger move away from the start
+        progress = "up" if trend.max() - trend[0] > trend[0] - trend.min() else "down"
+    sign = -1.0 if progress == "up" else 1.0  # a rising metric (accuracy): the same phases upside down
     trend, values = sign * trend, sign * values
     residual = values - trend
     noise = 1.4826 * float(np.median(np.abs(residual - np.median(residual))))
     tolerance = 2.0 * noise / np.sqrt(width)  # how far the trend itself may wander by noise alone
+
+    # Worse again after its best point (overfitting): the phases are those of the curve up to that point.
+    best = int(np.argmin(trend))
+    gained = float(np.max(trend[: best + 1]) - trend[best])
+    worse = float(np.mean(trend[-max(1, width // 2) :]) - trend[best])
+    if worse > max(4 * tolerance, WORSENED * gained):
+        n = best + 1
+        steps, values, trend = steps[:n], values[:n], trend[:n]
+        if n < MIN_POINTS or steps[-1] == steps[0]:
+            return []
+
     peak = int(np.argmax(trend[: max(1, n // 2)]))
     end_level = float(np.mean(trend[-max(1, width // 2) :]))
     drop = float(trend[peak] - end_level)
@@ -132,4 +174,4 @@ def segment(step: np.ndarray, value: np.ndarray) -> list[Segment]:
     return segments
 
 
-__all__ = ["Phase", "Segment", "finite_points", "segment", "smooth", "window"]
+__all__ = ["Phase", "Progress", "Segment", "finite_points", "progress_of", "segment", "smooth", "window"]

@@ -16,7 +16,7 @@ import numpy as np
 
 from ridgeline.analysis.downsample import minmax_indices
 from ridgeline.analysis.forecast import Forecast, ForecastError, forecast
-from ridgeline.analysis.phases import Segment, segment
+from ridgeline.analysis.phases import Segment, progress_of, segment
 from ridgeline.api import LogDir
 
 KEY_TAG = re.compile(r"loss|acc|error|perplexity|ppl|f1|auc|top.?1|top.?5|bleu|reward", re.IGNORECASE)
@@ -94,7 +94,7 @@ def _series(logdir: LogDir, run: str, tag: str) -> SeriesInfo:
         last_step=int(step[-1]) if len(step) else 0,
         last_value=None if last is None else float(last),
         points=len(step),
-        phases=segment(step, value),
+        phases=segment(step, value, progress_of(tag)),
         forecast=predicted,
     )
 

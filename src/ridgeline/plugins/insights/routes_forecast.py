@@ -10,7 +10,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request
 
 from ridgeline.analysis.forecast import ForecastError, forecast
-from ridgeline.analysis.phases import segment
+from ridgeline.analysis.phases import progress_of, segment
 from ridgeline.api import LogDir
 from ridgeline.server.responses import ApiError, OrjsonResponse, missing_as_404
 
@@ -48,13 +48,16 @@ Until = Annotated[int | None, Query(description="the last planned step (default:
 @router.get("/phases")
 def phases(request: Request, run: str, tag: str) -> OrjsonResponse:
     """``{"segments": [{"phase": "warmup"|"descent"|"convergence", "start_step", "end_step"}]}`` of a scalar
-    series, in step order; adjoining segments share their boundary step. No segments for fewer than 8 points."""
+    series, in step order; adjoining segments share their boundary step. No segments for fewer than 8 points.
+    The direction of progress comes from the tag's name (a loss falls, an accuracy rises; other names: from the
+    curve); a curve that worsens after its best point has no segment after it."""
     logdir: LogDir = request.app.state.logdir
     with missing_as_404(f"no scalars {run!r} / {tag!r}"):
         series = logdir.scalars(run, tag)
     key = _key("phases", run, tag, series.step, series.value)
+    progress = progress_of(tag)
     return OrjsonResponse(
-        _remembered(key, lambda: {"segments": [s.as_dict() for s in segment(series.step, series.value)]})
+        _remembered(key, lambda: {"segments": [s.as_dict() for s in segment(series.step, series.value, progress)]})
     )
 
 
