@@ -142,8 +142,11 @@ def finite_max(values: list[float] | None) -> float | None:
 
 
 def ranked(value: Any, desc: bool, limit: int | None = None) -> list[str]:
-    """The runs of MODEL with a value (``value(name, run)``, None or NaN: left out), sorted by it."""
+    """The runs of MODEL with a value (``value(name, run)``, None or NaN: left out), sorted by it; a torch trial
+    whose parent run is ranked too is left out (docs/search.md: they are one training run)."""
     pairs = [(v, name) for name in sorted(MODEL) if (v := value(name, MODEL[name])) is not None and not math.isnan(v)]
+    names = {name for _, name in pairs}
+    pairs = [(v, name) for v, name in pairs if MODEL[name].parent not in names]
     order = [name for _, name in sorted(pairs, key=lambda pair: -pair[0] if desc else pair[0])]
     return order[:limit] if limit is not None else order
 

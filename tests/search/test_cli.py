@@ -55,3 +55,15 @@ def test_missing_log_dir(tmp_path: Path) -> None:
     done = ridgeline("search", "x", "--logdir", str(tmp_path / "nowhere"))
     assert done.returncode == 2
     assert "--logdir" in done.stderr and "does not exist" in done.stderr
+
+
+def test_json_lines_of_a_question_name_its_query_on_stderr(search_logdir: Path) -> None:
+    done = ridgeline("search", "which runs have nan", "--logdir", str(search_logdir), "--json", "--no-cache")
+    assert done.returncode == 0, done.stderr
+    assert "question: " in done.stderr
+    assert all(json.loads(line)["kind"] == "run" for line in done.stdout.splitlines())
+
+
+def test_hostile_input_is_a_usage_error(search_logdir: Path) -> None:
+    done = ridgeline("search", "(" * 990 + "a" + ")" * 990, "--logdir", str(search_logdir))
+    assert done.returncode == 2 and "nests too deeply" in done.stderr and "Traceback" not in done.stderr

@@ -296,3 +296,27 @@ def test_one_hparam_exactly_as_documented() -> None:
     assert searcher.search("hparam:lr=0\\.001").runs == ["a", "b", "c"]
     assert searcher.search("hparam:(^| )lr=0\\.001( |$)").runs == ["a"]
     assert searcher.search("hparam:\\blr=0\\.001\\b").runs == ["a"]
+
+
+@pytest.mark.parametrize(
+    ("query", "words"),
+    [
+        # Nested deeper than Python's recursion limit, within the length limit: patterns and run queries.
+        ("(" * 990 + "a" + ")" * 990, "nests too deeply"),
+        ("(" * 990 + "hparams.lr<1" + ")" * 990, "nests too deeply"),
+        # Beyond the length limit, whatever it holds.
+        ("(" * 3000 + "a" + ")" * 3000, "characters long"),
+        ("hparams.lr < " + "+".join(["1"] * 1500), "characters long"),
+    ],
+)
+def test_hostile_nesting_is_a_search_error(searcher: Searcher, query: str, words: str) -> None:
+    with pytest.raises(SearchError) as caught:
+        searcher.search(query)
+    assert words in caught.value.message
+
+
+def test_a_query_longer_than_any_person_writes_is_refused(searcher: Searcher) -> None:
+    with pytest.raises(SearchError) as caught:
+        searcher.search("a" * 30_000)
+    assert caught.value.position == 2_000 and "30,000 characters" in caught.value.message
+    assert searcher.search("a" * 2_000).total == 0  # the longest accepted

@@ -100,6 +100,8 @@ def search(pattern: str, logdir: str, as_json: bool, limit: int, ignore_case: bo
     except SearchError as error:
         raise click.UsageError(f"PATTERN: {error.caret(pattern)}") from None
     if as_json:
+        if result.mode == "question":  # the query it ran, on stderr so that stdout stays JSON lines
+            errors.print(f"question: {escape(result.query)}")
         lines = json_lines(result)
         if lines:
             sys.stdout.write("\n".join(lines) + "\n")

@@ -71,6 +71,11 @@ class SearchResult:
         return asdict(self)
 
 
+# Longer queries are refused: a pattern's cost grows with its length times the texts' (a 30,000-character literal
+# kept the server busy for 20 s), and no query a person writes comes near this.
+MAX_QUERY = 2_000
+
+
 class Searcher:
     """Search over one LogDir (or over an Index built directly, as the benchmark does: ``logdir=None``).
 
@@ -95,9 +100,14 @@ class Searcher:
         started = time.perf_counter()
         if limit is not None and limit < 0:
             raise SearchError("limit must be 0 or more", None)
+        if len(q) > MAX_QUERY:
+            raise SearchError(f"the query is {len(q):,} characters long; at most {MAX_QUERY:,} are searched", MAX_QUERY)
         with self._lock:
             self.refresh()
-            result = self._dispatch(q.strip(), limit, ignore_case)
+            try:
+                result = self._dispatch(q.strip(), limit, ignore_case)
+            except RecursionError:  # the parsers and the evaluation recurse once per level of nesting
+                raise SearchError("the query nests too deeply (parentheses, NOT or operators)", None) from None
         result.took_ms = (time.perf_counter() - started) * 1000
         return result
 

@@ -57,7 +57,8 @@ def looks_structured(text: str) -> bool:
 
 # --- evaluation -------------------------------------------------------------------------------------------------
 def evaluate(query: Query | str, logdir: LogDir, index: object = None, runs: Sequence[str] | None = None) -> list[str]:
-    """The runs the query selects: in run order, or in its ``order by`` order (keep it), at most ``limit``.
+    """The runs the query selects: in run order, or in its ``order by`` order (keep it), at most ``limit``. A ranking
+    leaves out a torch ``add_hparams`` trial selected with the run it was written under (one training run).
 
     ``index`` is accepted for the search engine's dispatcher and unused: queries read the runs' data through a
     per-LogDir cache (``ridgeline.search.runfacts``). ``runs`` restricts the candidates (default: every run)."""
@@ -75,6 +76,11 @@ def evaluate(query: Query | str, logdir: LogDir, index: object = None, runs: Seq
         values = {run: value(run) for run in selected}
         selected = [run for run in selected if _rankable(values[run])]
         selected.sort(key=lambda run: _sort_key(values[run]), reverse=desc)
+    if query.order:
+        # A torch add_hparams trial reads its curves from the run it was written under: ranked together they are
+        # one training run counted twice ("best 5" would be 3 runs), so it is ranked once, as the run holding them.
+        chosen = set(selected)
+        selected = [run for run in selected if facts.curves_parent(run) not in chosen]
     return selected if query.limit is None else selected[: query.limit]
 
 

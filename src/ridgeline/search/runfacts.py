@@ -128,6 +128,11 @@ class RunFacts:
         self._memo[key] = found
         return found
 
+    def curves_parent(self, run: str) -> str | None:
+        """For a torch ``add_hparams`` trial: the run it was written under (which holds the curves), else None."""
+        runs = self._metric_runs(run)
+        return runs[1] if len(runs) > 1 else None
+
     def _metric_runs(self, run: str) -> tuple[str, ...]:
         parent, _, leaf = run.rpartition("/")
         parent = parent or "."
