@@ -165,3 +165,26 @@ def test_openapi_documents_the_table(torch_server: Served) -> None:
     assert "/api/hparams/table" in paths
     parameters = [p["name"] for p in paths["/api/hparams/table"]["get"].get("parameters", [])]
     assert parameters == ["run_regex"]
+
+
+def test_a_bool_declared_by_one_trial_shows_as_a_bool_in_every_trial(tmp_path: Path) -> None:
+    # torch's plain add_hparams({"aug": True}) stores 1.0 with no domain; a later trial declaring the domain
+    # [True, False] tells the table the column is a bool, whichever trial is read first.
+    from torch.utils.tensorboard import SummaryWriter
+
+    def write(root: Path) -> None:
+        with SummaryWriter(str(root / "sweep")) as writer:
+            writer.add_hparams({"aug": True, "lr": 0.1}, {"hparam/acc": 0.5}, run_name="1")
+            writer.add_hparams({"aug": False, "lr": 0.2}, {"hparam/acc": 0.6}, run_name="2")
+            writer.add_hparams(
+                {"aug": True, "lr": 0.3},
+                {"hparam/acc": 0.7},
+                hparam_domain_discrete={"aug": [True, False]},
+                run_name="3",
+            )
+
+    with serving_sweep(tmp_path, write) as served:
+        body = served.get("/api/hparams/table").json()
+    values = {row["run"]: row["hparams"]["aug"] for row in body["trials"]}
+    assert values == {"sweep/1": True, "sweep/2": False, "sweep/3": True}
+    assert {column["name"]: column["type"] for column in body["hparams"]}["aug"] == "bool"

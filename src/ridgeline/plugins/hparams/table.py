@@ -53,7 +53,10 @@ class _Experiment:
 
     def add(self, record: HParams) -> None:
         for info in record.hparam_infos:
-            self.hparams.setdefault(info.name, info)
+            known = self.hparams.get(info.name)
+            # torch writes an experiment per trial: one trial may declare a domain (or a bool) that another did not.
+            if known is None or (_says_nothing(known) and not _says_nothing(info)):
+                self.hparams[info.name] = info
         for metric in record.metric_infos:
             self.metrics.setdefault((metric.group, metric.tag), metric)
         if record.experiment_name and record.experiment_name not in self.names:
@@ -147,6 +150,11 @@ def _hparam_names(trials: dict[str, HParams], experiment: _Experiment) -> list[s
     extra = sorted({name for record in trials.values() for name in record.hparams} - set(seen))
     used = {name for record in trials.values() for name in record.hparams}
     return [name for name in seen if name in used] + extra
+
+
+def _says_nothing(info: HParamInfo) -> bool:
+    """An hparam info with neither a domain nor a type beyond torch's default for numbers."""
+    return info.domain_discrete is None and info.domain_interval is None and info.type in ("unset", "float64")
 
 
 def _declared_bool(info: HParamInfo | None) -> bool:
