@@ -265,3 +265,38 @@ def test_last_wall_time_is_the_last_point_not_the_writer_start(tmp_path: Path) -
     with serving_logdir(tmp_path) as served:
         (run,) = served.get("/api/runs").json()["runs"]
     assert run["last_wall_time"] == pytest.approx(wall(9))
+
+
+@pytest.mark.parametrize("case", ["unknown", "malformed"])
+def test_every_error_the_api_answers_is_in_its_spec(server: Served, case: str) -> None:
+    # Each GET operation, called with names that do not exist (or with a malformed value for every parameter),
+    # answers a status its spec lists, with the Error body it describes; FastAPI's 422 never appears.
+    spec = server.get("/api/openapi.json").json()
+    assert spec["components"]["schemas"]["Error"]["required"] == ["error"]
+    samples = {"unknown": {"integer": "0", "number": "0", "string": "no-such-name"}}
+    checked = 0
+    for path, item in spec["paths"].items():
+        operation = item.get("get")
+        if not path.startswith("/api/") or operation is None or path == "/api/openapi.json":
+            continue
+        parameters = operation.get("parameters", [])
+        if not parameters:
+            continue
+        params = {}
+        for parameter in parameters:
+            kind = parameter.get("schema", {}).get("type") or "string"
+            if case == "malformed":
+                params[parameter["name"]] = "[not a valid value" if kind == "string" else "NaN-ish"
+            elif parameter.get("required"):
+                params[parameter["name"]] = samples["unknown"].get(kind, "no-such-name")
+        response = server.get(path, **params)
+        documented = operation["responses"]
+        assert response.status_code != 422 or "Validation Error" not in str(documented), path
+        assert str(response.status_code) in documented, f"{path} answered {response.status_code} for {params}"
+        if response.status_code >= 400:
+            assert "error" in response.json(), path
+            assert documented[str(response.status_code)]["content"]["application/json"]["schema"] == {
+                "$ref": "#/components/schemas/Error"
+            }
+        checked += 1
+    assert checked >= 15

@@ -31,6 +31,7 @@ from ridgeline.plugins.scalars import plugin as scalars_plugin
 from ridgeline.plugins.search import plugin as search_plugin
 from ridgeline.plugins.text import plugin as text_plugin
 from ridgeline.server.auth import TokenAuth
+from ridgeline.server.openapi import use_error_responses
 from ridgeline.server.plugin_host import Plugin, PluginHost
 from ridgeline.server.responses import ApiError, OrjsonResponse, error
 from ridgeline.server.routes import RunIndex
@@ -108,6 +109,7 @@ def create_app(
 
     app.include_router(core_router, prefix="/api")
     host.mount(app)
+    use_error_responses(app)
     mount_static(app, static_dir)  # last: its catch-all route must not shadow an API route
     if token:
         app.add_middleware(TokenAuth, token=token)

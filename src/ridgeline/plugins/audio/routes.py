@@ -28,7 +28,16 @@ async def audio(request: Request, run: str, tag: str) -> OrjsonResponse:
     return OrjsonResponse({"run": run, "tag": tag, "steps": media.listing(found, media.describe_audio)})
 
 
-@router.get("/audio/blob", response_class=Response)
+@router.get(
+    "/audio/blob",
+    response_class=Response,
+    responses={
+        200: {
+            "description": "the clip as stored, with an ETag",
+            "content": {kind: {} for kind in ("audio/wav", "audio/ogg", "audio/flac", "audio/mpeg")},
+        }
+    },
+)
 async def audio_blob(request: Request, run: str, tag: str, step: Step, index: Index = 0, key: Key = None) -> Response:
     """One encoded clip as stored (``audio/wav``, or the type the writer recorded), with an ETag; 404 when the
     run, tag, step or index is unknown or the clip is empty."""

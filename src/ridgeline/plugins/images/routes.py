@@ -47,7 +47,19 @@ async def images(request: Request, run: str, tag: str) -> OrjsonResponse:
     return OrjsonResponse({"run": run, "tag": tag, "steps": media.listing(found, media.describe_images)})
 
 
-@router.get("/images/blob", response_class=Response)
+@router.get(
+    "/images/blob",
+    response_class=Response,
+    responses={
+        200: {
+            "description": "the image as stored, with an ETag",
+            "content": {
+                kind: {}
+                for kind in ("image/png", "image/jpeg", "image/gif", "image/webp", "image/bmp", "image/svg+xml")
+            },
+        }
+    },
+)
 async def image_blob(request: Request, run: str, tag: str, step: Step, index: Index = 0, key: Key = None) -> Response:
     """One encoded image as stored (PNG, JPEG, GIF, WebP, BMP or SVG, with that Content-Type), with an ETag;
     404 when the run, tag, step or index is unknown or the image is empty."""
