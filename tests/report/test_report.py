@@ -175,3 +175,20 @@ def test_bad_arguments_are_usage_errors(logdir: Path, tmp_path: Path, args: list
 def test_missing_logdir_is_a_usage_error(tmp_path: Path) -> None:
     done = run_report("--logdir", str(tmp_path / "nope"), "-o", str(tmp_path / "r.html"))
     assert done.returncode == 2 and "--logdir" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_an_empty_logdir_says_so(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    done = run_report("--logdir", str(tmp_path / "empty"), "-o", str(tmp_path / "r.html"))
+    assert done.returncode == 2 and "holds no runs" in done.stderr and "--run" not in done.stderr
+
+
+def test_a_tag_without_a_finite_value_gets_a_note_not_an_empty_chart(tmp_path: Path) -> None:
+    with ridgeline.SummaryWriter(tmp_path / "logs" / "run") as writer:
+        for step in range(20):
+            writer.add_scalar("train/loss", 1.0 / (step + 1), step)
+            writer.add_scalar("val/loss", math.nan, step)
+    done = run_report("--logdir", str(tmp_path / "logs"), "-o", str(tmp_path / "r.html"))
+    assert done.returncode == 0, done.stderr
+    html = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert html.count("<svg") == 1 and "val/loss: no finite value to chart" in html

@@ -60,6 +60,8 @@ def report(logdir: str, run_pattern: str, output: Path, no_charts: bool, no_cach
             found = collect(opened, logdir, run_pattern, advance=advance)
         except ValueError as error:
             raise click.BadParameter(str(error), param_hint="--run") from error
+    if not opened.runs():
+        raise click.BadParameter(f"{logdir!r} holds no runs (no event files were found)", param_hint="--logdir")
     if not found.runs:
         raise click.BadParameter(f"no run matches {run_pattern!r}; runs: {opened.runs()[:20]}", param_hint="--run")
     output.parent.mkdir(parents=True, exist_ok=True)

@@ -146,14 +146,19 @@ def collect(
         last = max((int(s[-1]) for s in steps if len(s)), default=None)
         infos.append(RunInfo(run, logdir.run_metadata(run), _hparams(logdir, run), tags, last))
     charts: dict[str, list[SeriesInfo]] = {}
+    unchartable = []
     for tag in key_tags(logdir, runs):
-        charts[tag] = [_series(logdir, run, tag) for run in runs if tag in logdir.tags(run).get("scalars", [])]
+        series = [_series(logdir, run, tag) for run in runs if tag in logdir.tags(run).get("scalars", [])]
+        if any(len(info.value) for info in series):
+            charts[tag] = series
+        else:  # NaN/Inf only: an empty chart would say less than a line
+            unchartable.append(tag)
         advance(f"charted {tag}")
     alerts, total = _alerts(logdir, runs)
     advance("alerts")
     findings = _findings(logdir, runs)
     advance("diagnosis")
-    notes = []
+    notes = [f"{tag}: no finite value to chart (NaN or infinite only)." for tag in unchartable]
     if alerts is None:
         notes.append("Alerts are not available in this installation (ridgeline.analysis.anomaly is missing).")
     if findings is None:
