@@ -187,6 +187,45 @@ def test_markers_phases_and_forecast_on_scalar_cards(page: Page, logs: tuple[str
     card(page, "train/loss").screenshot(path=artifacts / "insights-card-dark.png")
 
 
+def test_the_y_axis_grows_to_show_a_rising_forecast(page: Page, tmp_path: Path, artifacts: Path) -> None:
+    # A validation loss that keeps rising: its forecast ends above everything logged, so the y axis (from the
+    # logged values alone) would cut the dashed line off a few steps past the last one.
+    logdir = write_runs(
+        tmp_path / "logs", {"rising": {"val/loss": [0.5 + 0.004 * i + 0.02 * math.sin(i) for i in range(STEPS)]}}
+    )
+    served = serve_logdir(logdir, tmp_path)
+    try:
+        forecast = page.request.get(f"{served.url}api/forecast", params={"run": "rising", "tag": "val/loss"}).json()
+        final = forecast["final"]["value"]
+        top = max(forecast["value"])
+        assert final > 0.5 + 0.004 * (STEPS - 1) + 0.02 * 1.2, forecast["final"]  # leaves the logged values' range
+        base = f"{served.url}?tab=scalars&tagFilter=%5Eval%2Floss%24&s.forecast=1"
+        # Ignoring outliers (the default, a range from the curves' percentiles), the plain extent, a log scale.
+        for extra in ("", "&s.outliers=0", "&s.y=log"):
+            page.goto(base + extra)
+            wait_charts_ready(page)
+            chart = card(page, "val/loss")
+            expect(chart).to_have_attribute("data-forecast", "true")
+            page.wait_for_function(
+                "last => window.__ridgeline.charts.get('val/loss').scales.x.max > last", arg=STEPS - 1
+            )
+            page.wait_for_function("top => window.__ridgeline.charts.get('val/loss').scales.y.max >= top", arg=top)
+            y = page.evaluate(
+                "() => { const y = window.__ridgeline.charts.get('val/loss').scales.y; return [y.min, y.max]; }"
+            )
+            assert y[0] <= 0.5 and y[1] >= final >= top - 1e-9, (extra, y, final)
+            if not extra:
+                chart.screenshot(path=artifacts / "insights-forecast-rising.png")
+        # A Y max the user fixed still wins over the forecast.
+        page.goto(base + "&s.ymax=1.5")
+        wait_charts_ready(page)
+        expect(card(page, "val/loss")).to_have_attribute("data-forecast", "true")
+        page.wait_for_function("last => window.__ridgeline.charts.get('val/loss').scales.x.max > last", arg=STEPS - 1)
+        assert page.evaluate("() => window.__ridgeline.charts.get('val/loss').scales.y.max") == 1.5
+    finally:
+        served.stop()
+
+
 def hover(page: Page, tag: str, step: int) -> None:
     """Moves the mouse over the chart of ``tag`` at ``step``, halfway up."""
     over = card(page, tag).locator(".u-over")

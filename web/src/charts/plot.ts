@@ -36,6 +36,23 @@ export interface BandSpec {
   alpha?: number;
 }
 
+/**
+ * Values drawn over the chart outside its series (a forecast and its band) that its y range should show where
+ * their x is in view: `expected` always, `band` only as far as it widens the range by at most
+ * {@link BAND_REACH} of its span on either side (an uncertainty band that fans out would otherwise squash the
+ * curves into a strip).
+ */
+export interface ExtraY {
+  scale?: "y" | "y2";
+  x: ArrayLike<number>;
+  expected: ArrayLike<number>;
+  low?: ArrayLike<number>;
+  high?: ArrayLike<number>;
+}
+
+/** How far (a fraction of the range's span, on each side) an {@link ExtraY} band may widen a y range. */
+export const BAND_REACH = 0.5;
+
 export interface PlotConfig {
   width: number;
   height: number;
@@ -51,6 +68,8 @@ export interface PlotConfig {
   syncKey: string | null;
   lines: LineSpec[];
   bands: BandSpec[];
+  /** Values outside the series that the y range should include (read at every re-range). */
+  yExtra?: () => ReadonlyArray<ExtraY>;
   /** Called with the x range the user dragged, or null when the zoom is reset (double-click). */
   onZoom?: (range: [number, number] | null) => void;
   /** Called on every cursor move (own or synced); `own` is true when the mouse is over this chart. */
@@ -113,7 +132,51 @@ function visibleIdx(u: uPlot): [number, number] {
   return [lo, hi];
 }
 
-function yRange(u: uPlot, scale: "y" | "y2", cfg: PlotConfig, dmin: number | null, dmax: number | null): uPlot.Range.MinMax {
+/**
+ * `r` widened to the extra values of `scale` whose x lies in `[x0, x1]`: to every expected value, then toward
+ * the band by at most BAND_REACH of the widened span on each side (in log10 units on a log scale, where values
+ * at or below 0 are skipped).
+ */
+export function withExtras(r: Range | null, extras: ReadonlyArray<ExtraY>, scale: "y" | "y2", x0: number, x1: number, log: boolean): Range | null {
+  const to = (v: number) => (log ? Math.log10(v) : v);
+  const from = (v: number) => (log ? 10 ** v : v);
+  const ok = (v: number | null | undefined): v is number => v != null && Number.isFinite(v) && (!log || v > 0);
+  let lo = r ? to(r.min) : Infinity;
+  let hi = r ? to(r.max) : -Infinity;
+  let blo = Infinity;
+  let bhi = -Infinity;
+  let any = false;
+  for (const e of extras) {
+    if ((e.scale ?? "y") !== scale) continue;
+    for (let i = 0; i < e.x.length; i++) {
+      const x = e.x[i];
+      if (!(x >= x0 && x <= x1)) continue;
+      const v = e.expected[i];
+      if (ok(v)) {
+        lo = Math.min(lo, to(v));
+        hi = Math.max(hi, to(v));
+        any = true;
+      }
+      for (const b of [e.low?.[i], e.high?.[i]]) {
+        if (!ok(b)) continue;
+        blo = Math.min(blo, to(b));
+        bhi = Math.max(bhi, to(b));
+      }
+    }
+  }
+  if (!any) return r;
+  const reach = (hi - lo) * BAND_REACH;
+  if (blo < lo) lo = Math.max(blo, lo - reach);
+  if (bhi > hi) hi = Math.min(bhi, hi + reach);
+  return { min: from(lo), max: from(hi) };
+}
+
+/** On a log scale, a range reaching 0 or below keeps its top six decades. */
+function positiveFloor(r: Range, log: boolean): Range {
+  return log && r.min <= 0 ? { min: Math.max(r.max * 1e-6, Number.MIN_VALUE), max: Math.max(r.max, 1e-300) } : r;
+}
+
+function yRange(u: uPlot, scale: "y" | "y2", cfg: PlotConfig, dmin: number | null, dmax: number | null, xWin: [number, number] | null): uPlot.Range.MinMax {
   const log = scale === "y" ? cfg.yLog : !!cfg.y2Log;
   let r: Range | null = null;
   if (cfg.ignoreOutliers) {
@@ -130,8 +193,13 @@ function yRange(u: uPlot, scale: "y" | "y2", cfg: PlotConfig, dmin: number | nul
   } else if (dmin != null && dmax != null && Number.isFinite(dmin) && Number.isFinite(dmax)) {
     r = { min: dmin, max: dmax };
   }
+  // A forecast past the last step: the x range was widened to show it, and y must be too (else its dashed
+  // line leaves the chart while the header names where it ends). Only what is in the x window counts, so a
+  // zoom onto the early steps is not flattened by values drawn off to its right.
+  const extras = cfg.yExtra?.();
+  if (extras?.length && xWin) r = withExtras(r && positiveFloor(r, log), extras, scale, xWin[0], xWin[1], log);
   if (!r) r = log ? { min: 1, max: 10 } : { min: 0, max: 1 };
-  if (log && r.min <= 0) r = { min: Math.max(r.max * 1e-6, Number.MIN_VALUE), max: Math.max(r.max, 1e-300) };
+  r = positiveFloor(r, log);
   r = padRange(r, 0.05, log);
   const fixed = scale === "y" ? cfg.yFixed : undefined;
   const min = fixed?.min != null && Number.isFinite(fixed.min) ? fixed.min : r.min;
@@ -198,6 +266,8 @@ export class Plot {
   private own = false;
   /** Per series: few enough finite points to draw each one as a dot. */
   private sparse: boolean[] = [];
+  /** The x window being ranged (see the x scale's range). */
+  private xWin: [number, number] | null = null;
   private readonly themeObserver: MutationObserver;
 
   constructor(
@@ -225,8 +295,9 @@ export class Plot {
     const yScale = (scale: "y" | "y2", log: boolean): uPlot.Scale => ({
       distr: log ? 3 : 1,
       log: 10,
-      range: (u, dmin, dmax) => yRange(u, scale, this.cfg, dmin, dmax),
+      range: (u, dmin, dmax) => yRange(u, scale, this.cfg, dmin, dmax, this.xWin),
     });
+    const log10X = cfg.xLog && cfg.xMode !== "wall";
     const opts: uPlot.Options = {
       width: cfg.width,
       height: cfg.height,
@@ -242,6 +313,13 @@ export class Plot {
           // Log x does not apply to dates (the toolbar disables it with wall time).
           distr: cfg.xLog && cfg.xMode !== "wall" ? 3 : 1,
           log: 10,
+          // uPlot's own x ranging (snapNumX / snapLogX), noting the window: while uPlot ranges y for a new x
+          // range, scales.x still holds the old one, and the y range needs it for the extra values' x.
+          range: (_u, min, max) => {
+            const r: uPlot.Range.MinMax = min == null || max == null ? [null, null] : log10X ? uPlot.rangeLog(min, max, 10, false) : [min, max];
+            this.xWin = r[0] != null && r[1] != null ? [r[0], r[1]] : null;
+            return r;
+          },
         },
         y: yScale("y", cfg.yLog),
         ...(hasY2 ? { y2: yScale("y2", !!cfg.y2Log) } : {}),

@@ -8,7 +8,7 @@ import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import type uPlot from "uplot";
 import type { RunInfo } from "@app/types";
 import { useUrlState } from "@app/state";
-import { withAlpha } from "@charts/plot";
+import { withAlpha, type ExtraY } from "@charts/plot";
 import { formatNumber, formatStep } from "@charts/format";
 import { fetchForecast, fetchPhases, useAlerts } from "./data";
 import {
@@ -232,6 +232,11 @@ export function useFocus(
     }
   }, [zoom, key]);
   if (!key) overlay.ref.current = { ...overlay.ref.current, focusX: null };
+}
+
+/** The forecasts' expected values and bands, for the chart's y range (the dashed line must stay in view). */
+export function forecastExtras(ov: Overlay): ExtraY[] {
+  return ov.forecasts.map(({ forecast: f }) => ({ x: f.step, expected: f.value, low: f.low, high: f.high }));
 }
 
 /** Phases as faint bands behind the curves (one lane per run), labelled where wide enough. */

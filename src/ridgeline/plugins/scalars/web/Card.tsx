@@ -19,7 +19,7 @@ import { useCachedSeries } from "./useCachedSeries";
 import { useZoomData } from "./useZoomData";
 import { hoverRows, placeTooltip } from "./hover";
 import { useLazyCard, useReadyFlag } from "@charts/lazyCard";
-import { drawBack, drawFront, ForecastLegend, notes as insightNotes, useFocus, useInsightOverlay, type Overlay } from "../../insights/web/overlay";
+import { drawBack, drawFront, forecastExtras, ForecastLegend, notes as insightNotes, useFocus, useInsightOverlay, type Overlay } from "../../insights/web/overlay";
 
 export interface CardProps {
   tag: string;
@@ -249,6 +249,7 @@ function CardView(props: CardProps) {
           syncKey: xAxis === "tag" ? null : `ridgeline-scalars-${xAxis}`,
           lines: model.lines,
           bands: model.bands,
+          yExtra: () => forecastExtras(insRef.current),
           onZoom: (r) => setZoom(r),
           onCursor: (u, own) => onCursor(u, own, tipRef.current, modelRef.current, annRef.current, settingsRef.current, insRef.current),
           // Theme changes redraw through the plot's own observer of <html data-theme>.
