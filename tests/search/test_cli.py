@@ -67,3 +67,12 @@ def test_json_lines_of_a_question_name_its_query_on_stderr(search_logdir: Path) 
 def test_hostile_input_is_a_usage_error(search_logdir: Path) -> None:
     done = ridgeline("search", "(" * 990 + "a" + ")" * 990, "--logdir", str(search_logdir))
     assert done.returncode == 2 and "nests too deeply" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_the_caret_counts_wide_characters_as_two_columns() -> None:
+    from ridgeline.search.errors import SearchError
+
+    text = "日本日本 AND tag:(abc"
+    _, shown, caret = SearchError("missing )", text.index("(")).caret(text).splitlines()
+    # Four CJK characters take eight terminal columns: the caret sits under "(", four columns further right.
+    assert caret.index("^") == shown.index("(") + 4

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from rich.cells import cell_len
+
 
 class SearchError(ValueError):
     """A pattern RE2 rejects, a query that does not parse, or a question that cannot be translated.
@@ -20,4 +22,5 @@ class SearchError(ValueError):
         if self.position is None:
             return self.message
         column = min(max(self.position, 0), len(text))
-        return f"{self.message}\n  {text}\n  {' ' * column}^"
+        # Terminal cells, not characters: a CJK character takes two, so the caret must move two per character.
+        return f"{self.message}\n  {text}\n  {' ' * cell_len(text[:column])}^"
