@@ -192,3 +192,16 @@ def test_a_tag_without_a_finite_value_gets_a_note_not_an_empty_chart(tmp_path: P
     assert done.returncode == 0, done.stderr
     html = (tmp_path / "r.html").read_text(encoding="utf-8")
     assert html.count("<svg") == 1 and "val/loss: no finite value to chart" in html
+
+
+def test_a_run_without_run_metadata_still_says_when_it_started(tmp_path: Path) -> None:
+    from torch.utils.tensorboard import SummaryWriter as TorchWriter
+
+    start = 1_700_000_000.0  # 2023-11-14 22:13 UTC
+    writer = TorchWriter(str(tmp_path / "logs" / "torch_run"))
+    for step in range(20):
+        writer.add_scalar("train/loss", 1.0 / (step + 1), step, walltime=start + step)
+    writer.close()
+    done = run_report("--logdir", str(tmp_path / "logs"), "-o", str(tmp_path / "r.html"))
+    assert done.returncode == 0, done.stderr
+    assert "2023-11-14 22:13 UTC" in (tmp_path / "r.html").read_text(encoding="utf-8")

@@ -48,6 +48,8 @@ class RunInfo:
     hparams: dict[str, Any]
     scalar_tags: list[str]
     last_step: int | None
+    # The wall time of the run's first scalar point: when it started, for runs without ridgeline's metadata.
+    first_wall_time: float | None = None
 
 
 @dataclass
@@ -142,9 +144,10 @@ def collect(
     infos = []
     for run in runs:
         tags = logdir.tags(run).get("scalars", [])
-        steps = [logdir.scalars(run, tag).step for tag in tags]
-        last = max((int(s[-1]) for s in steps if len(s)), default=None)
-        infos.append(RunInfo(run, logdir.run_metadata(run), _hparams(logdir, run), tags, last))
+        curves = [logdir.scalars(run, tag) for tag in tags]
+        last = max((int(c.step[-1]) for c in curves if len(c)), default=None)
+        first = min((float(c.wall_time.min()) for c in curves if len(c)), default=None)
+        infos.append(RunInfo(run, logdir.run_metadata(run), _hparams(logdir, run), tags, last, first))
     charts: dict[str, list[SeriesInfo]] = {}
     unchartable = []
     for tag in key_tags(logdir, runs):

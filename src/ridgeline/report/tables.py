@@ -47,7 +47,7 @@ def runs_table(report: Report) -> Table:
                 run.name,
                 _text(run.last_step),
                 _text(meta.get("host")),
-                _when(meta.get("start_time")),
+                _when(meta.get("start_time") or run.first_wall_time),
                 commit,
                 _text(meta.get("python")),
                 _text(versions.get("torch")),
