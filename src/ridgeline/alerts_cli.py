@@ -21,6 +21,8 @@ import orjson
 from rich.console import Console
 from rich.table import Table
 
+from ridgeline.cli_support import LateProgress, regex_option
+
 if TYPE_CHECKING:
     from ridgeline.analysis.anomaly import Alert
     from ridgeline.api import LogDir
@@ -28,15 +30,6 @@ if TYPE_CHECKING:
 
 JSON_FIELDS = ("run", "tag", "step", "kind", "value", "expected_low", "expected_high")
 KIND_STYLE = {"nan": "bold red", "inf": "bold red", "outlier": "yellow", "spike": "magenta", "stalled": "cyan"}
-
-
-def _pattern(value: str | None, option: str) -> re.Pattern[str] | None:
-    if not value:
-        return None
-    try:
-        return re.compile(value)
-    except re.error as error:
-        raise click.BadParameter(f"{value!r} is not a valid regular expression: {error}", param_hint=option) from None
 
 
 def _number(value: float | None) -> str:
@@ -139,10 +132,9 @@ def alerts(
     import ridgeline
     from ridgeline.analysis.anomaly import AlertConfig
     from ridgeline.plugins.insights.monitor import AlertMonitor
-    from ridgeline.progress import LateProgress
 
-    run_pattern = _pattern(run_regex, "--run")
-    tag_pattern = _pattern(tag_regex, "--tag")
+    run_pattern = regex_option(run_regex, "--run")
+    tag_pattern = regex_option(tag_regex, "--tag")
     config = None
     if config_path is not None:
         try:

@@ -132,10 +132,12 @@ def _insight_settings(alerts_config: Path | None, diagnosis_config: Path | None)
             raise click.BadParameter(str(error), param_hint="--alerts-config") from None
     if diagnosis_config is not None:
         from ridgeline.analysis.diagnosis import DiagnosisConfig
-        from ridgeline.diagnose_cli import read_settings
+        from ridgeline.settings_files import read_table
 
         try:
-            settings["diagnosis_config"] = DiagnosisConfig.from_mapping(read_settings(diagnosis_config))
+            settings["diagnosis_config"] = DiagnosisConfig.from_mapping(
+                read_table(diagnosis_config, "diagnosis config")
+            )
         except ValueError as error:
             raise click.BadParameter(str(error), param_hint="--diagnosis-config") from None
     return settings

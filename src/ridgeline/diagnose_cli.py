@@ -6,9 +6,6 @@ loads no numpy; the analysis is imported when the command runs.
 
 from __future__ import annotations
 
-import json
-import re
-import tomllib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -28,21 +25,6 @@ def json_line(finding: Finding) -> str:
     its ``message``."""
     data = finding.to_dict()
     return orjson.dumps({**{key: data[key] for key in JSON_FIELDS}, "message": data["message"]}).decode()
-
-
-def read_settings(path: Path) -> dict[str, object]:
-    """The settings of a ``.toml`` or ``.json`` file (a table of DiagnosisConfig fields); ValueError says why not."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise ValueError(f"cannot read {str(path)!r}: {error.strerror or error}") from None
-    try:
-        data = json.loads(text) if path.suffix.lower() == ".json" else tomllib.loads(text)
-    except (json.JSONDecodeError, tomllib.TOMLDecodeError) as error:
-        raise ValueError(f"{str(path)!r} does not parse: {error}") from None
-    if not isinstance(data, dict):
-        raise ValueError(f"{str(path)!r} must hold a table of settings")
-    return data
 
 
 def findings_table(findings: list[Finding], runs: int) -> Table:
@@ -108,25 +90,19 @@ def diagnose(
 
     import ridgeline
     from ridgeline.analysis.diagnosis import DiagnosisConfig
+    from ridgeline.cli_support import LateProgress, regex_option
     from ridgeline.plugins.insights.diagnosis_reader import diagnose_logdir
-    from ridgeline.progress import LateProgress
+    from ridgeline.settings_files import read_table
 
     config = DiagnosisConfig()
     if config_path is not None:
         try:
-            config = DiagnosisConfig.from_mapping(read_settings(config_path))
+            config = DiagnosisConfig.from_mapping(read_table(config_path, "diagnosis config"))
         except ValueError as error:
             raise click.BadParameter(str(error), param_hint="--config") from None
     if min_confidence is not None:
         config = replace(config, min_confidence=min_confidence)
-    pattern: re.Pattern[str] | None = None
-    if run_regex:
-        try:
-            pattern = re.compile(run_regex)
-        except re.error as error:
-            raise click.BadParameter(
-                f"{run_regex!r} is not a valid regular expression: {error}", param_hint="--run"
-            ) from None
+    pattern = regex_option(run_regex, "--run")
     err = Console(stderr=True)
     try:
         with LateProgress("reading event files", err) as progress:

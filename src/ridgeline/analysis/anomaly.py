@@ -39,10 +39,8 @@ schedules change them on purpose; losses and gradients alert on rises, accuracie
 
 from __future__ import annotations
 
-import json
 import math
 import re
-import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -170,16 +168,9 @@ class AlertConfig:
     @classmethod
     def load(cls, path: str | Path) -> AlertConfig:
         """Read a ``.toml`` or ``.json`` config file (see :meth:`from_mapping`); ValueError names the problem."""
-        path = Path(path)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as error:
-            raise ValueError(f"cannot read alert config {str(path)!r}: {error.strerror or error}") from None
-        try:
-            data = json.loads(text) if path.suffix.lower() == ".json" else tomllib.loads(text)
-        except (json.JSONDecodeError, tomllib.TOMLDecodeError) as error:
-            raise ValueError(f"alert config {str(path)!r} does not parse: {error}") from None
-        return cls.from_mapping(data)
+        from ridgeline.settings_files import read_table
+
+        return cls.from_mapping(read_table(path, "alert config"))
 
 
 def _params(base: DetectorParams, settings: Mapping[str, Any], where: str) -> DetectorParams:

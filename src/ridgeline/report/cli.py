@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from ridgeline.progress import LateProgress
+from ridgeline.cli_support import LateProgress
 
 console = Console(stderr=True)
 

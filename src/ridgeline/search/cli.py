@@ -85,7 +85,7 @@ def search(pattern: str, logdir: str, as_json: bool, limit: int, ignore_case: bo
         ridgeline search 'date:202411 AND NOT text:nan' --logdir runs
     """
     import ridgeline
-    from ridgeline.progress import LateProgress
+    from ridgeline.cli_support import LateProgress
     from ridgeline.search.engine import Searcher
 
     errors = Console(stderr=True)

@@ -1,10 +1,13 @@
-"""The CLI's progress bars: shown for waits over a second, out of the way of quick commands and of pipes."""
+"""What the CLI's commands share: progress bars shown for waits over a second (out of the way of quick commands
+and of pipes), and regular-expression options checked with an error that names the option."""
 
 from __future__ import annotations
 
+import re
 import time
 from types import TracebackType
 
+import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -43,3 +46,13 @@ class LateProgress:
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None) -> None:
         if self._shown:
             self._progress.stop()
+
+
+def regex_option(value: str | None, option: str) -> re.Pattern[str] | None:
+    """``value`` compiled (None when absent or empty); an invalid one is a usage error naming ``option``."""
+    if not value:
+        return None
+    try:
+        return re.compile(value)
+    except re.error as error:
+        raise click.BadParameter(f"{value!r} is not a valid regular expression: {error}", param_hint=option) from None
