@@ -16,7 +16,7 @@ import { tooltipHtml } from "@charts/tooltip";
 import { cache } from "../../scalars/web/data";
 import { buildModel, type ChartModel, type RunSeries } from "../../scalars/web/model";
 import { useLazyCard, useReadyFlag } from "@charts/lazyCard";
-import type { Settings } from "../../scalars/web/settings";
+import { yFixed, type Settings } from "../../scalars/web/settings";
 import { useCachedSeries } from "../../scalars/web/useCachedSeries";
 import { useZoomData } from "../../scalars/web/useZoomData";
 import { seriesKey, type SeriesData } from "../../scalars/web/data";
@@ -137,7 +137,7 @@ function ChartCardView({ category, chart, runs, settings, tick, eager }: ChartCa
           xMode,
           xLog: false,
           yLog: settings.yScale === "log",
-          yFixed: { min: parseNum(settings.yMin), max: parseNum(settings.yMax) },
+          yFixed: yFixed(settings),
           ignoreOutliers: settings.outliers,
           syncKey: `ridgeline-custom-scalars-${xMode}`,
           lines: model.lines,
@@ -151,7 +151,7 @@ function ChartCardView({ category, chart, runs, settings, tick, eager }: ChartCa
       plotKeyRef.current = plotKey;
       if (zoom) plot.setData(model.data, zoom);
     } else {
-      plot.cfg.yFixed = { min: parseNum(settings.yMin), max: parseNum(settings.yMax) };
+      plot.cfg.yFixed = yFixed(settings);
       plot.cfg.ignoreOutliers = settings.outliers;
       plot.setData(model.data, zoom);
     }
@@ -253,11 +253,6 @@ function Legend({ chart, tags }: { chart: ChartSpec; tags: string[] }) {
   );
 }
 
-function parseNum(s: string): number | null {
-  if (s.trim() === "") return null;
-  const n = Number(s);
-  return Number.isFinite(n) ? n : null;
-}
 
 function showTooltip(u: uPlot, own: boolean, tip: HTMLDivElement | null, model: ChartModel | null, settings: Settings): void {
   if (!tip) return;

@@ -14,7 +14,7 @@ import { tooltipHtml } from "@charts/tooltip";
 import { downloadText, safeFileName, toCsv, toJson } from "@charts/export";
 import { cache, fetchAnnotations, fetchSeries, seriesKey, type Annotation, type SeriesData } from "./data";
 import { buildModel, type ChartModel, type RunSeries } from "./model";
-import type { Settings } from "./settings";
+import { yFixed, type Settings } from "./settings";
 import { useCachedSeries } from "./useCachedSeries";
 import { useZoomData } from "./useZoomData";
 import { hoverRows, placeTooltip } from "./hover";
@@ -216,7 +216,7 @@ function CardView(props: CardProps) {
 
   // Draw: create uPlot when the structure or axes change, else setData.
   const fixed = useMemo(
-    () => ({ min: parseNum(settings.yMin), max: parseNum(settings.yMax) }),
+    () => yFixed(settings),
     [settings.yMin, settings.yMax],
   );
   const plotKey = model
@@ -407,13 +407,7 @@ function pointsFor(width: number): number {
   return Math.max(200, Math.round(2 * width));
 }
 
-function parseNum(s: string): number | null {
-  if (s.trim() === "") return null;
-  const n = Number(s);
-  return Number.isFinite(n) ? n : null;
-}
 
-/** The step range covering x range `r` (x in the chart's units) across the drawn series. */
 function onCursor(
   u: uPlot,
   own: boolean,

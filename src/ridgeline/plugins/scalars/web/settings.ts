@@ -108,3 +108,14 @@ export function useSettings(): SettingsApi {
     setCombine,
   };
 }
+
+/** The y range the user fixed (Y min / Y max): null for a bound left empty or not a number (auto). */
+export function yFixed(settings: Pick<Settings, "yMin" | "yMax">): { min: number | null; max: number | null } {
+  return { min: parseBound(settings.yMin), max: parseBound(settings.yMax) };
+}
+
+function parseBound(s: string): number | null {
+  if (s.trim() === "") return null;
+  const n = Number(s);
+  return Number.isFinite(n) ? n : null;
+}
