@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import warnings
 from pathlib import Path
 from typing import IO, Any
 
@@ -61,8 +62,13 @@ def check_embeddings(run_dir: Path, open_file: Any = None, root: str | None = No
 @pytest.mark.parametrize("writer_module", ["torch.utils.tensorboard", "tensorboardX", "ridgeline"])
 def test_writers(tmp_path: Path, writer_module: str) -> None:
     module = pytest.importorskip(writer_module)
-    with module.SummaryWriter(str(tmp_path)) as writer:
-        write_embeddings(writer)
+    with warnings.catch_warnings():
+        if writer_module == "tensorboardX":
+            # tensorboardX pads its sprite into np.ndarray(...), uninitialised memory: when that memory happens to
+            # hold NaN, its uint8 cast warns (now and then, whatever this test does). The padding is not read.
+            warnings.filterwarnings("ignore", "invalid value encountered in cast", RuntimeWarning)
+        with module.SummaryWriter(str(tmp_path)) as writer:
+            write_embeddings(writer)
     check_embeddings(tmp_path)
 
 
