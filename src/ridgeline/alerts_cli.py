@@ -25,8 +25,8 @@ from ridgeline.cli_support import LateProgress, regex_option
 
 if TYPE_CHECKING:
     from ridgeline.analysis.anomaly import Alert
-    from ridgeline.api import LogDir
     from ridgeline.plugins.insights.monitor import AlertMonitor
+    from ridgeline.store.logdir import LogDir
 
 JSON_FIELDS = ("run", "tag", "step", "kind", "value", "expected_low", "expected_high")
 KIND_STYLE = {"nan": "bold red", "inf": "bold red", "outlier": "yellow", "spike": "magenta", "stalled": "cyan"}

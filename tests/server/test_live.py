@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -94,6 +95,6 @@ def test_no_reload_interval_means_no_reload(tmp_path: Path) -> None:
     write_ridgeline_run(tmp_path / "a", {"loss": [(0, 1.0)]})
     logdir = ridgeline.open(tmp_path, cache=False)
     with in_thread(create_app(logdir)) as client:
-        assert logdir.ingestor._thread is None
+        assert not [thread for thread in threading.enumerate() if thread.name == "ridgeline-ingest"]
         assert client.get("/api/runs").json()["reload_interval"] is None
     assert isinstance(client, httpx.Client)

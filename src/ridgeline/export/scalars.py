@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ridgeline.api import LogDir
+    from ridgeline.store.logdir import LogDir
 
 COLUMNS = ("run", "tag", "step", "wall_time", "value")
 

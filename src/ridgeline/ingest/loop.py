@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from multiprocessing import get_all_start_methods, get_context
 
 from ridgeline.format.records import masked_crc32c
-from ridgeline.ingest.decode import EventDecoder
+from ridgeline.ingest.decode import EventDecoder, decode_value
 from ridgeline.ingest.discovery import (
     FileSystem,
     LocalFileSystem,
@@ -25,8 +25,10 @@ from ridgeline.ingest.discovery import (
     filesystem_for,
     find_runs,
 )
+from ridgeline.ingest.projector import EmbeddingRef, read_projector
 from ridgeline.ingest.tail import FileTail, read_new
-from ridgeline.store.base import Problem
+from ridgeline.ingest.values import DecodedPayload
+from ridgeline.store.base import BlobRef, Kind, Problem
 from ridgeline.store.cache import Cache, cache_key
 from ridgeline.store.run import RunData, Store
 
@@ -57,7 +59,8 @@ class PassStats:
 
 
 class Ingestor:
-    """Reads log directories into a :class:`Store`, pass after pass."""
+    """Reads log directories into a :class:`Store`, pass after pass: the loader behind the in-memory backend
+    (:class:`ridgeline.store.memory.MemoryProvider`), which also asks it to decode records and list embeddings."""
 
     def __init__(
         self,
@@ -80,6 +83,24 @@ class Ingestor:
         self._pass_lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+
+    @property
+    def label(self) -> str:
+        """``path`` for one log directory, ``name:path,...`` for several (the ``--logdir`` spec it was given)."""
+        if len(self.sources) == 1:
+            return self.sources[0][0].path
+        return ",".join(f"{source.name}:{source.path}" if source.name else source.path for source, _ in self.sources)
+
+    # --- reading records back -----------------------------------------------------------------------------
+    def read_value(self, run: str, kind: Kind, tag: str, ref: BlobRef) -> DecodedPayload:
+        """Decode the record ``ref`` of the run's series ``(kind, tag)`` from its event file."""
+        state = self.states[run]
+        data = state.fs.read(ref.path, ref.offset, ref.length)
+        return decode_value(kind, data, ref.value_index, state.decoder.metadata(tag))
+
+    def embeddings(self, run: str) -> list[EmbeddingRef]:
+        """The run's projector embeddings (its ``projector_config.pbtxt``), files read lazily."""
+        return read_projector(self.directories[run], self.states[run].fs.open_binary)
 
     # --- passes -------------------------------------------------------------------------------------------
     def reload(self) -> PassStats:

@@ -17,7 +17,7 @@ import numpy as np
 from ridgeline.analysis.downsample import minmax_indices
 from ridgeline.analysis.forecast import Forecast, ForecastError, forecast
 from ridgeline.analysis.phases import Segment, progress_of, segment
-from ridgeline.api import LogDir
+from ridgeline.store.logdir import LogDir
 
 KEY_TAG = re.compile(r"loss|acc|error|perplexity|ppl|f1|auc|top.?1|top.?5|bleu|reward", re.IGNORECASE)
 MAX_KEY_TAGS = 8  # charts in a report: a pull request page, not a dashboard

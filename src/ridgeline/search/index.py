@@ -29,6 +29,8 @@ import numpy as np
 import re2
 
 from ridgeline.search.patterns import FIELDS
+from ridgeline.store.logdir import LogDir, user_tags
+from ridgeline.store.provider import RunInfo
 
 NO_STEP = -(1 << 62)
 _UNANCHORED = re2._Anchor.UNANCHORED
@@ -235,7 +237,7 @@ class _RunState:
     """What the index took from one run, so a refresh reads only what changed."""
 
     id: int
-    data: Any  # the store's RunData object: a new object means the run was read again from scratch
+    epoch: int  # the run's reading (RunInfo.epoch): a new one means the run was read again from scratch
     shape: tuple[int, int] = (-1, -1)
     tags: set[str] = field(default_factory=set)
     series: dict[tuple[str, str], int] = field(default_factory=dict)  # series -> records seen
@@ -327,21 +329,22 @@ class Index:
         return sum(len(index) for index in self.fields.values())
 
     # --- keeping current from a LogDir --------------------------------------------------------------------------
-    def refresh(self, logdir: Any) -> bool:
+    def refresh(self, logdir: LogDir) -> bool:
         """Index what changed in ``logdir`` since the last refresh; False when its generation did not move."""
-        store = logdir.ingestor.store
-        generation = store.generation  # read first: a pass that ends meanwhile makes the next refresh run again
+        generation = logdir.generation  # read first: a pass that ends meanwhile makes the next refresh run again
         if generation == self.generation:
             return False
-        runs = dict(store.runs)
-        for name in [name for name in self._states if name not in runs]:
+        runs = logdir.runs()
+        present = set(runs)
+        for name in [name for name in self._states if name not in present]:
             self.drop_run(name)
-        for name, data in runs.items():
-            state = self._states.get(name)
-            if state is None or state.data is not data:
-                state = self._states[name] = _RunState(self.add_run(name), data)
+        for name in runs:
             try:
-                self._update(logdir, name, data, state)
+                info = logdir.run_info(name)
+                state = self._states.get(name)
+                if state is None or state.epoch != info.epoch:
+                    state = self._states[name] = _RunState(self.add_run(name), info.epoch)
+                self._update(logdir, name, info, state)
             except KeyError:  # the run vanished while being read: the next refresh drops it
                 continue
         for index in self.fields.values():
@@ -358,28 +361,29 @@ class Index:
                     kept = [(name, moved[entry] if name == index.name else entry) for name, entry in entries]
                     state.replaceable[key] = (signature, kept)
 
-    def _update(self, logdir: Any, name: str, data: Any, state: _RunState) -> None:
-        shape = (len(data.scalars), len(data.blobs))
+    def _update(self, logdir: LogDir, name: str, info: RunInfo, state: _RunState) -> None:
+        scalar_tags = len(info.tags.get("scalars", ()))
+        shape = (scalar_tags, sum(len(tags) for tags in info.tags.values()) - scalar_tags)
         if shape != state.shape:
             state.shape = shape
-            for kind_tags in logdir.tags(name).values():
+            for kind_tags in user_tags(info).values():
                 for tag in kind_tags:
                     if tag not in state.tags:
                         state.tags.add(tag)
                         self.add(state.id, "tag", tag, tag)
-            state.started = _first_wall_time(data)
-        for key, series in list(data.blobs.items()):
-            if key[0] not in ("text", "hparams"):
-                continue
-            seen = len(series)
-            if state.series.get(key) == seen:
-                continue
-            state.series[key] = seen
-            try:
-                self._index_series(logdir, name, state, key)
-            except (ValueError, OSError):  # a value that cannot be read: its dashboard reports it; search skips it
-                continue
-        times = (state.started, data.last_wall_time if state.started is not None else None)
+            state.started = info.first_wall_time
+        for kind in ("text", "hparams"):
+            for tag in info.tags.get(kind, ()):  # type: ignore[call-overload]
+                key = (kind, tag)
+                seen = logdir.version(name, kind, tag).length  # type: ignore[arg-type]
+                if state.series.get(key) == seen:
+                    continue
+                state.series[key] = seen
+                try:
+                    self._index_series(logdir, name, state, key)
+                except (ValueError, OSError):  # a value that cannot be read: its dashboard reports it; search skips it
+                    continue
+        times = (state.started, (info.last_wall_time or 0.0) if state.started is not None else None)
         if times != state.times:  # rendered only when they moved (to the second: a live run's end moves often)
             state.times = times
             rendered = [(label, when) for label, when in zip(("start", "end"), times, strict=True) if when is not None]
@@ -389,7 +393,7 @@ class Index:
                 [("date", text, label, None) for label, when in rendered for text in date_texts(when)],
             )
 
-    def _index_series(self, logdir: Any, name: str, state: _RunState, key: tuple[str, str]) -> None:
+    def _index_series(self, logdir: LogDir, name: str, state: _RunState, key: tuple[str, str]) -> None:
         """Index what a run's hparams, run metadata, annotation or text series holds that is not indexed yet."""
         from ridgeline.writer.run_metadata import ANNOTATION_TAG, RUN_METADATA_TAG
 
@@ -439,13 +443,6 @@ def _dense(buffer: bytes, exact: tuple[bytes, bool]) -> bool:
     text, anchored = exact
     needle = b"\n" + text if anchored else text
     return len(buffer) <= _SAMPLE or buffer.count(needle, 0, _SAMPLE) >= 4
-
-
-def _first_wall_time(data: Any) -> float | None:
-    """The wall time of the run's first record (what the run queries call its start, too)."""
-    firsts = [series.snapshot().wall_time[:1] for series in list(data.scalars.values())]
-    firsts += [series.snapshot().wall_time[:1] for series in list(data.blobs.values())]
-    return min((float(first[0]) for first in firsts if first.size), default=None)
 
 
 def format_value(value: Any) -> str:

@@ -14,10 +14,10 @@ import weakref
 from collections import Counter
 from dataclasses import dataclass, field
 
-from ridgeline.api import LogDir
 from ridgeline.search.errors import SearchError
 from ridgeline.search.query import parse
 from ridgeline.search.runfacts import facts_for
+from ridgeline.store.logdir import LogDir
 
 _QUESTION_START = re.compile(
     r"^(which|what|who|where|when|how|show|list|find|give|get|best|top|worst|bottom|lowest|highest|smallest|"
@@ -106,7 +106,7 @@ _VOCABULARIES: weakref.WeakKeyDictionary[LogDir, tuple[int, Vocabulary]] = weakr
 
 def vocabulary(logdir: LogDir) -> Vocabulary:
     """The hyperparameter names and scalar tags of ``logdir``, recomputed when ingest's generation moves."""
-    generation = logdir.ingestor.store.generation
+    generation = logdir.generation
     cached = _VOCABULARIES.get(logdir)
     if cached is not None and cached[0] == generation:
         return cached[1]

@@ -16,7 +16,6 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ridgeline.api import LogDir
 from ridgeline.search.errors import SearchError
 from ridgeline.search.runfacts import RunFacts, facts_for, is_number
 from ridgeline.search.syntax import (
@@ -35,6 +34,7 @@ from ridgeline.search.syntax import (
     parse,
     render,
 )
+from ridgeline.store.logdir import LogDir
 
 __all__ = ["Query", "SearchError", "evaluate", "looks_structured", "parse", "render"]
 

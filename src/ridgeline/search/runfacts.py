@@ -1,10 +1,9 @@
 """What run queries ask about a run, computed once per change of its data: metric statistics, hyperparameters,
 start and end times, non-finite values.
 
-Every answer is cached under a key that changes when the data behind it does: a scalar series' statistics
-under (the series object, its length, its restart marks) — series only grow, and a restart adds a mark — and a
-run's hyperparameters under the length of their record series. Asking again about 1,000 unchanged runs is a
-few dictionary look-ups each, however long their curves.
+Every answer is cached under a key that changes when the data behind it does: the series' version token
+(:class:`ridgeline.store.provider.Version`: the run's reading, the series' length and restart marks). Asking
+again about 1,000 unchanged runs is a few dictionary look-ups each, however long their curves.
 
 NaN: ``min``/``max``/``mean`` are taken over the values that are not NaN (±Inf count: a loss that went to
 infinity has ``max`` Inf); a series of NaN only has none (the comparison is false). ``first``/``last`` are the
@@ -21,15 +20,16 @@ from typing import Any
 
 import numpy as np
 
-from ridgeline.api import LogDir
-from ridgeline.store.run import RunData
+from ridgeline.store.base import Kind
+from ridgeline.store.logdir import LogDir
+from ridgeline.store.provider import RunInfo, Version
 
 STATS = ("first", "last", "min", "max", "mean", "count", "step", "nan", "inf")
 """What ``metric(tag).<stat>`` offers: first/last value, min/max/mean (NaN left out), number of points, the last
 step, and whether it holds a NaN / an infinite value."""
 
-_HPARAMS = ("hparams", "_hparams_/session_start_info")
-_SESSION_END = ("hparams", "_hparams_/session_end_info")
+_HPARAMS: tuple[Kind, str] = ("hparams", "_hparams_/session_start_info")
+_SESSION_END: tuple[Kind, str] = ("hparams", "_hparams_/session_end_info")
 # torch names each add_hparams trial after time.time() ("1795978037.475189"), under the run holding the curves.
 _TIMESTAMP = re.compile(r"^\d{9,}(\.\d+)?$")
 _NO_HPARAMS: dict[str, Any] = {}
@@ -79,34 +79,44 @@ class RunFacts:
 
     def __init__(self, logdir: LogDir) -> None:
         self.logdir = logdir
-        self._stats: dict[tuple[str, str], tuple[tuple[Any, ...], Stats | None]] = {}
-        self._records: dict[tuple[str, str], tuple[tuple[Any, ...], Any]] = {}
+        self._stats: dict[tuple[str, str], tuple[Version, Stats | None]] = {}
+        self._records: dict[tuple[str, str], tuple[Version, Any]] = {}
         self._memo: dict[tuple[Any, ...], Any] = {}  # answers while ingest's generation stays the same
         self._generation = -1
 
     def refresh(self) -> None:
         """Forget the answers of the last generation (call once per query): while ingest's generation stays the
         same, each answer is one dictionary look-up; when it moves, only the series that changed are read."""
-        generation = self.logdir.ingestor.store.generation  # read first: data added meanwhile moves it again
+        generation = self.logdir.generation  # read first: data added meanwhile moves it again
         if generation != self._generation:
             self._memo.clear()
             self._generation = generation
 
-    def _data(self, run: str) -> RunData | None:
-        return self.logdir.ingestor.store.runs.get(run)
+    def _version(self, run: str, kind: Kind, tag: str) -> Version | None:
+        try:
+            return self.logdir.version(run, kind, tag)
+        except KeyError:  # no such run or series (or it vanished meanwhile)
+            return None
+
+    def _info(self, run: str) -> RunInfo | None:
+        try:
+            return self.logdir.run_info(run)
+        except KeyError:
+            return None
 
     # --- scalars ------------------------------------------------------------------------------------------------
     def stats(self, run: str, tag: str) -> Stats | None:
         """The statistics of the run's scalar tag, None when the run has no such tag (or no point in it)."""
-        data = self._data(run)
-        series = data.scalars.get(tag) if data is not None else None
-        if series is None:
+        key = self._version(run, "scalars", tag)
+        if key is None:
             return None
-        key = (id(series), len(series), series.restart_marks)
         cached = self._stats.get((run, tag))
         if cached is not None and cached[0] == key:
             return cached[1]
-        shown = self.logdir.scalars(run, tag)
+        try:
+            shown = self.logdir.scalars(run, tag)
+        except KeyError:
+            return None
         stats = series_stats(shown.step, shown.value) if len(shown) else None
         self._stats[(run, tag)] = (key, stats)
         return stats
@@ -136,7 +146,7 @@ class RunFacts:
     def _metric_runs(self, run: str) -> tuple[str, ...]:
         parent, _, leaf = run.rpartition("/")
         parent = parent or "."
-        if _TIMESTAMP.match(leaf) and parent != run and self._data(parent) is not None:
+        if _TIMESTAMP.match(leaf) and parent != run and self._info(parent) is not None:
             return (run, parent)
         return (run,)
 
@@ -148,25 +158,22 @@ class RunFacts:
         return self._memo[key]  # type: ignore[no-any-return]
 
     def _nonfinite(self, run: str) -> tuple[bool, bool]:
-        data = self._data(run)
         nan = inf = False
-        for tag in list(data.scalars) if data is not None else []:
+        for tag in self.scalar_tags(run):
             stats = self.stats(run, tag)
             if stats is not None:
                 nan, inf = nan or stats.nan, inf or stats.inf
         return nan, inf
 
     def scalar_tags(self, run: str) -> list[str]:
-        data = self._data(run)
-        return list(data.scalars) if data is not None else []
+        info = self._info(run)
+        return list(info.tags.get("scalars", ())) if info is not None else []
 
     # --- hyperparameters and status -----------------------------------------------------------------------------
-    def _record(self, run: str, series_key: tuple[str, str]) -> Any:
-        data = self._data(run)
-        series = data.blobs.get(series_key) if data is not None else None  # type: ignore[arg-type]
-        if series is None:
+    def _record(self, run: str, series_key: tuple[Kind, str]) -> Any:
+        key = self._version(run, *series_key)
+        if key is None:
             return None
-        key = (id(series), len(series))
         cached = self._records.get((run, series_key[1]))
         if cached is not None and cached[0] == key:
             return cached[1]
@@ -196,20 +203,10 @@ class RunFacts:
         return self._memo[key]  # type: ignore[no-any-return]
 
     def _times(self, run: str) -> tuple[float | None, float | None]:
-        data = self._data(run)
-        if data is None:
+        info = self._info(run)
+        if info is None or info.first_wall_time is None:
             return None, None
-        started = first_wall_time(data)
-        ended = data.last_wall_time if started is not None else None
-        return started, ended
-
-
-def first_wall_time(data: RunData) -> float | None:
-    """The wall time of the run's first record, over all its series: when the run started (``started`` in run
-    queries, the run's date in the search index)."""
-    firsts = [series.snapshot().wall_time[:1] for series in list(data.scalars.values())]
-    firsts += [series.snapshot().wall_time[:1] for series in list(data.blobs.values())]
-    return min((float(first[0]) for first in firsts if first.size), default=None)
+        return info.first_wall_time, info.last_wall_time or 0.0
 
 
 _FACTS: weakref.WeakKeyDictionary[LogDir, RunFacts] = weakref.WeakKeyDictionary()

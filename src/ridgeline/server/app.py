@@ -16,7 +16,6 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 
 from ridgeline._version import __version__
-from ridgeline.api import LogDir
 from ridgeline.plugins.audio import plugin as audio_plugin
 from ridgeline.plugins.custom_scalars import plugin as custom_scalars_plugin
 from ridgeline.plugins.distributions import plugin as distributions_plugin
@@ -37,6 +36,7 @@ from ridgeline.server.responses import ApiError, OrjsonResponse, error
 from ridgeline.server.routes import RunIndex
 from ridgeline.server.routes import router as core_router
 from ridgeline.server.static import mount_static
+from ridgeline.store.logdir import LogDir
 
 BUILTIN_PLUGINS: tuple[Plugin, ...] = (
     scalars_plugin,
@@ -76,12 +76,12 @@ def create_app(
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if reload_interval is not None:
-            logdir.ingestor.start(reload_interval)
+            logdir.start(reload_interval)
         try:
             yield
         finally:
             if reload_interval is not None:
-                logdir.ingestor.stop()
+                logdir.stop()
 
     app = FastAPI(
         title="ridgeline",
@@ -97,7 +97,7 @@ def create_app(
     app.state.plugins = host
     app.state.run_index = RunIndex(logdir)
     app.state.reload_interval = reload_interval
-    app.state.logdir_label = logdir_label if logdir_label is not None else default_label(logdir)
+    app.state.logdir_label = logdir_label if logdir_label is not None else logdir.label
 
     @app.exception_handler(ApiError)
     async def api_error(request: Request, exc: ApiError) -> OrjsonResponse:
@@ -114,14 +114,6 @@ def create_app(
     if token:
         app.add_middleware(TokenAuth, token=token)
     return app
-
-
-def default_label(logdir: LogDir) -> str:
-    """``path`` for one log directory, ``name:path,...`` for several (the ``--logdir`` spec it was given)."""
-    sources = [source for source, _ in logdir.ingestor.sources]
-    if len(sources) == 1:
-        return sources[0].path
-    return ",".join(f"{source.name}:{source.path}" if source.name else source.path for source in sources)
 
 
 def validation_message(errors: Iterable[Any]) -> str:

@@ -12,9 +12,8 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
 
-from ridgeline.api import LogDir
 from ridgeline.server.responses import ApiError, OrjsonResponse
-from ridgeline.writer.run_metadata import ANNOTATION_TAG
+from ridgeline.store.logdir import LogDir, user_tags
 
 router = APIRouter()
 
@@ -35,40 +34,32 @@ class RunIndex:
         self._runs: list[dict[str, Any]] = []
 
     def current(self) -> tuple[int, list[dict[str, Any]]]:
-        store = self._logdir.ingestor.store
         with self._lock:
-            generation = store.generation  # read before building: a pass that ends meanwhile forces a rebuild
+            generation = self._logdir.generation  # read before building: a pass that ends meanwhile forces a rebuild
             if generation != self._generation:
                 self._runs = [self._describe(run) for run in self._logdir.runs()]
                 self._generation = generation
             return generation, self._runs
 
     def _describe(self, run: str) -> dict[str, Any]:
-        data = self._logdir.ingestor.store.runs.get(run)
-        if data is None:  # vanished between listing and reading
+        try:
+            info = self._logdir.run_info(run)
+        except KeyError:  # vanished between listing and reading
             return {"run": run, "tags": {}, "last_step": None, "last_wall_time": None, "annotations": 0}
-        last_step: int | None = None
-        scalar_steps = [series.snapshot().step for series in list(data.scalars.values())]
-        blob_steps = [series.snapshot().step for series in list(data.blobs.values())]
-        for steps in scalar_steps + blob_steps:
-            if len(steps):
-                step = int(steps[-1])
-                last_step = step if last_step is None else max(last_step, step)
-        notes = data.blobs.get(("text", ANNOTATION_TAG))
-        tags = self._logdir.tags(run)
-        if ("hparams", HPARAMS_START_TAG) in data.blobs:  # hidden from tags() as bookkeeping; the hparams tab needs it
+        tags = user_tags(info)
+        if HPARAMS_START_TAG in info.tags.get("hparams", ()):  # hidden from tags() as bookkeeping; the tab needs it
             tags = {**tags, "hparams": [HPARAMS_START_TAG]}
-        graph_tags = self._logdir.graph_tags(run)  # __graph__ is hidden from tags(); the graphs tab needs it
+        graph_tags = list(info.tags.get("graphs", ()))  # __graph__ is hidden from tags(); the graphs tab needs it
         if graph_tags:
             tags = {**tags, "graphs": graph_tags}
         return {
             "run": run,
             "tags": tags,
-            "last_step": last_step,
-            "last_wall_time": data.last_wall_time if last_step is not None else None,
+            "last_step": info.last_step,
+            "last_wall_time": info.last_wall_time,
             # How many annotations the run has: a page asks GET /api/annotations only for runs that have some
             # (with 100 runs, 100 requests queued ahead of the series made the first chart wait).
-            "annotations": int(notes.snapshot().visible().sum()) if notes is not None else 0,
+            "annotations": info.annotations,
         }
 
 

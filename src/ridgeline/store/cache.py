@@ -22,7 +22,7 @@ from typing import Any
 
 from ridgeline._version import __version__
 
-FORMAT = 1
+FORMAT = 2  # 2: RunData keeps its first wall time, last steps and epoch
 
 
 def default_cache_dir() -> Path:

@@ -7,6 +7,7 @@ SessionLog START event, which is what :func:`ridgeline.store.restarts.visible` n
 
 from __future__ import annotations
 
+import itertools
 import threading
 from dataclasses import dataclass, field
 
@@ -24,15 +25,30 @@ SeriesKey = tuple[Kind, str]
 # ridgeline.writer.run_metadata.RUN_METADATA_TAG; the store does not import the writer).
 _RUN_METADATA_TAG = "_ridgeline/run_metadata"
 
+# Epochs are unique within the process: a run read again (a rewritten file), or taken from the cache or a worker
+# process, gets a new one (see ``Store.replace_run``), so readers notice without comparing objects.
+_epochs = itertools.count(1)
+
 
 @dataclass
 class RunData:
-    """Everything read from one run's event files."""
+    """Everything read from one run's event files, and the facts readers ask about it, kept as points arrive.
+
+    ``first_wall_time`` is the earliest first point of any series (points are only appended, so it is exact);
+    ``last_wall_time`` the latest wall time appended (run metadata excluded, 0.0 before any); ``last_step`` the
+    largest step of any series' last point — recomputed over the series' last steps only when the series holding
+    it went back (a restart), never by scanning points.
+    """
 
     name: str
     scalars: dict[str, ScalarSeries] = field(default_factory=dict)
     blobs: dict[SeriesKey, BlobSeries] = field(default_factory=dict)
     last_wall_time: float = 0.0
+    first_wall_time: float | None = None
+    epoch: int = field(default_factory=lambda: next(_epochs))
+    _last_steps: dict[SeriesKey, int] = field(default_factory=dict, repr=False)
+    _last_step: int | None = field(default=None, repr=False)
+    _last_step_stale: bool = field(default=False, repr=False)
 
     def scalar_series(self, tag: str) -> ScalarSeries:
         series = self.scalars.get(tag)
@@ -43,15 +59,35 @@ class RunData:
     def append_scalars(self, tag: str, step: np.ndarray, wall_time: np.ndarray, value: np.ndarray) -> None:
         if len(step):
             self.scalar_series(tag).append(step, wall_time, value)
-            self.last_wall_time = max(self.last_wall_time, float(wall_time[-1]))
+            self._arrived(("scalars", tag), int(step[-1]), float(wall_time[0]), float(wall_time[-1]))
 
     def append_blob(self, kind: Kind, tag: str, ref: BlobRef) -> None:
         series = self.blobs.get((kind, tag))
         if series is None:
             series = self.blobs[(kind, tag)] = BlobSeries()
         series.append(ref)
-        if tag != _RUN_METADATA_TAG:
-            self.last_wall_time = max(self.last_wall_time, ref.wall_time)
+        last = None if tag == _RUN_METADATA_TAG else ref.wall_time
+        self._arrived((kind, tag), ref.step, ref.wall_time, last)
+
+    def _arrived(self, key: SeriesKey, last_step: int, first_wall: float, last_wall: float | None) -> None:
+        if self.first_wall_time is None or first_wall < self.first_wall_time:
+            self.first_wall_time = first_wall
+        if last_wall is not None and last_wall > self.last_wall_time:
+            self.last_wall_time = last_wall
+        previous = self._last_steps.get(key)
+        self._last_steps[key] = last_step
+        if self._last_step is None or last_step >= self._last_step:
+            self._last_step = last_step
+        elif previous == self._last_step:  # the series that held the largest last step went back
+            self._last_step_stale = True
+
+    @property
+    def last_step(self) -> int | None:
+        """The largest step of any series' last point (file order), None before any point."""
+        if self._last_step_stale:
+            self._last_step = max(self._last_steps.values(), default=None)
+            self._last_step_stale = False
+        return self._last_step
 
     def mark_restart(self, step: int) -> None:
         """A SessionLog START at ``step``: earlier points at steps >= step are hidden from now on."""
@@ -91,6 +127,8 @@ class Store:
         return data
 
     def replace_run(self, data: RunData) -> None:
+        """Put a run read elsewhere (the cache, a worker process) in place: a new reading, so a new epoch."""
+        data.epoch = next(_epochs)
         self.runs[data.name] = data
 
     def drop_run(self, name: str) -> None:

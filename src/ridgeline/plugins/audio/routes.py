@@ -6,10 +6,10 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from ridgeline.api import LogDir
 from ridgeline.plugins.images import media
 from ridgeline.plugins.images.routes import Index, Key, Step
 from ridgeline.server.responses import OrjsonResponse
+from ridgeline.store.logdir import LogDir
 
 router = APIRouter()
 

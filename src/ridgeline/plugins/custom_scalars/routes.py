@@ -10,11 +10,11 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
 
-from ridgeline.api import LogDir
 from ridgeline.ingest.values import CustomScalarsLayout
 from ridgeline.plugins.custom_scalars.layout import merge_layouts, resolve_tags, run_tags
 from ridgeline.server.responses import ApiError, OrjsonResponse
 from ridgeline.server.routes import compile_regex
+from ridgeline.store.logdir import LogDir
 
 router = APIRouter()
 

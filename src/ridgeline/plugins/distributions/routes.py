@@ -9,9 +9,9 @@ import numpy as np
 from fastapi import APIRouter, Query, Request
 
 from ridgeline.analysis.percentiles import BASIS_POINTS, compress_histograms, pad_buckets
-from ridgeline.api import LogDir
 from ridgeline.plugins.histograms.reading import decode, entries, sample
 from ridgeline.server.responses import OrjsonResponse
+from ridgeline.store.logdir import LogDir
 
 router = APIRouter()
 

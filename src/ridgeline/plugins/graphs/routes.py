@@ -12,11 +12,11 @@ import orjson
 from fastapi import APIRouter, Query, Request
 from starlette.responses import Response
 
-from ridgeline.api import LogDir
 from ridgeline.ingest.decode import GRAPH_TAG
 from ridgeline.ingest.values import DecodeError
 from ridgeline.plugins.graphs.model import build
 from ridgeline.server.responses import ApiError, missing_as_404
+from ridgeline.store.logdir import LogDir
 
 router = APIRouter()
 

@@ -6,9 +6,9 @@ from typing import Any
 
 import numpy as np
 
-from ridgeline.api import Entry
 from ridgeline.plugins.histograms.reading import decode, finite_range, rebin, sample
 from ridgeline.server.responses import ApiError
+from ridgeline.store.logdir import Entry
 
 
 def histograms_payload(

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ridgeline.api import Entry, LogDir
 from ridgeline.ingest.values import DecodeError, Histogram
 from ridgeline.server.responses import missing_as_404
+from ridgeline.store.logdir import Entry, LogDir
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,10 +6,10 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
 
-from ridgeline.api import LogDir
 from ridgeline.plugins.histograms.payload import histograms_payload
 from ridgeline.plugins.histograms.reading import entries
 from ridgeline.server.responses import ApiError, OrjsonResponse
+from ridgeline.store.logdir import LogDir
 
 router = APIRouter()
 

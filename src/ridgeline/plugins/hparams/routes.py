@@ -12,10 +12,10 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
 
-from ridgeline.api import LogDir
 from ridgeline.plugins.hparams.table import build_table
 from ridgeline.server.responses import OrjsonResponse
 from ridgeline.server.routes import compile_regex
+from ridgeline.store.logdir import LogDir
 
 router = APIRouter()
 
@@ -34,7 +34,7 @@ class TableCache:
 
     def current(self, logdir: LogDir) -> dict[str, Any]:
         with self._lock:
-            generation = logdir.ingestor.store.generation  # read first: a pass ending meanwhile forces a rebuild
+            generation = logdir.generation  # read first: a pass ending meanwhile forces a rebuild
             if generation != self._generation:
                 self._table = build_table(logdir)
                 self._generation = generation

@@ -24,8 +24,8 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ridgeline.api import LogDir
 from ridgeline.ingest.values import DecodeError, HParamInfo, HParams, HParamValue, MetricInfo
+from ridgeline.store.logdir import LogDir
 
 Goal = Literal["min", "max"]
 ColumnType = Literal["number", "string", "bool", "mixed", "none"]

@@ -14,9 +14,9 @@ from typing import Any, Literal
 from fastapi import Request
 from fastapi.responses import Response
 
-from ridgeline.api import Entry, LogDir
 from ridgeline.ingest.values import OCTET_STREAM, Audio, DecodeError, Images
 from ridgeline.server.responses import ApiError, missing_as_404
+from ridgeline.store.logdir import Entry, LogDir
 
 MediaKind = Literal["images", "audio"]
 

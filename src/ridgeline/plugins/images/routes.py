@@ -12,9 +12,9 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
-from ridgeline.api import LogDir
 from ridgeline.plugins.images import media
 from ridgeline.server.responses import OrjsonResponse
+from ridgeline.store.logdir import LogDir
 
 router = APIRouter()
 

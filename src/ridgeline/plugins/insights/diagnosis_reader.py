@@ -25,8 +25,8 @@ from ridgeline.analysis.diagnosis import (
     histogram_series,
     summarise_histogram,
 )
-from ridgeline.api import LogDir
 from ridgeline.ingest.values import DecodeError, Histogram
+from ridgeline.store.logdir import LogDir
 
 MAX_HISTOGRAM_STEPS = 100  # histogram steps decoded per tag (evenly spread, first and last kept)
 
@@ -160,17 +160,20 @@ class DiagnosisCache:
         self._findings: dict[str, tuple[tuple[object, ...], list[Finding]]] = {}
 
     def _signature(self, group: Group) -> tuple[object, ...]:
-        runs = self._logdir.ingestor.store.runs
         out: list[object] = []
         for run in sorted(group.members):
-            data = runs.get(run)
-            out.append(None if data is None else (id(data), data.last_wall_time, len(data.scalars), len(data.blobs)))
+            try:
+                info = self._logdir.run_info(run)
+            except KeyError:
+                out.append(None)
+                continue
+            out.append((info.epoch, info.last_wall_time, sum(len(tags) for tags in info.tags.values())))
         return tuple(out)
 
     def findings(self, run: str | None = None) -> list[Finding]:
         """Every finding, or those of the group that holds ``run`` (KeyError when there is no such run)."""
         with self._lock:
-            generation = self._logdir.ingestor.store.generation
+            generation = self._logdir.generation
             if generation != self._generation:
                 self._groups = groups(self._logdir.runs(), self._config)
                 self._generation = generation

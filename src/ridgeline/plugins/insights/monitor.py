@@ -13,13 +13,12 @@ import threading
 from dataclasses import dataclass
 
 from ridgeline.analysis.anomaly import Alert, AlertConfig, SeriesDetector, stalled_alerts
-from ridgeline.api import LogDir
-from ridgeline.store.series import ScalarSeries
+from ridgeline.store.logdir import LogDir
 
 
 @dataclass
 class _Watched:
-    series: ScalarSeries  # the store's object: a different one (the run was re-read) restarts the detector
+    epoch: int  # the run's reading: a new one (the run was re-read from scratch) restarts the detector
     consumed: int
     detector: SeriesDetector
 
@@ -39,35 +38,31 @@ class AlertMonitor:
         """Feed the points ingest added since the last call (nothing to do when the store's generation did not
         move); returns the new alerts, which are also appended to :meth:`alerts`."""
         with self._lock:
-            store = self.logdir.ingestor.store
-            generation = store.generation  # read first: a pass ending meanwhile is seen next time
+            generation = self.logdir.generation  # read first: a pass ending meanwhile is seen next time
             if generation == self._generation:
                 return []
             self._generation = generation
             new: list[Alert] = []
             seen: set[tuple[str, str]] = set()
             for run in self.logdir.runs():
-                data = store.runs.get(run)
-                if data is None:  # vanished meanwhile
-                    continue
                 try:
                     tags = self.logdir.tags(run).get("scalars", [])
-                except KeyError:
+                except KeyError:  # vanished meanwhile
                     continue
                 detectors = []
                 for tag in tags:
-                    series = data.scalars.get(tag)
-                    if series is None:
+                    try:
+                        version = self.logdir.version(run, "scalars", tag)
+                        points = self.logdir.scalars(run, tag, all_points=True)  # file order, as logged
+                    except KeyError:
                         continue
                     seen.add((run, tag))
-                    watched = self._watch(run, tag, series)
-                    snapshot = series.snapshot()
-                    if len(snapshot) > watched.consumed:
-                        part = slice(watched.consumed, len(snapshot))
-                        new.extend(
-                            watched.detector.update(snapshot.step[part], snapshot.wall_time[part], snapshot.value[part])
-                        )
-                        watched.consumed = len(snapshot)
+                    watched = self._watch(run, tag, version.epoch, len(points))
+                    if len(points) > watched.consumed:
+                        part = slice(watched.consumed, len(points))
+                        update = watched.detector.update
+                        new.extend(update(points.step[part], points.wall_time[part], points.value[part]))
+                        watched.consumed = len(points)
                     detectors.append(watched.detector)
                 new.extend(stalled_alerts(detectors))
             for key in set(self._watched) - seen:  # runs or tags that disappeared
@@ -76,11 +71,11 @@ class AlertMonitor:
             self._alerts.extend(new)
             return new
 
-    def _watch(self, run: str, tag: str, series: ScalarSeries) -> _Watched:
+    def _watch(self, run: str, tag: str, epoch: int, length: int) -> _Watched:
         watched = self._watched.get((run, tag))
-        if watched is None or watched.series is not series or len(series) < watched.consumed:
+        if watched is None or watched.epoch != epoch or length < watched.consumed:
             detector = SeriesDetector(self.config.params_for(tag), run=run, tag=tag)
-            watched = self._watched[(run, tag)] = _Watched(series, 0, detector)
+            watched = self._watched[(run, tag)] = _Watched(epoch, 0, detector)
         return watched
 
     def alerts(
@@ -96,7 +91,7 @@ class AlertMonitor:
         with self._lock:
             cursor = len(self._alerts)
             start = since if 0 <= since <= cursor else 0
-            present = set(self.logdir.ingestor.store.runs)
+            present = set(self.logdir.runs())
             found = [alert for alert in self._alerts[start:] if alert.run in present]
         if run_pattern is not None:
             found = [alert for alert in found if run_pattern.search(alert.run)]

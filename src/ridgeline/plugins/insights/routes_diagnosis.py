@@ -8,9 +8,9 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
 
-from ridgeline.api import LogDir
 from ridgeline.plugins.insights.diagnosis_reader import DiagnosisCache
 from ridgeline.server.responses import ApiError, OrjsonResponse
+from ridgeline.store.logdir import LogDir
 
 router = APIRouter()
 

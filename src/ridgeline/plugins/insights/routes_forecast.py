@@ -11,8 +11,8 @@ from fastapi import APIRouter, Query, Request
 
 from ridgeline.analysis.forecast import ForecastError, forecast
 from ridgeline.analysis.phases import progress_of, segment
-from ridgeline.api import LogDir
 from ridgeline.server.responses import ApiError, OrjsonResponse, missing_as_404
+from ridgeline.store.logdir import LogDir
 
 router = APIRouter()
 CACHE_ENTRIES = 512

@@ -7,9 +7,9 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
 
-from ridgeline.api import LogDir
 from ridgeline.plugins.pr_curves.values import pr_entries
 from ridgeline.server.responses import OrjsonResponse, missing_as_404
+from ridgeline.store.logdir import LogDir
 
 router = APIRouter()
 

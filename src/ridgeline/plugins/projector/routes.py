@@ -11,10 +11,10 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 
-from ridgeline.api import LogDir
 from ridgeline.ingest.projector import EmbeddingRef, ProjectorError
 from ridgeline.server.responses import OrjsonResponse
 from ridgeline.server.routes import RunRegex, compile_regex
+from ridgeline.store.logdir import LogDir
 
 router = APIRouter()
 

@@ -19,10 +19,11 @@ from fastapi import APIRouter, Body, Query, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
-from ridgeline.api import LogDir, Scalars
 from ridgeline.plugins.scalars import binary
 from ridgeline.plugins.scalars.series import Window, series_payload
 from ridgeline.server.responses import OrjsonResponse, missing_as_404
+from ridgeline.store.logdir import LogDir
+from ridgeline.store.provider import Scalars
 
 router = APIRouter()
 

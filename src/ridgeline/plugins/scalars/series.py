@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ridgeline.analysis.downsample import reduce_series
-from ridgeline.api import Scalars
+from ridgeline.store.provider import Scalars
 
 
 @dataclass(frozen=True, slots=True)
