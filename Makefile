@@ -70,8 +70,8 @@ test: $(VENV)/.test-deps $(VENV)/.browser-deps build-web
 	$(BIN)/python -m pytest -n 2 $(PYTEST_ARGS)
 
 lint: $(VENV)/.test-deps
-	$(BIN)/ruff check src tests bench
-	$(BIN)/ruff format --check src tests bench
+	$(BIN)/ruff check src tests bench examples
+	$(BIN)/ruff format --check src tests bench examples
 	$(BIN)/mypy
 
 bench: $(VENV)/.test-deps

@@ -27,7 +27,7 @@ import numpy as np
 import ridgeline
 from ridgeline.analysis.diagnosis import KINDS, Series, diagnose
 from ridgeline.fixtures_problems import write_problem_runs
-from ridgeline.plugins.insights.diagnosis_reader import diagnose_logdir
+from ridgeline.services.diagnosis import diagnose_logdir
 
 RUNS = 100
 

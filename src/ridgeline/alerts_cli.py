@@ -25,7 +25,7 @@ from ridgeline.cli_support import LateProgress, regex_option
 
 if TYPE_CHECKING:
     from ridgeline.analysis.anomaly import Alert
-    from ridgeline.plugins.insights.monitor import AlertMonitor
+    from ridgeline.services.alerts import AlertMonitor
     from ridgeline.store.logdir import LogDir
 
 JSON_FIELDS = ("run", "tag", "step", "kind", "value", "expected_low", "expected_high")
@@ -131,7 +131,7 @@ def alerts(
     """
     import ridgeline
     from ridgeline.analysis.anomaly import AlertConfig
-    from ridgeline.plugins.insights.monitor import AlertMonitor
+    from ridgeline.services.alerts import AlertMonitor
 
     run_pattern = regex_option(run_regex, "--run")
     tag_pattern = regex_option(tag_regex, "--tag")

@@ -276,9 +276,9 @@ def serve(
             f"{problems[0].path} at byte {problems[0].offset}: {problems[0].reason})"
         )
     interval = reload_interval if reload_interval > 0 else None
-    app = create_app(opened, reload_interval=interval, token=token or None, logdir_label=logdir)
-    for name, value in insight_settings.items():  # read by the insights plugin's routes
-        setattr(app.state, name, value)
+    app = create_app(
+        opened, reload_interval=interval, token=token or None, logdir_label=logdir, settings=insight_settings
+    )
     if get_path is not None:
         headers = {"authorization": f"Bearer {token}"} if token else {}
         status, body = request_in_process(app, get_path, headers)

@@ -91,7 +91,7 @@ def diagnose(
     import ridgeline
     from ridgeline.analysis.diagnosis import DiagnosisConfig
     from ridgeline.cli_support import LateProgress, regex_option
-    from ridgeline.plugins.insights.diagnosis_reader import diagnose_logdir
+    from ridgeline.services.diagnosis import diagnose_logdir
     from ridgeline.settings_files import read_table
 
     config = DiagnosisConfig()

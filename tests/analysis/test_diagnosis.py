@@ -16,7 +16,7 @@ from ridgeline.analysis.diagnosis import (
     rolling_median,
     summarise_histogram,
 )
-from ridgeline.plugins.insights.diagnosis_reader import Group, groups
+from ridgeline.services.diagnosis import Group, groups
 
 STEPS = np.arange(0, 3000, 10)
 T = STEPS / STEPS[-1]

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 
 import ridgeline
-from ridgeline.plugins.insights.diagnosis_reader import DiagnosisCache
+from ridgeline.services.diagnosis import DiagnosisCache
 
 STEPS = np.arange(0, 3000, 10)
 T = STEPS / STEPS[-1]

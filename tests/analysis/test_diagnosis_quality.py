@@ -17,7 +17,7 @@ import pytest
 import ridgeline
 from ridgeline.analysis.diagnosis import KINDS, Finding
 from ridgeline.fixtures_problems import write_problem_runs, write_torch_overfitting, write_torch_runs
-from ridgeline.plugins.insights.diagnosis_reader import diagnose_logdir
+from ridgeline.services.diagnosis import diagnose_logdir
 
 SEEDS = (40, 41, 42)
 

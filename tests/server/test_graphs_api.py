@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterator
 
 import httpx
@@ -221,11 +220,9 @@ def test_function_graphs_are_merged(graphs_server: Served) -> None:
 
 
 def test_big_graph(graphs_server: Served) -> None:
-    started = time.monotonic()
-    graph = get(graphs_server, run="big").json()
+    graph = get(graphs_server, run="big").json()  # how fast it answers is for bench/, not a test
     assert len(graph["nodes"]) == 4001 and len(graph["edges"]) == 4000
     assert len(graph["scopes"]) == 401
-    assert time.monotonic() - started < 30  # generous: the point is it answers, not how fast (see bench/)
 
 
 def test_errors(graphs_server: Served) -> None:

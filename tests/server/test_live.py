@@ -17,16 +17,16 @@ from tests.server.conftest import in_thread, wall, write_ridgeline_run
 INTERVAL = 0.2
 
 
-def wait_for(condition: Callable[[], bool], timeout: float) -> float:
-    """Seconds until ``condition()`` held (polling every 10 ms); fails after ``timeout``."""
-    started = time.monotonic()
+def wait_for(condition: Callable[[], bool], timeout: float = 60) -> None:
+    """Waits until ``condition()`` holds (polling every 10 ms); fails after ``timeout``, generous because a busy
+    machine is slow (how fast a point appears is measured in bench/, never asserted here)."""
+    deadline = time.monotonic() + timeout
     while not condition():
-        assert time.monotonic() - started < timeout, "condition not met in time"
+        assert time.monotonic() < deadline, "condition not met in time"
         time.sleep(0.01)
-    return time.monotonic() - started
 
 
-def test_a_flushed_value_appears_through_since_step_within_two_intervals(tmp_path: Path) -> None:
+def test_a_flushed_value_appears_through_since_step(tmp_path: Path) -> None:
     writer = ridgeline.SummaryWriter(str(tmp_path / "live"))
     for step in range(10):
         writer.add_scalar("loss", 1.0 / (step + 1), step, walltime=wall(step))
@@ -45,13 +45,12 @@ def test_a_flushed_value_appears_through_since_step_within_two_intervals(tmp_pat
             steps: list[int] = body["step"]
             return steps
 
-        elapsed = wait_for(lambda: new_points() == [10, 11], timeout=5)
-        assert elapsed < 2 * INTERVAL, f"the new points took {elapsed:.2f} s to appear"
+        wait_for(lambda: new_points() == [10, 11])
         later = client.get("/api/runs").json()
         assert later["generation"] > first["generation"]
         assert later["runs"][0]["last_step"] == 11
-        # Nothing new: the generation stands still.
-        time.sleep(2 * INTERVAL)
+        # Nothing new: a pass moves no generation.
+        app.state.logdir.reload()
         assert client.get("/api/runs").json()["generation"] == later["generation"]
     writer.close()
 
@@ -67,7 +66,7 @@ def test_a_run_deleted_while_served_goes_away_without_breaking_requests(tmp_path
 
         assert runs() == ["doomed", "keep"]
         shutil.rmtree(tmp_path / "doomed")
-        wait_for(lambda: runs() == ["keep"], timeout=5)
+        wait_for(lambda: runs() == ["keep"])
         response = client.get("/api/scalars", params={"run": "doomed", "tag": "loss"})
         assert response.status_code == 404 and "no run 'doomed'" in response.json()["error"]
         pairs = [{"run": "doomed", "tag": "loss"}, {"run": "keep", "tag": "loss"}]
@@ -84,11 +83,11 @@ def test_an_empty_log_directory_serves_no_runs(tmp_path: Path) -> None:
         assert client.get("/").status_code == 200
         # A run that appears later is found by the reload loop.
         write_ridgeline_run(tmp_path / "late", {"loss": [(3, 1.0)]})
-        wait_for(lambda: len(client.get("/api/runs").json()["runs"]) == 1, timeout=5)
+        wait_for(lambda: len(client.get("/api/runs").json()["runs"]) == 1)
         # The run can be listed by a pass that read only the writer's first record (the file is created before
         # the points are written); its points come at the latest with the next pass.
         late = {"run": "late", "tag": "loss"}
-        wait_for(lambda: client.get("/api/scalars", params=late).json().get("step") == [3], timeout=5)
+        wait_for(lambda: client.get("/api/scalars", params=late).json().get("step") == [3])
 
 
 def test_no_reload_interval_means_no_reload(tmp_path: Path) -> None:

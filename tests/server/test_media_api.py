@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from ridgeline.plugins.images.media import image_size
+from ridgeline.plugins.kit.media import image_size
 from tests.server.conftest import Served, serving_logdir
 from tests.server.media_logs import LABELS, RATE, STEPS, TF2_IMAGES, WALL, png, write_media_logs
 
@@ -190,8 +190,8 @@ def test_image_size_reads_headers(size: tuple[int, int], fmt: str) -> None:
 def test_listing_reads_each_record_once(tmp_path: Path) -> None:
     """Entry.describe remembers the summary: the second listing reads no file (the files can even be gone)."""
     import ridgeline
-    from ridgeline.plugins.images.media import describe_images
-    from ridgeline.plugins.images.media import listing as describe
+    from ridgeline.plugins.kit.media import describe_images
+    from ridgeline.plugins.kit.media import listing as describe
 
     root = write_media_logs(tmp_path)
     logdir = ridgeline.open(root, cache=False)

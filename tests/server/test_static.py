@@ -13,7 +13,6 @@ from fastapi import APIRouter
 
 import ridgeline
 from ridgeline.server import create_app
-from ridgeline.server.app import BUILTIN_PLUGINS
 from ridgeline.server.plugin_host import PluginHost
 from tests.server.conftest import in_thread, raw_get
 
@@ -98,6 +97,24 @@ def test_without_a_build_the_root_says_how_to_build_it(tmp_path: Path) -> None:
         assert client.get("/api/runs").status_code == 200
 
 
+# The built-in dashboards, in the order of the top bar (their entry points' ``order``).
+BUILTIN = [
+    "scalars",
+    "text",
+    "pr_curves",
+    "images",
+    "audio",
+    "histograms",
+    "distributions",
+    "custom_scalars",
+    "hparams",
+    "projector",
+    "graphs",
+    "insights",
+    "search",
+]
+
+
 @dataclass
 class Other:
     name: str
@@ -114,7 +131,7 @@ def test_third_party_plugins_are_served_under_their_prefix(tmp_path: Path) -> No
     app = create_app(ridgeline.open(tmp_path, cache=False), plugins=[Other("greeter", router)])
     with in_thread(app) as client:
         assert client.get("/api/plugins/greeter/hello").json() == {"hello": "world"}
-        assert client.get("/api/plugins").json() == {"plugins": [*(p.name for p in BUILTIN_PLUGINS), "greeter"]}
+        assert client.get("/api/plugins").json() == {"plugins": [*BUILTIN, "greeter"]}
 
 
 def test_plugin_names_are_checked(tmp_path: Path) -> None:

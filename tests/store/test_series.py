@@ -89,10 +89,8 @@ def test_a_million_points_in_chunks_fit_well_under_64_mb() -> None:
     tracemalloc.start()
     try:
         series = ScalarSeries()
-        started = time.perf_counter()
         for i in range(0, n, chunk):
             series.append(step[i : i + chunk], wall_time[i : i + chunk], value[i : i + chunk])
-        elapsed = time.perf_counter() - started
         held, peak = tracemalloc.get_traced_memory()
         series.compact()
         compacted, _ = tracemalloc.get_traced_memory()
@@ -103,7 +101,6 @@ def test_a_million_points_in_chunks_fit_well_under_64_mb() -> None:
     assert held < 40e6  # 24 MB of points and under 50% slack
     assert peak < 48e6  # growing copies one column at a time
     assert compacted < 25e6
-    assert elapsed < 2.0  # measured ~20-120 ms; generous for loaded CI machines
     np.testing.assert_array_equal(series.snapshot().value, value)
 
 

@@ -1,21 +1,2 @@
-"""Dashboards: one folder per plugin, registered with ``ridgeline.server.plugin_host`` like third-party ones."""
-
-from __future__ import annotations
-
-from dataclasses import dataclass
-
-from fastapi import APIRouter
-
-
-@dataclass(frozen=True)
-class BuiltinPlugin:
-    """A built-in dashboard's plugin object: its name (as the web half's ``Dashboard.name``) and its routes,
-    mounted under ``prefix`` (built-ins claim ``/api``; third-party plugins are served under
-    ``/api/plugins/<name>/``)."""
-
-    name: str
-    router: APIRouter
-    prefix: str = "/api"
-
-
-__all__ = ["BuiltinPlugin"]
+"""Dashboards: one folder per plugin (its Python half, and its TypeScript half in ``web/``), registered through the
+``ridgeline.plugins`` entry-point group like a third-party plugin (docs/plugins.md). ``kit`` is what they share."""

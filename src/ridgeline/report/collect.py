@@ -1,7 +1,7 @@
 """What a training report holds, gathered from a log directory: each run's environment and hyperparameters, the
 key scalar series (losses, accuracies) with their phases and forecasts, the alerts and the diagnosis.
 
-The alerts (``ridgeline.plugins.insights.monitor``) and the diagnosis (``...insights.diagnosis_reader``) are
+The alerts (``ridgeline.services.alerts``) and the diagnosis (``...insights.diagnosis_reader``) are
 read when those modules are installed; a report without them says so instead of failing.
 """
 
@@ -108,7 +108,7 @@ def _hparams(logdir: LogDir, run: str) -> dict[str, Any]:
 
 def _alerts(logdir: LogDir, runs: list[str]) -> tuple[list[dict[str, Any]] | None, int]:
     try:
-        from ridgeline.plugins.insights.monitor import AlertMonitor
+        from ridgeline.services.alerts import AlertMonitor
     except ImportError:
         return None, 0
     monitor = AlertMonitor(logdir)
@@ -120,7 +120,7 @@ def _alerts(logdir: LogDir, runs: list[str]) -> tuple[list[dict[str, Any]] | Non
 
 def _findings(logdir: LogDir, runs: list[str]) -> list[dict[str, Any]] | None:
     try:
-        from ridgeline.plugins.insights.diagnosis_reader import diagnose_logdir
+        from ridgeline.services.diagnosis import diagnose_logdir
     except ImportError:
         return None
     wanted = set(runs)

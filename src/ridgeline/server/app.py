@@ -7,7 +7,7 @@ the parameter).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Iterable, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -16,43 +16,18 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 
 from ridgeline._version import __version__
-from ridgeline.plugins.audio import plugin as audio_plugin
-from ridgeline.plugins.custom_scalars import plugin as custom_scalars_plugin
-from ridgeline.plugins.distributions import plugin as distributions_plugin
-from ridgeline.plugins.graphs import plugin as graphs_plugin
-from ridgeline.plugins.histograms import plugin as histograms_plugin
-from ridgeline.plugins.hparams import plugin as hparams_plugin
-from ridgeline.plugins.images import plugin as images_plugin
-from ridgeline.plugins.insights import plugin as insights_plugin
-from ridgeline.plugins.pr_curves import plugin as pr_curves_plugin
-from ridgeline.plugins.projector import plugin as projector_plugin
-from ridgeline.plugins.scalars import plugin as scalars_plugin
-from ridgeline.plugins.search import plugin as search_plugin
-from ridgeline.plugins.text import plugin as text_plugin
+from ridgeline.plugins.kit import ApiError, OrjsonResponse, Plugin, error
 from ridgeline.server.auth import TokenAuth
 from ridgeline.server.openapi import use_error_responses
-from ridgeline.server.plugin_host import Plugin, PluginHost
-from ridgeline.server.responses import ApiError, OrjsonResponse, error
-from ridgeline.server.routes import RunIndex
+from ridgeline.server.plugin_host import PluginHost, discover
 from ridgeline.server.routes import router as core_router
 from ridgeline.server.static import mount_static
+from ridgeline.services.runs import RunIndex
 from ridgeline.store.logdir import LogDir
 
-BUILTIN_PLUGINS: tuple[Plugin, ...] = (
-    scalars_plugin,
-    text_plugin,
-    pr_curves_plugin,
-    images_plugin,
-    audio_plugin,
-    histograms_plugin,
-    distributions_plugin,
-    custom_scalars_plugin,
-    hparams_plugin,
-    projector_plugin,
-    graphs_plugin,
-    insights_plugin,
-    search_plugin,
-)
+# What plugins read with ridgeline.plugins.kit.setting when the caller does not say (ridgeline.settings documents
+# the ones the command line sets).
+DEFAULT_SETTINGS: dict[str, Any] = {"alert_config": None, "diagnosis_config": None}
 
 
 def create_app(
@@ -63,15 +38,19 @@ def create_app(
     token: str | None = None,
     static_dir: Path | None = None,
     logdir_label: str | None = None,
+    settings: Mapping[str, Any] | None = None,
 ) -> FastAPI:
     """The app serving ``logdir``; with ``reload_interval`` (seconds) the log directory is re-read in the
     background while the app runs (started and stopped by the app's lifespan). ``plugins`` are registered
-    after the built-in ones; an invalid or duplicate name raises ValueError here. With ``token`` every request
-    must carry it (see :mod:`ridgeline.server.auth`). ``static_dir`` replaces the built UI folder (tests);
-    ``logdir_label`` is what ``/api/runs`` reports as ``logdir`` (default: the log directories' paths)."""
+    after the ones installed (entry points of the ``ridgeline.plugins`` group, the built-ins among them); an
+    invalid or duplicate name raises ValueError here. ``settings`` (name -> value) are what plugins read with
+    ``ridgeline.plugins.kit.setting``: ``alert_config`` and ``diagnosis_config`` (None: the defaults). With
+    ``token`` every request must carry it (see :mod:`ridgeline.server.auth`). ``static_dir`` replaces the built
+    UI folder (tests); ``logdir_label`` is what ``/api/runs`` reports as ``logdir`` (default: the log
+    directories' paths)."""
     if reload_interval is not None and not reload_interval > 0:
         raise ValueError(f"reload_interval must be positive, got {reload_interval}")
-    host = PluginHost([*BUILTIN_PLUGINS, *plugins])
+    host = PluginHost([*discover(), *plugins])
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -95,7 +74,8 @@ def create_app(
     )
     app.state.logdir = logdir
     app.state.plugins = host
-    app.state.run_index = RunIndex(logdir)
+    app.state.settings = {**DEFAULT_SETTINGS, **(settings or {})}
+    app.state.services = {"run_index": RunIndex(logdir)}  # per-app objects (ridgeline.plugins.kit.app_service)
     app.state.reload_interval = reload_interval
     app.state.logdir_label = logdir_label if logdir_label is not None else logdir.label
 

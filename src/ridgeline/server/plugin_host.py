@@ -1,30 +1,61 @@
-"""The plugin registry: built-in dashboards register exactly like third-party ones.
+"""The plugin registry: built-in dashboards register exactly like third-party ones, through entry points.
 
-A plugin is any object with a ``name`` (``^[a-z][a-z0-9_]*$``) and a ``router`` (a ``fastapi.APIRouter``);
-its routes are served under ``/api/plugins/<name>/``, or under its ``prefix`` attribute when it has one (the
-built-in scalars plugin answers the documented ``/api/scalars*``). Invalid and duplicate names are rejected when the app
-is created (``ValueError``), never silently shadowed.
+A plugin is any object with a ``name`` (``^[a-z][a-z0-9_]*$``) and a ``router`` (a ``fastapi.APIRouter``) — see
+:mod:`ridgeline.plugins.kit.plugin`. :func:`discover` loads every entry point of the ``ridgeline.plugins`` group
+(ridgeline's own dashboards are declared there in its pyproject.toml, a third-party package declares its own);
+routes are served under ``/api/plugins/<name>/``, or under the plugin's ``prefix`` when it has one. Invalid and
+duplicate names are rejected when the app is created (``ValueError``), never silently shadowed.
 """
 
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Iterable, Iterator
-from typing import Protocol, runtime_checkable
+from importlib.metadata import EntryPoint, entry_points
 
 from fastapi import APIRouter, FastAPI
 
+from ridgeline.plugins.kit.plugin import DEFAULT_ORDER, Plugin
+
+GROUP = "ridgeline.plugins"
 PLUGIN_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 PREFIX = "/api/plugins"
+_BUILTIN_MODULE = "ridgeline.plugins."
+NOT_INSTALLED = (
+    "ridgeline's dashboards are registered as entry points of its installed package, and none were found: "
+    "reinstall it (pip install -e . in a checkout, or pip install ridgeline)"
+)
 
 
-@runtime_checkable
-class Plugin(Protocol):
-    @property
-    def name(self) -> str: ...
+def discover() -> list[Plugin]:
+    """Every plugin of the ``ridgeline.plugins`` entry-point group, in ``order`` (then name).
 
-    @property
-    def router(self) -> APIRouter: ...
+    A built-in that fails to load is an error (the installation is broken); a third-party one is reported on
+    stderr and left out, so one broken package does not take the server down."""
+    points = list(_unique(entry_points(group=GROUP)))
+    if not any(point.value.startswith(_BUILTIN_MODULE) for point in points):
+        raise RuntimeError(NOT_INSTALLED)
+    found: list[Plugin] = []
+    for point in points:
+        try:
+            found.append(point.load())
+        except Exception as error:
+            if point.value.startswith(_BUILTIN_MODULE):
+                raise
+            print(
+                f"ridgeline: plugin {point.name!r} ({point.value}) failed to load, left out: {error!r}", file=sys.stderr
+            )
+    return sorted(found, key=lambda plugin: (getattr(plugin, "order", DEFAULT_ORDER), getattr(plugin, "name", "")))
+
+
+def _unique(points: Iterable[EntryPoint]) -> Iterator[EntryPoint]:
+    """One entry point per (name, value): an editable install can list a distribution twice."""
+    seen: set[tuple[str, str]] = set()
+    for point in points:
+        if (point.name, point.value) not in seen:
+            seen.add((point.name, point.value))
+            yield point
 
 
 class PluginHost:

@@ -7,71 +7,14 @@
 from __future__ import annotations
 
 import re
-import threading
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Request
 
-from ridgeline.server.responses import ApiError, OrjsonResponse
-from ridgeline.store.logdir import LogDir, user_tags
+from ridgeline.plugins.kit import ApiError, OrjsonResponse, RunRegex, TagRegex, compile_regex, logdir_of
+from ridgeline.services.runs import RunIndex
 
 router = APIRouter()
-
-# A run with a session start is a trial of the hparams dashboard: /api/runs lists it under the kind "hparams".
-HPARAMS_START_TAG = "_hparams_/session_start_info"
-
-RunRegex = Annotated[str | None, Query(description="only runs whose name matches this regular expression (search)")]
-TagRegex = Annotated[str | None, Query(description="only tags that match this regular expression (search)")]
-
-
-class RunIndex:
-    """Every run with its tags per kind and its last step and wall time, rebuilt when the store changed."""
-
-    def __init__(self, logdir: LogDir) -> None:
-        self._logdir = logdir
-        self._lock = threading.Lock()
-        self._generation = -1
-        self._runs: list[dict[str, Any]] = []
-
-    def current(self) -> tuple[int, list[dict[str, Any]]]:
-        with self._lock:
-            generation = self._logdir.generation  # read before building: a pass that ends meanwhile forces a rebuild
-            if generation != self._generation:
-                self._runs = [self._describe(run) for run in self._logdir.runs()]
-                self._generation = generation
-            return generation, self._runs
-
-    def _describe(self, run: str) -> dict[str, Any]:
-        try:
-            info = self._logdir.run_info(run)
-        except KeyError:  # vanished between listing and reading
-            return {"run": run, "tags": {}, "last_step": None, "last_wall_time": None, "annotations": 0}
-        tags = user_tags(info)
-        if HPARAMS_START_TAG in info.tags.get("hparams", ()):  # hidden from tags() as bookkeeping; the tab needs it
-            tags = {**tags, "hparams": [HPARAMS_START_TAG]}
-        graph_tags = list(info.tags.get("graphs", ()))  # __graph__ is hidden from tags(); the graphs tab needs it
-        if graph_tags:
-            tags = {**tags, "graphs": graph_tags}
-        return {
-            "run": run,
-            "tags": tags,
-            "last_step": info.last_step,
-            "last_wall_time": info.last_wall_time,
-            # How many annotations the run has: a page asks GET /api/annotations only for runs that have some
-            # (with 100 runs, 100 requests queued ahead of the series made the first chart wait).
-            "annotations": info.annotations,
-        }
-
-
-def compile_regex(pattern: str | None, parameter: str) -> re.Pattern[str] | None:
-    """The compiled pattern (None when absent or empty); an invalid one is a 400 naming the parameter."""
-    if not pattern:
-        return None
-    try:
-        return re.compile(pattern)
-    except re.error as error:
-        message = f"query parameter {parameter!r}: {pattern!r} is not a valid regular expression: {error}"
-        raise ApiError(400, message) from None
 
 
 @router.get("/runs")
@@ -82,7 +25,7 @@ async def runs(request: Request, run_regex: RunRegex = None, tag_regex: TagRegex
     matching tags (runs stay listed, possibly with no tags)."""
     run_pattern = compile_regex(run_regex, "run_regex")
     tag_pattern = compile_regex(tag_regex, "tag_regex")
-    index: RunIndex = request.app.state.run_index
+    index: RunIndex = request.app.state.services["run_index"]
     generation, listing = index.current()
     if run_pattern is not None:
         listing = [item for item in listing if run_pattern.search(item["run"])]
@@ -106,7 +49,7 @@ def _filter_tags(tags: dict[str, list[str]], pattern: re.Pattern[str]) -> dict[s
 @router.get("/annotations")
 def run_annotations(request: Request, run: str) -> OrjsonResponse:
     """``{"annotations": [{"step", "wall_time", "text"}]}``: what ``SummaryWriter.add_annotation`` recorded."""
-    logdir: LogDir = request.app.state.logdir
+    logdir = logdir_of(request)
     try:
         found = logdir.annotations_with_time(run)
     except KeyError as missing:
@@ -120,7 +63,7 @@ def run_annotations(request: Request, run: str) -> OrjsonResponse:
 def hparams(request: Request) -> OrjsonResponse:
     """``{"runs": {run: {name: value}}}``: each run's hyperparameters as written (number, string or bool); runs
     without any are left out."""
-    logdir: LogDir = request.app.state.logdir
+    logdir = logdir_of(request)
     found: dict[str, Any] = {}
     for run in logdir.runs():
         try:

@@ -16,7 +16,7 @@ from pathlib import Path
 from fastapi import FastAPI
 from starlette.responses import FileResponse, HTMLResponse, Response
 
-from ridgeline.server.responses import error
+from ridgeline.plugins.kit.responses import error
 
 STATIC_DIR = Path(__file__).resolve().parent.parent / "_static"
 IMMUTABLE = "public, max-age=31536000, immutable"

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ridgeline.plugins import BuiltinPlugin
 from ridgeline.plugins.audio.routes import router
+from ridgeline.plugins.kit import BuiltinPlugin
 
-plugin = BuiltinPlugin(name="audio", router=router)
+plugin = BuiltinPlugin(name="audio", router=router, order=50)
 
 __all__ = ["plugin"]

@@ -6,16 +6,15 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from ridgeline.plugins.images import media
-from ridgeline.plugins.images.routes import Index, Key, Step
-from ridgeline.server.responses import OrjsonResponse
+from ridgeline.plugins.kit import OrjsonResponse, logdir_of, media
+from ridgeline.plugins.kit.media import Index, Key, Step
 from ridgeline.store.logdir import LogDir
 
 router = APIRouter()
 
 
 def _logdir(request: Request) -> LogDir:
-    logdir: LogDir = request.app.state.logdir
+    logdir = logdir_of(request)
     return logdir
 
 

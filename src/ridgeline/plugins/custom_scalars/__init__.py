@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-from ridgeline.plugins import BuiltinPlugin
 from ridgeline.plugins.custom_scalars.routes import router
+from ridgeline.plugins.kit import BuiltinPlugin
 
-plugin = BuiltinPlugin(name="custom_scalars", router=router)
+plugin = BuiltinPlugin(name="custom_scalars", router=router, order=80)
 
 __all__ = ["plugin"]

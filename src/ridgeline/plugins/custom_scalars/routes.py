@@ -12,9 +12,7 @@ from fastapi import APIRouter, Query, Request
 
 from ridgeline.ingest.values import CustomScalarsLayout
 from ridgeline.plugins.custom_scalars.layout import merge_layouts, resolve_tags, run_tags
-from ridgeline.server.responses import ApiError, OrjsonResponse
-from ridgeline.server.routes import compile_regex
-from ridgeline.store.logdir import LogDir
+from ridgeline.plugins.kit import ApiError, OrjsonResponse, compile_regex, logdir_of
 
 router = APIRouter()
 
@@ -37,7 +35,7 @@ def custom_scalars(request: Request, run: Runs = None, run_regex: RunRegex = Non
     ``{"title", "kind": "empty"}``. A layout that cannot be decoded is listed in ``problems`` and left out.
     No run has a layout: ``runs`` and ``categories`` are empty (not an error).
     """
-    logdir: LogDir = request.app.state.logdir
+    logdir = logdir_of(request)
     pattern = compile_regex(run_regex, "run_regex")
     known = logdir.runs()
     if run:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ridgeline.plugins import BuiltinPlugin
 from ridgeline.plugins.distributions.routes import router
+from ridgeline.plugins.kit import BuiltinPlugin
 
-plugin = BuiltinPlugin(name="distributions", router=router)
+plugin = BuiltinPlugin(name="distributions", router=router, order=70)
 
 __all__ = ["plugin"]

@@ -8,10 +8,10 @@ from typing import Annotated, Any
 import numpy as np
 from fastapi import APIRouter, Query, Request
 
+from ridgeline.analysis.histograms import sample
 from ridgeline.analysis.percentiles import BASIS_POINTS, compress_histograms, pad_buckets
-from ridgeline.plugins.histograms.reading import decode, entries, sample
-from ridgeline.server.responses import OrjsonResponse
-from ridgeline.store.logdir import LogDir
+from ridgeline.plugins.kit import OrjsonResponse, logdir_of, missing_as_404
+from ridgeline.services.histograms import decode, entries
 
 router = APIRouter()
 
@@ -31,8 +31,9 @@ def distributions(request: Request, run: str, tag: str, max_steps: MaxSteps = No
     count) is ``null`` there and listed in ``empty_steps``. Steps whose value cannot be decoded are left out
     and listed in ``errors`` as ``{"step", "error"}``.
     """
-    logdir: LogDir = request.app.state.logdir
-    found = entries(logdir, run, tag)
+    logdir = logdir_of(request)
+    with missing_as_404(f"no histograms {run!r} / {tag!r}"):
+        found = entries(logdir, run, tag)
     chosen = [found[i] for i in sample(len(found), max_steps).tolist()]
     decoded = [decode(e) for e in chosen]
     good = [d for d in decoded if d.histogram is not None]

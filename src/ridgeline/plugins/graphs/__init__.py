@@ -3,9 +3,9 @@ that collapse and expand, full node names and tensor shapes on the edges. Its ro
 
 from __future__ import annotations
 
-from ridgeline.plugins import BuiltinPlugin
 from ridgeline.plugins.graphs.routes import router
+from ridgeline.plugins.kit import BuiltinPlugin
 
-plugin = BuiltinPlugin(name="graphs", router=router)
+plugin = BuiltinPlugin(name="graphs", router=router, order=110)
 
 __all__ = ["plugin"]

@@ -15,8 +15,7 @@ from starlette.responses import Response
 from ridgeline.ingest.decode import GRAPH_TAG
 from ridgeline.ingest.values import DecodeError
 from ridgeline.plugins.graphs.model import build
-from ridgeline.server.responses import ApiError, missing_as_404
-from ridgeline.store.logdir import LogDir
+from ridgeline.plugins.kit import ApiError, logdir_of, missing_as_404
 
 router = APIRouter()
 
@@ -78,7 +77,7 @@ def graphs(request: Request, run: str, tag: GraphTag = None) -> Response:
     ``format`` is graph_def, meta_graph_def, run_metadata(_graph) (its function graphs, merged) or keras_model.
     A record that cannot be read answers 422 with the reason.
     """
-    logdir: LogDir = request.app.state.logdir
+    logdir = logdir_of(request)
     with missing_as_404(f"no run {run!r}"):
         tags = logdir.graph_tags(run)
     if not tags:

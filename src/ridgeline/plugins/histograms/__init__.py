@@ -4,9 +4,9 @@
 
 from __future__ import annotations
 
-from ridgeline.plugins import BuiltinPlugin
 from ridgeline.plugins.histograms.routes import router
+from ridgeline.plugins.kit import BuiltinPlugin
 
-plugin = BuiltinPlugin(name="histograms", router=router)
+plugin = BuiltinPlugin(name="histograms", router=router, order=60)
 
 __all__ = ["plugin"]

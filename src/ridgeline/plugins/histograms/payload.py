@@ -6,8 +6,9 @@ from typing import Any
 
 import numpy as np
 
-from ridgeline.plugins.histograms.reading import decode, finite_range, rebin, sample
-from ridgeline.server.responses import ApiError
+from ridgeline.analysis.histograms import finite_range, rebin, sample
+from ridgeline.plugins.kit import ApiError
+from ridgeline.services.histograms import decode
 from ridgeline.store.logdir import Entry
 
 

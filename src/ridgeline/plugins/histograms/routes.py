@@ -7,9 +7,8 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request
 
 from ridgeline.plugins.histograms.payload import histograms_payload
-from ridgeline.plugins.histograms.reading import entries
-from ridgeline.server.responses import ApiError, OrjsonResponse
-from ridgeline.store.logdir import LogDir
+from ridgeline.plugins.kit import ApiError, OrjsonResponse, logdir_of, missing_as_404
+from ridgeline.services.histograms import entries
 
 router = APIRouter()
 
@@ -49,8 +48,9 @@ def histograms(
         if not range_max > range_min:
             raise ApiError(400, "range_max must be greater than range_min")
         value_range = (range_min, range_max)
-    logdir: LogDir = request.app.state.logdir
-    found = entries(logdir, run, tag)
+    logdir = logdir_of(request)
+    with missing_as_404(f"no histograms {run!r} / {tag!r}"):
+        found = entries(logdir, run, tag)
     return OrjsonResponse(
         {
             "run": run,

@@ -3,9 +3,9 @@ hyperparameters, used by the scalars dashboard too) is one of the server's own r
 
 from __future__ import annotations
 
-from ridgeline.plugins import BuiltinPlugin
 from ridgeline.plugins.hparams.routes import router
+from ridgeline.plugins.kit import BuiltinPlugin
 
-plugin = BuiltinPlugin(name="hparams", router=router)
+plugin = BuiltinPlugin(name="hparams", router=router, order=90)
 
 __all__ = ["plugin"]

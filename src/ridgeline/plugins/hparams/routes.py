@@ -13,8 +13,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request
 
 from ridgeline.plugins.hparams.table import build_table
-from ridgeline.server.responses import OrjsonResponse
-from ridgeline.server.routes import compile_regex
+from ridgeline.plugins.kit import OrjsonResponse, app_service, compile_regex, logdir_of
 from ridgeline.store.logdir import LogDir
 
 router = APIRouter()
@@ -42,15 +41,7 @@ class TableCache:
 
 
 def _cache(request: Request) -> TableCache:
-    state = request.app.state
-    with _CACHE_LOCK:
-        if not hasattr(state, "hparams_table"):
-            state.hparams_table = TableCache()
-    cache: TableCache = state.hparams_table
-    return cache
-
-
-_CACHE_LOCK = threading.Lock()
+    return app_service(request, "hparams_table", TableCache)
 
 
 @router.get("/hparams/table")
@@ -69,7 +60,7 @@ def hparams_table(request: Request, run_regex: RunRegex = None) -> OrjsonRespons
     every trial shares; ``best`` is the smallest value when ``goal`` is "min" (losses, errors), else the
     largest. A non-finite final value is the string "NaN", "Infinity" or "-Infinity"."""
     pattern = compile_regex(run_regex, "run_regex")
-    logdir: LogDir = request.app.state.logdir
+    logdir = logdir_of(request)
     table = _cache(request).current(logdir)
     if pattern is not None:
         table = {**table, "trials": [row for row in table["trials"] if pattern.search(row["run"])]}

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ridgeline.plugins import BuiltinPlugin
 from ridgeline.plugins.images.routes import router
+from ridgeline.plugins.kit import BuiltinPlugin
 
-plugin = BuiltinPlugin(name="images", router=router)
+plugin = BuiltinPlugin(name="images", router=router, order=40)
 
 __all__ = ["plugin"]

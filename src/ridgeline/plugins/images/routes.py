@@ -7,30 +7,18 @@ the event loop than a hop to the thread pool for each of the page's many small r
 
 from __future__ import annotations
 
-from typing import Annotated
-
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from ridgeline.plugins.images import media
-from ridgeline.server.responses import OrjsonResponse
+from ridgeline.plugins.kit import OrjsonResponse, logdir_of, media
+from ridgeline.plugins.kit.media import Index, Key, Step
 from ridgeline.store.logdir import LogDir
 
 router = APIRouter()
 
-Step = Annotated[int, Query(description="the step whose value to answer")]
-Index = Annotated[int, Query(ge=0, description="which image of the step's batch (0 for a single image)")]
-Key = Annotated[
-    str | None,
-    Query(
-        description="the step's `key` from the listing: when it names the current record the answer is cached "
-        "for good (Cache-Control: immutable), else it is revalidated with its ETag"
-    ),
-]
-
 
 def _logdir(request: Request) -> LogDir:
-    logdir: LogDir = request.app.state.logdir
+    logdir = logdir_of(request)
     return logdir
 
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from ridgeline.plugins import BuiltinPlugin
 from ridgeline.plugins.insights.routes_alerts import router as alerts_router
 from ridgeline.plugins.insights.routes_diagnosis import router as diagnosis_router
 from ridgeline.plugins.insights.routes_forecast import router as forecast_router
+from ridgeline.plugins.kit import BuiltinPlugin
 
 ROUTERS: tuple[APIRouter, ...] = (alerts_router, diagnosis_router, forecast_router)
 
@@ -19,6 +19,6 @@ router = APIRouter()
 for _feature in ROUTERS:
     router.include_router(_feature)
 
-plugin = BuiltinPlugin(name="insights", router=router)
+plugin = BuiltinPlugin(name="insights", router=router, order=120)
 
 __all__ = ["plugin", "router"]

@@ -1,20 +1,18 @@
 """``GET /api/alerts``: the anomaly alerts of every scalar series, streamed to pages through a cursor.
 
 The monitor lives on the app (one per server) and advances when the store's generation moved, i.e. only over
-the points ingest appended since the last request (see :mod:`ridgeline.plugins.insights.monitor`).
+the points ingest appended since the last request (see :mod:`ridgeline.services.alerts`).
 """
 
 from __future__ import annotations
 
-import threading
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
 
 from ridgeline.analysis.anomaly import AlertConfig
-from ridgeline.plugins.insights.monitor import AlertMonitor
-from ridgeline.server.responses import OrjsonResponse
-from ridgeline.server.routes import RunRegex, TagRegex, compile_regex
+from ridgeline.plugins.kit import OrjsonResponse, RunRegex, TagRegex, app_service, compile_regex, logdir_of, setting
+from ridgeline.services.alerts import AlertMonitor
 
 router = APIRouter()
 
@@ -23,18 +21,12 @@ Since = Annotated[
     Query(ge=0, description="the cursor of the previous answer: only alerts raised after it (0: all of them)"),
 ]
 
-_MONITOR_LOCK = threading.Lock()
-
 
 def alert_monitor(request: Request) -> AlertMonitor:
-    """The app's monitor, created at first use with ``app.state.alert_config`` when set (else the defaults),
-    and advanced over what ingest added since."""
-    state = request.app.state
-    with _MONITOR_LOCK:
-        if not hasattr(state, "alert_monitor"):
-            config: AlertConfig | None = getattr(state, "alert_config", None)
-            state.alert_monitor = AlertMonitor(state.logdir, config)
-    monitor: AlertMonitor = state.alert_monitor
+    """The app's monitor, created at first use with the ``alert_config`` setting (None: the defaults), and
+    advanced over what ingest added since."""
+    config: AlertConfig | None = setting(request, "alert_config")
+    monitor = app_service(request, "alert_monitor", lambda: AlertMonitor(logdir_of(request), config))
     monitor.advance()
     return monitor
 

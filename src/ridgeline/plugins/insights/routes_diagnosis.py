@@ -1,32 +1,24 @@
 """Thin route for the training diagnosis: ``GET /api/diagnosis[?run=R]``. The analysis is
-:mod:`ridgeline.analysis.diagnosis`; reading and caching per ingest generation is :mod:`.diagnosis_reader`."""
+:mod:`ridgeline.analysis.diagnosis`; reading and caching per ingest generation is
+:mod:`ridgeline.services.diagnosis`."""
 
 from __future__ import annotations
 
-import threading
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
 
-from ridgeline.plugins.insights.diagnosis_reader import DiagnosisCache
-from ridgeline.server.responses import ApiError, OrjsonResponse
-from ridgeline.store.logdir import LogDir
+from ridgeline.plugins.kit import ApiError, OrjsonResponse, app_service, logdir_of, setting
+from ridgeline.services.diagnosis import DiagnosisCache
 
 router = APIRouter()
 
-_lock = threading.Lock()
-
 
 def cache_for(request: Request) -> DiagnosisCache:
-    """The app's diagnosis cache (one per served log directory), made on first use with
-    ``app.state.diagnosis_config`` when set (``ridgeline serve --diagnosis-config``), else the defaults."""
-    state = request.app.state
-    with _lock:
-        cache: DiagnosisCache | None = getattr(state, "diagnosis_cache", None)
-        if cache is None:
-            logdir: LogDir = state.logdir
-            cache = state.diagnosis_cache = DiagnosisCache(logdir, getattr(state, "diagnosis_config", None))
-        return cache
+    """The app's diagnosis cache (one per served log directory), made on first use with the
+    ``diagnosis_config`` setting (``ridgeline serve --diagnosis-config``; None: the defaults)."""
+    config = setting(request, "diagnosis_config")
+    return app_service(request, "diagnosis_cache", lambda: DiagnosisCache(logdir_of(request), config))
 
 
 _EXAMPLE = {

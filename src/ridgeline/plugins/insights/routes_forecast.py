@@ -11,8 +11,7 @@ from fastapi import APIRouter, Query, Request
 
 from ridgeline.analysis.forecast import ForecastError, forecast
 from ridgeline.analysis.phases import progress_of, segment
-from ridgeline.server.responses import ApiError, OrjsonResponse, missing_as_404
-from ridgeline.store.logdir import LogDir
+from ridgeline.plugins.kit import ApiError, OrjsonResponse, logdir_of, missing_as_404
 
 router = APIRouter()
 CACHE_ENTRIES = 512
@@ -51,7 +50,7 @@ def phases(request: Request, run: str, tag: str) -> OrjsonResponse:
     series, in step order; adjoining segments share their boundary step. No segments for fewer than 8 points.
     The direction of progress comes from the tag's name (a loss falls, an accuracy rises; other names: from the
     curve); a curve that worsens after its best point has no segment after it."""
-    logdir: LogDir = request.app.state.logdir
+    logdir = logdir_of(request)
     with missing_as_404(f"no scalars {run!r} / {tag!r}"):
         series = logdir.scalars(run, tag)
     key = _key("phases", run, tag, series.step, series.value)
@@ -66,7 +65,7 @@ def forecast_route(request: Request, run: str, tag: str, until: Until = None) ->
     """The series' expected values over the next 20% of its steps (or up to ``until``) with a 90% band:
     ``{"model", "step", "value", "low", "high", "final": {"step", "value", "low", "high"}}``. 400 when the series
     has too few finite points (10) or ``until`` is not after its last step."""
-    logdir: LogDir = request.app.state.logdir
+    logdir = logdir_of(request)
     with missing_as_404(f"no scalars {run!r} / {tag!r}"):
         series = logdir.scalars(run, tag)
     try:

@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-from ridgeline.plugins import BuiltinPlugin
+from ridgeline.plugins.kit import BuiltinPlugin
 from ridgeline.plugins.pr_curves.routes import router
 
-plugin = BuiltinPlugin(name="pr_curves", router=router)
+plugin = BuiltinPlugin(name="pr_curves", router=router, order=30)
 
 __all__ = ["plugin"]

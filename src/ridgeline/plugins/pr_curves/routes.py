@@ -7,9 +7,8 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
 
+from ridgeline.plugins.kit import OrjsonResponse, logdir_of, missing_as_404
 from ridgeline.plugins.pr_curves.values import pr_entries
-from ridgeline.server.responses import OrjsonResponse, missing_as_404
-from ridgeline.store.logdir import LogDir
 
 router = APIRouter()
 
@@ -22,7 +21,7 @@ def pr_curves(request: Request, run: str, tag: str, since_step: SinceStep = None
     ``{"step", "wall_time", "thresholds", "tp", "fp", "tn", "fn", "precision", "recall"}`` (arrays of equal
     length, thresholds evenly spaced in [0, 1]; NaN as null), or ``{"step", "wall_time", "error"}`` when that
     step's tensor cannot be read (e.g. not of shape [6, n])."""
-    logdir: LogDir = request.app.state.logdir
+    logdir = logdir_of(request)
     with missing_as_404(f"no PR curve {run!r} / {tag!r}"):
         entries = logdir.pr_curves(run, tag)
     return OrjsonResponse({"run": run, "tag": tag, "steps": pr_entries(entries, since_step)})

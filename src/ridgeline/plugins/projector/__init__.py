@@ -4,9 +4,9 @@ There is no projector dashboard yet; the Time Series overlay marks the steps whe
 
 from __future__ import annotations
 
-from ridgeline.plugins import BuiltinPlugin
+from ridgeline.plugins.kit import BuiltinPlugin
 from ridgeline.plugins.projector.routes import router
 
-plugin = BuiltinPlugin(name="projector", router=router)
+plugin = BuiltinPlugin(name="projector", router=router, order=100)
 
 __all__ = ["plugin"]

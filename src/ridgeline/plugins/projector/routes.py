@@ -12,9 +12,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 
 from ridgeline.ingest.projector import EmbeddingRef, ProjectorError
-from ridgeline.server.responses import OrjsonResponse
-from ridgeline.server.routes import RunRegex, compile_regex
-from ridgeline.store.logdir import LogDir
+from ridgeline.plugins.kit import OrjsonResponse, RunRegex, compile_regex, logdir_of
 
 router = APIRouter()
 
@@ -25,7 +23,7 @@ def embeddings(request: Request, run_regex: RunRegex = None) -> OrjsonResponse:
     the embeddings of every run that has some (``step`` is null when the config does not say; ``shape`` is the
     config's ``[points, dimensions]``, empty when it gives none). A run whose projector config cannot be read is
     listed under ``errors`` with the reason, and the others still answer."""
-    logdir: LogDir = request.app.state.logdir
+    logdir = logdir_of(request)
     pattern = compile_regex(run_regex, "run_regex")
     found: dict[str, list[dict[str, Any]]] = {}
     errors: dict[str, str] = {}

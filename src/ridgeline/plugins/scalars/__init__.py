@@ -3,9 +3,9 @@ plugin may claim a prefix; third-party plugins are served under ``/api/plugins/<
 
 from __future__ import annotations
 
-from ridgeline.plugins import BuiltinPlugin
+from ridgeline.plugins.kit import BuiltinPlugin
 from ridgeline.plugins.scalars.routes import router
 
-plugin = BuiltinPlugin(name="scalars", router=router)
+plugin = BuiltinPlugin(name="scalars", router=router, order=10)
 
 __all__ = ["plugin"]

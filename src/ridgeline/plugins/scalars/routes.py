@@ -19,9 +19,9 @@ from fastapi import APIRouter, Body, Query, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
+from ridgeline.plugins.kit import OrjsonResponse, logdir_of, missing_as_404
 from ridgeline.plugins.scalars import binary
 from ridgeline.plugins.scalars.series import Window, series_payload
-from ridgeline.server.responses import OrjsonResponse, missing_as_404
 from ridgeline.store.logdir import LogDir
 from ridgeline.store.provider import Scalars
 
@@ -50,7 +50,7 @@ class BatchRequest(BaseModel):
 
 
 def _logdir(request: Request) -> LogDir:
-    logdir: LogDir = request.app.state.logdir
+    logdir = logdir_of(request)
     return logdir
 
 

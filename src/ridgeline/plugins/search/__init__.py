@@ -3,9 +3,9 @@ summaries and annotations. The page's search box is this plugin's web half."""
 
 from __future__ import annotations
 
-from ridgeline.plugins import BuiltinPlugin
+from ridgeline.plugins.kit import BuiltinPlugin
 from ridgeline.plugins.search.routes import router
 
-plugin = BuiltinPlugin(name="search", router=router)
+plugin = BuiltinPlugin(name="search", router=router, order=130)
 
 __all__ = ["plugin"]

@@ -3,16 +3,14 @@ ingest's generation moved, so a page searching as the user types costs a query, 
 
 from __future__ import annotations
 
-import threading
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
 
+from ridgeline.plugins.kit import OrjsonResponse, app_service, logdir_of
 from ridgeline.search import Searcher, SearchError
-from ridgeline.server.responses import OrjsonResponse
 
 router = APIRouter()
-_LOCK = threading.Lock()
 
 _EXAMPLE = {
     "query": "tag:^train_",
@@ -37,12 +35,7 @@ _RESPONSES: dict[int | str, dict[str, Any]] = {
 
 def searcher_for(request: Request) -> Searcher:
     """The app's one Searcher (built at the first search)."""
-    state = request.app.state
-    with _LOCK:
-        searcher: Searcher | None = getattr(state, "searcher", None)
-        if searcher is None:
-            searcher = state.searcher = Searcher(state.logdir)
-    return searcher
+    return app_service(request, "searcher", lambda: Searcher(logdir_of(request)))
 
 
 @router.get("/search", responses=_RESPONSES)

@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-from ridgeline.plugins import BuiltinPlugin
+from ridgeline.plugins.kit import BuiltinPlugin
 from ridgeline.plugins.text.routes import router
 
-plugin = BuiltinPlugin(name="text", router=router)
+plugin = BuiltinPlugin(name="text", router=router, order=20)
 
 __all__ = ["plugin"]

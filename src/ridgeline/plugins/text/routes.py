@@ -7,9 +7,8 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
 
+from ridgeline.plugins.kit import OrjsonResponse, logdir_of, missing_as_404
 from ridgeline.plugins.text.values import text_entries
-from ridgeline.server.responses import OrjsonResponse, missing_as_404
-from ridgeline.store.logdir import LogDir
 
 router = APIRouter()
 
@@ -25,7 +24,7 @@ def text(request: Request, run: str, tag: str, since_step: SinceStep = None) -> 
     (bytes that were not UTF-8 are shown as U+FFFD); a step that cannot be decoded has ``error`` instead.
     Markdown is sent as written: the page renders and sanitises it.
     """
-    logdir: LogDir = request.app.state.logdir
+    logdir = logdir_of(request)
     with missing_as_404(f"no text {run!r} / {tag!r}"):
         entries = logdir.text(run, tag)
     return OrjsonResponse({"run": run, "tag": tag, "steps": text_entries(entries, since_step)})
@@ -35,7 +34,7 @@ def text(request: Request, run: str, tag: str, since_step: SinceStep = None) -> 
 def run_info(request: Request) -> OrjsonResponse:
     """``{"runs": {run: metadata}}``: what ridgeline's writer recorded about each run that has it (host, command,
     git commit, versions; see ``ridgeline.writer.run_metadata``), shown as a line under the runs' texts."""
-    logdir: LogDir = request.app.state.logdir
+    logdir = logdir_of(request)
     found = {}
     for run in logdir.runs():
         try:

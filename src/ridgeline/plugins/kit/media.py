@@ -1,4 +1,4 @@
-"""What the images and audio routes share: finding a tag's values, summarising them for a listing without keeping
+"""What the images and audio dashboards share: finding a tag's values, summarising them for a listing without keeping
 their bytes, and answering one encoded image or clip with its content type and caching headers.
 
 A listing describes every step (count, size, labels) from the stored records (``Entry.describe`` remembers the
@@ -9,16 +9,27 @@ one in its ``Summary.Image`` or, when that says 0, the one in its PNG/GIF/JPEG/B
 from __future__ import annotations
 
 import struct
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from fastapi import Request
+from fastapi import Query, Request
 from fastapi.responses import Response
 
 from ridgeline.ingest.values import OCTET_STREAM, Audio, DecodeError, Images
-from ridgeline.server.responses import ApiError, missing_as_404
+from ridgeline.plugins.kit.responses import ApiError, missing_as_404
 from ridgeline.store.logdir import Entry, LogDir
 
 MediaKind = Literal["images", "audio"]
+
+Step = Annotated[int, Query(description="the step whose value to answer")]
+Index = Annotated[int, Query(ge=0, description="which image of the step's batch (0 for a single image)")]
+Key = Annotated[
+    str | None,
+    Query(
+        description="the step's `key` from the listing: when it names the current record the answer is cached "
+        "for good (Cache-Control: immutable), else it is revalidated with its ETag"
+    ),
+]
+
 
 # Served bytes are whatever a writer stored: never sniffed into HTML, never allowed to run script (an SVG opened
 # in its own tab), and cached for good when the URL names the record (``key``), else revalidated by ETag.

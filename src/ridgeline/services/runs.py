@@ -1,0 +1,54 @@
+"""The run listing every page polls: each run with its tags per kind, last step and wall time, annotation count.
+
+It is rebuilt only when the log directory's ``generation`` moved (ingest added points, or a run appeared or
+vanished), from each run's :class:`~ridgeline.store.provider.RunInfo` (no series is scanned).
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from ridgeline.store.logdir import LogDir, user_tags
+
+# A run with a session start is a trial of the hparams dashboard: /api/runs lists it under the kind "hparams".
+HPARAMS_START_TAG = "_hparams_/session_start_info"
+
+
+class RunIndex:
+    """Every run with its tags per kind and its last step and wall time, rebuilt when the store changed."""
+
+    def __init__(self, logdir: LogDir) -> None:
+        self._logdir = logdir
+        self._lock = threading.Lock()
+        self._generation = -1
+        self._runs: list[dict[str, Any]] = []
+
+    def current(self) -> tuple[int, list[dict[str, Any]]]:
+        with self._lock:
+            generation = self._logdir.generation  # read before building: a pass that ends meanwhile forces a rebuild
+            if generation != self._generation:
+                self._runs = [self._describe(run) for run in self._logdir.runs()]
+                self._generation = generation
+            return generation, self._runs
+
+    def _describe(self, run: str) -> dict[str, Any]:
+        try:
+            info = self._logdir.run_info(run)
+        except KeyError:  # vanished between listing and reading
+            return {"run": run, "tags": {}, "last_step": None, "last_wall_time": None, "annotations": 0}
+        tags = user_tags(info)
+        if HPARAMS_START_TAG in info.tags.get("hparams", ()):  # hidden from tags() as bookkeeping; the tab needs it
+            tags = {**tags, "hparams": [HPARAMS_START_TAG]}
+        graph_tags = list(info.tags.get("graphs", ()))  # __graph__ is hidden from tags(); the graphs tab needs it
+        if graph_tags:
+            tags = {**tags, "graphs": graph_tags}
+        return {
+            "run": run,
+            "tags": tags,
+            "last_step": info.last_step,
+            "last_wall_time": info.last_wall_time,
+            # How many annotations the run has: a page asks GET /api/annotations only for runs that have some
+            # (with 100 runs, 100 requests queued ahead of the series made the first chart wait).
+            "annotations": info.annotations,
+        }
