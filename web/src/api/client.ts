@@ -2,8 +2,10 @@
  * The only way the UI talks to the server: JSON in, JSON out, errors as {@link ApiError}.
  *
  * Paths are resolved against the page's base URL, not the host root, so the UI keeps working behind a
- * reverse proxy that serves it under a prefix (`/proxy/6006/` -> `/proxy/6006/api/runs`).
+ * reverse proxy that serves it under a prefix (`/proxy/6006/` -> `/proxy/6006/api/runs`). They are the spec's routes
+ * (./types.ts): a request to a route the server does not serve fails to typecheck.
  */
+import type { ApiPath, ErrorBody, GetPath, PostPath } from "./types";
 
 /** A failed request: `status` is the HTTP status, or 0 when the server could not be reached at all. */
 export class ApiError extends Error {
@@ -31,13 +33,23 @@ function baseUrl(): string {
   return typeof document !== "undefined" ? document.baseURI : "http://localhost/";
 }
 
-/** The absolute URL for an API path ("/api/runs" or "api/runs") with the given query (null/undefined skipped). */
-export function apiUrl(path: string, params?: Record<string, QueryValue>): string {
+/** The absolute URL for an API path ("/api/runs") with the given query (null/undefined skipped). */
+export function apiUrl(path: ApiPath, params?: Record<string, QueryValue>): string {
+  return urlFor(path, params);
+}
+
+function urlFor(path: string, params?: Record<string, QueryValue>): string {
   const url = new URL(path.replace(/^\/+/, ""), baseUrl());
   for (const [key, value] of Object.entries(params ?? {})) {
     if (value !== null && value !== undefined) url.searchParams.set(key, String(value));
   }
   return url.toString();
+}
+
+/** The message of an error answer (`{"error": ...}`), or null when the body is not one. */
+function errorMessage(body: unknown): string | null {
+  const error = body && typeof body === "object" && "error" in body ? (body as ErrorBody).error : undefined;
+  return typeof error === "string" ? error : null;
 }
 
 async function request<T>(url: string, init: RequestInit, started?: Promise<Response>): Promise<T> {
@@ -58,17 +70,13 @@ async function request<T>(url: string, init: RequestInit, started?: Promise<Resp
     }
   }
   if (!response.ok) {
-    const message =
-      body && typeof body === "object" && "error" in body && typeof body.error === "string"
-        ? body.error
-        : `${response.status} ${response.statusText || "error"}`.trim();
-    throw new ApiError(response.status, message);
+    throw new ApiError(response.status, errorMessage(body) ?? `${response.status} ${response.statusText || "error"}`.trim());
   }
   return body as T;
 }
 
 /** GET `path?params` as JSON. Throws {@link ApiError} built from the server's `{"error": ...}` body. */
-export function getJson<T>(path: string, params?: Record<string, QueryValue>, options: RequestOptions = {}): Promise<T> {
+export function getJson<T>(path: GetPath, params?: Record<string, QueryValue>, options: RequestOptions = {}): Promise<T> {
   return request<T>(apiUrl(path, params), { headers: { Accept: "application/json" }, signal: options.signal });
 }
 
@@ -82,11 +90,11 @@ export function takePrefetched<T>(path: string): Promise<T> | null {
   const started = store?.[path];
   if (!store || !started) return null;
   delete store[path];
-  return request<T>(apiUrl(path), {}, started);
+  return request<T>(urlFor(path), {}, started);
 }
 
 /** POST `body` as JSON to `path`. Throws {@link ApiError} built from the server's `{"error": ...}` body. */
-export function postJson<T>(path: string, body: unknown, options: RequestOptions = {}): Promise<T> {
+export function postJson<T>(path: PostPath, body: unknown, options: RequestOptions = {}): Promise<T> {
   return request<T>(apiUrl(path), {
     method: "POST",
     headers: { Accept: "application/json", "Content-Type": "application/json" },
@@ -101,7 +109,7 @@ export function postJson<T>(path: string, body: unknown, options: RequestOptions
  * {@link postJson}; the error body is JSON either way.
  */
 export async function postBinary(
-  path: string,
+  path: PostPath,
   body: unknown,
   params?: Record<string, QueryValue>,
   options: RequestOptions = {},
@@ -120,31 +128,13 @@ export async function postBinary(
     throw new ApiError(0, `cannot reach the ridgeline server (${err instanceof Error ? err.message : String(err)})`);
   }
   if (!response.ok) {
-    let message = `${response.status} ${response.statusText || "error"}`.trim();
+    let message: string | null = null;
     try {
-      const parsed: unknown = JSON.parse(await response.text());
-      if (parsed && typeof parsed === "object" && "error" in parsed && typeof parsed.error === "string") {
-        message = parsed.error;
-      }
+      message = errorMessage(JSON.parse(await response.text()));
     } catch {
-      // not JSON: keep the status line
+      // not JSON: the status line
     }
-    throw new ApiError(response.status, message);
+    throw new ApiError(response.status, message ?? `${response.status} ${response.statusText || "error"}`.trim());
   }
   return { buffer: await response.arrayBuffer(), contentType: response.headers.get("content-type") ?? "" };
-}
-
-/** The `/api/runs` answer (see the HTTP contract). */
-export interface RunsResponse {
-  runs: {
-    run: string;
-    tags: Record<string, string[]>;
-    last_step: number | null;
-    last_wall_time: number | null;
-    /** How many annotations the run has (absent from servers that predate it). */
-    annotations?: number;
-  }[];
-  generation: number;
-  reload_interval: number | null;
-  logdir: string;
 }

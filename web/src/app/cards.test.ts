@@ -33,7 +33,7 @@ describe("allSteps and wallTimeAt", () => {
 
 describe("tagsOf", () => {
   it("lists a kind's tags across runs, sorted and once", () => {
-    const run = (tags: string[]) => ({ run: "r", colour: "#000", tags: { text: tags }, last_step: null, last_wall_time: null });
+    const run = (tags: string[]) => ({ run: "r", colour: "#000", tags: { text: tags }, last_step: null, last_wall_time: null, annotations: 0 });
     expect(tagsOf([run(["b", "a"]), run(["a", "c"])], "text")).toEqual(["a", "b", "c"]);
     expect(tagsOf([run(["a"])], "pr_curves")).toEqual([]);
   });

@@ -8,6 +8,7 @@
 import type { ComponentChildren, RefObject } from "preact";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { getJson } from "@api/client";
+import type { GetPath } from "@api/types";
 import { useLazyCard } from "@charts/lazyCard";
 import { useStepIndex } from "@charts/StepSlider";
 import { groupTags } from "../../../src/ridgeline/plugins/scalars/web/groups";
@@ -92,7 +93,7 @@ export interface RunSteps<T extends StepEntry> {
  * (`since_step`) on each reload tick.
  */
 export function useRunSteps<T extends StepEntry>(
-  path: string,
+  path: GetPath,
   tag: string,
   runs: RunInfo[],
   tick: number,
@@ -164,7 +165,7 @@ export interface TagCard<T extends StepEntry> extends RunSteps<T> {
 export function useTagCard<T extends StepEntry>(
   ref: RefObject<Element | null>,
   id: string,
-  path: string,
+  path: GetPath,
   tag: string,
   runs: RunInfo[],
   tick: number,

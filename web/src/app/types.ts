@@ -16,8 +16,8 @@ export interface RunInfo {
   tags: Record<string, string[]>;
   last_step: number | null;
   last_wall_time: number | null;
-  /** How many annotations the run has; undefined when the server does not say (then ask it). */
-  annotations?: number;
+  /** How many annotations the run has (cards ask GET /api/annotations only for runs that have some). */
+  annotations: number;
 }
 
 export interface DashboardProps {

@@ -5,7 +5,8 @@
  * server is unreachable the hook keeps retrying, so the error banner goes away by itself when it comes back.
  */
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
-import { ApiError, getJson, takePrefetched, type RunsResponse } from "@api/client";
+import { ApiError, getJson, takePrefetched } from "@api/client";
+import type { RunsResponse } from "@api/types";
 
 /** Polling period when the server does not say (seconds). */
 export const DEFAULT_INTERVAL_S = 5;

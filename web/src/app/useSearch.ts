@@ -37,7 +37,7 @@ export async function fetchSearch(
   let response: Response;
   try {
     const params = { q, limit, ignore_case: ignoreCase ? "true" : null };
-    response = await fetch(apiUrl("api/search", params), { headers: { Accept: "application/json" }, signal });
+    response = await fetch(apiUrl("/api/search", params), { headers: { Accept: "application/json" }, signal });
   } catch (err) {
     if (err instanceof DOMException && err.name === "AbortError") throw err;
     throw { message: "cannot reach the ridgeline server", position: null } satisfies SearchFailure;

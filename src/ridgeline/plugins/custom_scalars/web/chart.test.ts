@@ -9,6 +9,7 @@ const run = (name: string, scalars: string[]): RunInfo => ({
   tags: { scalars },
   last_step: null,
   last_wall_time: null,
+  annotations: 0,
 });
 
 const series = (steps: number[], values: number[]): SeriesData => ({

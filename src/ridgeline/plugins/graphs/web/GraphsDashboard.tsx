@@ -65,7 +65,7 @@ export function GraphsDashboard({ runs, tick }: DashboardProps) {
       setData(null);
       registry.setReady(READY_ID, false);
     }
-    getJson<GraphData>("api/graphs", { run: run.run, tag }, { signal: controller.signal })
+    getJson<GraphData>("/api/graphs", { run: run.run, tag }, { signal: controller.signal })
       .then((graph) => {
         const version = versionOf(graph);
         loadedKey.current = key;

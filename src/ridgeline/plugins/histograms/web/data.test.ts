@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { binAt, binEdges, histogramTags, offsetLayout, runsWithTag, unionSteps } from "./data";
 
-const run = (name: string, tags: string[]) => ({ run: name, colour: "#000000", tags: { histograms: tags }, last_step: null, last_wall_time: null });
+const run = (name: string, tags: string[]) => ({ run: name, colour: "#000000", tags: { histograms: tags }, last_step: null, last_wall_time: null, annotations: 0 });
 
 describe("histogram data helpers", () => {
   it("stacks curves oldest on top, newest on the bottom line, the peak fitting above the first", () => {

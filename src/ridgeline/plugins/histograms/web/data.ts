@@ -52,7 +52,7 @@ export function fetchHistograms(
   opts: { step?: number; range?: [number, number] | null; signal?: AbortSignal } = {},
 ): Promise<HistogramsResponse> {
   return getJson<HistogramsResponse>(
-    "api/histograms",
+    "/api/histograms",
     {
       run,
       tag,
@@ -67,7 +67,7 @@ export function fetchHistograms(
 }
 
 export function fetchDistributions(run: string, tag: string, signal?: AbortSignal): Promise<DistributionsResponse> {
-  return getJson<DistributionsResponse>("api/distributions", { run, tag, max_steps: DISTRIBUTION_STEPS }, { signal });
+  return getJson<DistributionsResponse>("/api/distributions", { run, tag, max_steps: DISTRIBUTION_STEPS }, { signal });
 }
 
 /** Every histogram tag of the selected runs. */

@@ -42,7 +42,7 @@ export function useMediaSteps(kind: MediaKind, run: string, tag: string, active:
   useLayoutEffect(() => {
     if (!active) return;
     const abort = new AbortController();
-    getJson<{ steps: MediaStep[] }>(`api/${kind}`, { run, tag }, { signal: abort.signal }).then(
+    getJson<{ steps: MediaStep[] }>(`/api/${kind}`, { run, tag }, { signal: abort.signal }).then(
       (body) =>
         setListing((old) =>
           old.steps && sameSteps(old.steps, body.steps) ? old : { steps: body.steps, error: null },
@@ -62,7 +62,7 @@ function sameSteps(a: MediaStep[], b: MediaStep[]): boolean {
 }
 
 export function blobUrl(kind: MediaKind, run: string, tag: string, step: MediaStep, index: number): string {
-  return apiUrl(`api/${kind}/blob`, { run, tag, step: step.step, index, key: step.key });
+  return apiUrl(`/api/${kind}/blob`, { run, tag, step: step.step, index, key: step.key });
 }
 
 /** The step numbers of a listing: the same array while the listing is the same (the slider keeps its place). */

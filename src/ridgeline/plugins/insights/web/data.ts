@@ -5,6 +5,7 @@
  */
 import { useEffect, useState } from "preact/hooks";
 import { getJson } from "@api/client";
+import type { GetPath, PluginsResponse } from "@api/types";
 import { formatNumber } from "@charts/format";
 import { mergeAlerts, notificationText, type Alert, type AlertsResponse, type Finding, type Forecast, type Segment } from "./model";
 
@@ -108,8 +109,8 @@ let served: Promise<boolean> | null = null;
  * every tick, and a server without the routes must not answer each of them with a 404.
  */
 export function insightsServed(): Promise<boolean> {
-  return (served ??= getJson<{ plugins?: string[] }>("/api/plugins").then(
-    (r) => (r.plugins ?? []).includes("insights"),
+  return (served ??= getJson<PluginsResponse>("/api/plugins").then(
+    (r) => r.plugins.includes("insights"),
     () => {
       served = null; // unreachable: ask again next time
       return false;
@@ -179,7 +180,7 @@ if (typeof window !== "undefined") alertStream.background(notificationsOn());
 /** Answers per URL and tick (a new tick may bring new points, so the answer is asked again then). */
 const answers = new Map<string, { tick: number; promise: Promise<unknown> }>();
 
-function cached<T>(path: string, params: Record<string, string>, tick: number): Promise<T> {
+function cached<T>(path: GetPath, params: Record<string, string>, tick: number): Promise<T> {
   const key = `${path}?${new URLSearchParams(params).toString()}`;
   const hit = answers.get(key);
   if (hit && hit.tick === tick) return hit.promise as Promise<T>;

@@ -57,7 +57,7 @@ function PrCard({ tag, runs, tick, theme }: PrCardProps) {
   const ref = useRef<HTMLDivElement>(null);
   const chartRef = useRef<HTMLDivElement>(null);
   const plotRef = useRef<uPlot | null>(null);
-  const { data, errors, loaded, steps, index, setIndex, step } = useTagCard<PrStep>(ref, id, "api/pr_curves", tag, runs, tick);
+  const { data, errors, loaded, steps, index, setIndex, step } = useTagCard<PrStep>(ref, id, "/api/pr_curves", tag, runs, tick);
   const [hover, setHover] = useState<Hover | null>(null);
   const [drawn, setDrawn] = useState(false);
 

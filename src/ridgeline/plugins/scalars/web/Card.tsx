@@ -120,7 +120,7 @@ function CardView(props: CardProps) {
   useEffect(() => {
     if (!seen || !loaded) return;
     let live = true;
-    const annotated = runs.filter((r) => r.annotations !== 0); // undefined: a server that does not say
+    const annotated = runs.filter((r) => r.annotations > 0);
     Promise.all(annotated.map((r) => fetchAnnotations(r.run, tick).then((a) => [r.run, a] as const))).then((list) => {
       if (live) setAnnotations(new Map(list.filter(([, a]) => a.length)));
     });

@@ -24,7 +24,7 @@ export interface BinaryEntry {
 
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
-/** True when `buffer` starts with the binary form's magic (a server without it answers JSON instead). */
+/** True when `buffer` starts with the binary form's magic. */
 export function isBinaryBatch(buffer: ArrayBuffer): boolean {
   if (buffer.byteLength < 8) return false;
   const head = new Uint8Array(buffer, 0, 4);

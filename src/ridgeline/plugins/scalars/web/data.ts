@@ -2,11 +2,12 @@
  * Scalar series on the client: batched requests (one POST /api/scalars/batch for every card that asks in the
  * same frame), a cache of what each (run, tag) has, and live appends from the `since_step` cursor.
  *
- * Series are columnar typed arrays; JSON nulls (non-finite values) become NaN, and which kind they were is
- * kept from the response's `nonfinite` list.
+ * Series are columnar typed arrays (views on the binary answer); a non-finite value is NaN in them, and which
+ * kind it was is kept from the answer's `nonfinite` list.
  */
-import { ApiError, getJson, postBinary } from "@api/client";
-import { decodeBatch, isBinaryBatch, type BinaryEntry } from "./binary";
+import { getJson, postBinary } from "@api/client";
+import type { BatchRequest, RangeParams, SeriesKey } from "@api/types";
+import { decodeBatch, type BinaryEntry } from "./binary";
 
 export interface NonFinite {
   step: number;
@@ -26,57 +27,10 @@ export interface SeriesData {
   nonfinite: NonFinite[];
 }
 
-export interface ApiSeries {
-  run: string;
-  tag: string;
-  step?: number[];
-  wall_time?: number[];
-  value?: (number | null)[];
-  band_low?: (number | null)[];
-  band_high?: (number | null)[];
-  reduced?: boolean;
-  total_points?: number;
-  nonfinite?: NonFinite[];
-  error?: string;
-}
-
-export interface RangeParams {
-  max_points?: number;
-  since_step?: number;
-  min_step?: number;
-  max_step?: number;
-}
-
-const nan = (v: number | null | undefined) => (v === null || v === undefined ? NaN : v);
-
-/** Turns an API series into typed arrays (exported for tests). */
-export function fromApi(s: ApiSeries): SeriesData {
-  const step = Float64Array.from(s.step ?? []);
-  const value = Float64Array.from(s.value ?? [], nan);
-  let nonfinite = s.nonfinite;
-  if (!nonfinite) {
-    // An older server without the list: a null is a non-finite value of unknown kind.
-    nonfinite = [];
-    (s.value ?? []).forEach((v, i) => {
-      if (v === null) nonfinite!.push({ step: step[i], value: "nan" });
-    });
-  }
-  return {
-    step,
-    wall: Float64Array.from(s.wall_time ?? []),
-    value,
-    low: s.band_low ? Float64Array.from(s.band_low, nan) : null,
-    high: s.band_high ? Float64Array.from(s.band_high, nan) : null,
-    reduced: !!s.reduced,
-    total: s.total_points ?? step.length,
-    nonfinite,
-  };
-}
-
 /**
  * Turns an entry of the binary batch answer into typed arrays: the columns stay views on the response buffer.
- * Only when the series has non-finite values are its ±Inf overwritten with NaN in place (as {@link fromApi}
- * gives them), their kinds being in `nonfinite`.
+ * Only when the series has non-finite values are its ±Inf overwritten with NaN in place (every non-finite
+ * value is NaN in a series), their kinds being in `nonfinite`.
  */
 export function fromBinary(e: BinaryEntry): SeriesData {
   const empty = new Float64Array(0);
@@ -133,8 +87,6 @@ interface Pending {
   waiters: { resolve: (m: Map<string, SeriesData | Error>) => void; reject: (e: unknown) => void }[];
 }
 
-let batchPath = "/api/scalars/batch";
-const FALLBACK_BATCH = "/api/plugins/scalars/batch";
 const queues = new Map<string, Pending>();
 let scheduled = false;
 let soonScheduled = false;
@@ -146,27 +98,10 @@ interface Answer {
   data: SeriesData | Error;
 }
 
-/** One batch in the binary form (a server that predates it answers JSON, read as before). */
-async function postOnce(body: object): Promise<Answer[]> {
-  const { buffer } = await postBinary(batchPath, body, { format: "binary" });
-  if (isBinaryBatch(buffer)) {
-    return decodeBatch(buffer).map((e) => ({ run: e.run, tag: e.tag, data: e.error ? new Error(e.error) : fromBinary(e) }));
-  }
-  const answer = JSON.parse(new TextDecoder().decode(buffer)) as { series: ApiSeries[] };
-  return answer.series.map((s) => ({ run: s.run, tag: s.tag, data: s.error ? new Error(s.error) : fromApi(s) }));
-}
-
-async function post(body: object): Promise<Answer[]> {
-  try {
-    return await postOnce(body);
-  } catch (e) {
-    // The plugin's own namespace serves the same batch on servers that predate /api/scalars/batch.
-    if (e instanceof ApiError && (e.status === 404 || e.status === 405) && batchPath !== FALLBACK_BATCH) {
-      batchPath = FALLBACK_BATCH;
-      return postOnce(body);
-    }
-    throw e;
-  }
+/** One batch, in the binary form. */
+async function post(body: BatchRequest): Promise<Answer[]> {
+  const { buffer } = await postBinary("/api/scalars/batch", body, { format: "binary" });
+  return decodeBatch(buffer).map((e) => ({ run: e.run, tag: e.tag, data: e.error ? new Error(e.error) : fromBinary(e) }));
 }
 
 async function flush(): Promise<void> {
@@ -182,7 +117,7 @@ async function flush(): Promise<void> {
       const result = new Map<string, SeriesData | Error>();
       try {
         for (let i = 0; i < all.length; i += CHUNK) {
-          const body = { series: all.slice(i, i + CHUNK), ...params };
+          const body: BatchRequest = { series: all.slice(i, i + CHUNK), ...params };
           for (const s of await post(body)) result.set(seriesKey(s.run, s.tag), s.data);
         }
         pending.waiters.forEach((w) => w.resolve(result));
@@ -198,7 +133,7 @@ async function flush(): Promise<void> {
  * Each key maps to its data or to an Error (an unknown run or tag does not fail the others).
  */
 export function fetchSeries(
-  keys: { run: string; tag: string }[],
+  keys: SeriesKey[],
   params: RangeParams,
   soon = false,
 ): Promise<Map<string, SeriesData | Error>> {

@@ -27,7 +27,7 @@ export function TextDashboard({ runs, tagFilter, tick }: DashboardProps) {
   const tags = useMemo(() => tagsOf(runs, "text"), [runs]);
   const [runInfo, setRunInfo] = useState<Record<string, RunMetadata>>({});
   useEffect(() => {
-    getJson<{ runs: Record<string, RunMetadata> }>("api/text/runinfo").then(
+    getJson<{ runs: Record<string, RunMetadata> }>("/api/text/runinfo").then(
       (r) => setRunInfo(r.runs),
       () => setRunInfo({}),
     );
@@ -64,7 +64,7 @@ interface TextCardProps {
 function TextCard({ tag, runs, tick, runInfo }: TextCardProps) {
   const id = `text:${tag}`;
   const ref = useRef<HTMLDivElement>(null);
-  const { data, errors, loaded, steps, index, setIndex, step } = useTagCard<TextStep>(ref, id, "api/text", tag, runs, tick);
+  const { data, errors, loaded, steps, index, setIndex, step } = useTagCard<TextStep>(ref, id, "/api/text", tag, runs, tick);
   useReadyFlag(id, loaded);
   return (
     <div

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { RunInfo } from "@app/types";
 import { itemId, pinnedItems, planItems } from "./items";
 
-const run = (name: string, tags: Record<string, string[]>): RunInfo => ({ run: name, colour: "#000000", tags, last_step: null, last_wall_time: null });
+const run = (name: string, tags: Record<string, string[]>): RunInfo => ({ run: name, colour: "#000000", tags, last_step: null, last_wall_time: null, annotations: 0 });
 
 const runs = [
   run("a", { scalars: ["train/loss", "lr"], histograms: ["train/loss", "weights/w1"], images: ["samples/x"] }),
