@@ -19,6 +19,8 @@ export default defineConfig({
       "@app": here("./web/src/app"),
       "@charts": here("./web/src/charts"),
       "@api": here("./web/src/api"),
+      "@media": here("./web/src/media"),
+      "@web": here("./web/src"),
     },
   },
   build: {

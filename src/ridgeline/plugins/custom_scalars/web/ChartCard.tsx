@@ -16,6 +16,7 @@ import { tooltipHtml } from "@charts/tooltip";
 import { cache } from "../../scalars/web/data";
 import { buildModel, type ChartModel, type RunSeries } from "../../scalars/web/model";
 import { useLazyCard, useReadyFlag } from "@charts/lazyCard";
+import { deleteTestEntry, setTestEntry } from "@web/testHooks";
 import { yFixed, type Settings } from "../../scalars/web/settings";
 import { useCachedSeries } from "../../scalars/web/useCachedSeries";
 import { useZoomData } from "../../scalars/web/useZoomData";
@@ -155,8 +156,7 @@ function ChartCardView({ category, chart, runs, settings, tick, eager }: ChartCa
       plot.cfg.ignoreOutliers = settings.outliers;
       plot.setData(model.data, zoom);
     }
-    const g = ((window as unknown as { __ridgeline?: { charts?: Map<string, uPlot> } }).__ridgeline ??= {});
-    (g.charts ??= new Map()).set(`custom_scalars:${handle}`, plot.u);
+    setTestEntry("charts", `custom_scalars:${handle}`, plot.u);
     setReady(true);
   }, [model, plotKey, zoom, settings.yMin, settings.yMax, settings.outliers]);
 
@@ -167,7 +167,7 @@ function ChartCardView({ category, chart, runs, settings, tick, eager }: ChartCa
     () => () => {
       plotRef.current?.destroy();
       plotRef.current = null;
-      (window as unknown as { __ridgeline?: { charts?: Map<string, uPlot> } }).__ridgeline?.charts?.delete(`custom_scalars:${handle}`);
+      deleteTestEntry("charts", `custom_scalars:${handle}`);
     },
     [],
   );

@@ -7,7 +7,15 @@
 import ElkConstructor from "elkjs/lib/elk-api.js";
 import type { ELK, ElkExtendedEdge, ElkNode } from "elkjs/lib/elk-api.js";
 import workerUrl from "elkjs/lib/elk-worker.min.js?url";
+import { setTestHook } from "@web/testHooks";
 import { edgeLabel, leafName, type Box, type Shown } from "./model";
+
+declare module "@web/testHooks" {
+  interface TestHooks {
+    /** The last graph layout: ELK's input and output. */
+    graphLayout: { input: ElkNode; result: ElkNode };
+  }
+}
 
 /** Fonts of the SVG text (graphs.css uses the same). */
 export const FONT_TITLE = 13;
@@ -140,8 +148,7 @@ export async function layout(shown: Shown): Promise<Layout> {
   const input = elkGraph(shown);
   const result = await engine().layout(input);
   // For tests and debugging: the last ELK input and output (window.__ridgeline.graphLayout).
-  const w = window as unknown as { __ridgeline?: Record<string, unknown> };
-  (w.__ridgeline ??= {}).graphLayout = { input, result };
+  setTestHook("graphLayout", { input, result });
   const byId = new Map<string, Box>();
   const collect = (boxes: Box[]) => {
     for (const b of boxes) {

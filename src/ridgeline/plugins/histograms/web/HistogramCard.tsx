@@ -8,6 +8,7 @@ import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import type { RunInfo } from "@app/types";
 import { formatNumber, formatStep } from "@charts/format";
 import { useLazyCard, useReadyFlag } from "@charts/lazyCard";
+import { setTestEntry } from "@web/testHooks";
 import { HISTOGRAM_CARD_VIEW, RunLabel, useRunData, type RunData } from "./cards";
 import { binEdges, fetchHistograms, unionSteps, type BinnedHistogram, type HistogramsResponse } from "./data";
 import { drawHistograms, hitTest, type Curve, type Geometry, type Mode } from "./draw";
@@ -25,6 +26,13 @@ export interface HistogramCardProps {
 const HEIGHT = 240;
 
 type Loaded = RunData<HistogramsResponse>;
+
+declare module "@web/testHooks" {
+  interface TestHooks {
+    /** What each histogram card loaded (per run: the answer or its error), by tag. */
+    histograms: Map<string, RunData<HistogramsResponse>[]>;
+  }
+}
 
 /** Curves of one run's response (readable, non-empty steps only), plus the slider's step when fetched apart. */
 function curvesOf(l: Loaded, picked: BinnedHistogram | undefined): Curve[] {
@@ -117,8 +125,7 @@ export function HistogramCard({ tag, runs, mode, tick, theme, eager }: Histogram
   useReadyFlag(`histograms:${tag}`, ready);
   useEffect(() => {
     if (!loaded) return;
-    const w = window as unknown as { __ridgeline?: { histograms?: Map<string, Loaded[]> } };
-    ((w.__ridgeline ??= {}).histograms ??= new Map()).set(tag, loaded);
+    setTestEntry("histograms", tag, loaded);
   }, [loaded]);
 
   const steps = unionSteps((loaded ?? []).map((l) => l.data?.steps ?? []));

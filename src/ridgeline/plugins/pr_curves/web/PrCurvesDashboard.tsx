@@ -9,10 +9,18 @@ import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
 import type { DashboardProps, RunInfo } from "@app/types";
 import { formatNumber } from "@charts/format";
+import { deleteTestEntry, setTestEntry } from "@web/testHooks";
 import { TagSections, entryAt, runsWithTag, tagsOf, useTagCard, wallTimeAt } from "@app/cards";
 import { StepSlider } from "@charts/StepSlider";
 import { useReadyFlag } from "@charts/lazyCard";
 import { curveOf, hoverRow, nearestIndex, type Curve, type HoverRow, type PrStep } from "./model";
+
+declare module "@web/testHooks" {
+  interface TestHooks {
+    /** Every PR curve chart by its tag. */
+    prCharts: Map<string, uPlot>;
+  }
+}
 
 export function PrCurvesDashboard({ runs, tagFilter, tick, theme }: DashboardProps) {
   const tags = useMemo(() => tagsOf(runs, "pr_curves"), [runs]);
@@ -120,9 +128,7 @@ function PrCard({ tag, runs, tick, theme }: PrCardProps) {
     };
     const plot = new uPlot(opts, chartData(shownRef.current), el);
     plotRef.current = plot;
-    const w = window as unknown as { __ridgeline?: Record<string, unknown> };
-    const g = (w.__ridgeline ??= {}) as { prCharts?: Map<string, uPlot> };
-    (g.prCharts ??= new Map()).set(tag, plot);
+    setTestEntry("prCharts", tag, plot);
     const ro = new ResizeObserver(() => {
       const width = el.clientWidth;
       if (width > 0 && width !== plot.width) plot.setSize({ width, height: HEIGHT });
@@ -132,7 +138,7 @@ function PrCard({ tag, runs, tick, theme }: PrCardProps) {
       ro.disconnect();
       plot.destroy();
       plotRef.current = null;
-      if (g.prCharts?.get(tag) === plot) g.prCharts.delete(tag);
+      deleteTestEntry("prCharts", tag, plot);
       setDrawn(false);
     };
   }, [loaded, structure, tag]);

@@ -19,6 +19,7 @@ import { useCachedSeries } from "./useCachedSeries";
 import { useZoomData } from "./useZoomData";
 import { hoverRows, placeTooltip } from "./hover";
 import { useLazyCard, useReadyFlag } from "@charts/lazyCard";
+import { deleteTestEntry, setTestEntry } from "@web/testHooks";
 import { drawBack, drawFront, forecastExtras, ForecastLegend, notes as insightNotes, useFocus, useInsightOverlay, type Overlay } from "../../insights/web/overlay";
 
 export interface CardProps {
@@ -270,10 +271,9 @@ function CardView(props: CardProps) {
       plot.cfg.ignoreOutliers = settings.outliers;
       plot.setData(model.data, zoom ?? insights.view(model.data));
     }
-    const w2 = window as unknown as { __ridgeline?: Record<string, unknown> };
-    const g = (w2.__ridgeline ??= {}) as { charts?: Map<string, uPlot>; series?: Map<string, unknown> };
-    (g.charts ??= new Map()).set(id, plot.u);
-    (g.series ??= new Map()).set(
+    setTestEntry("charts", id, plot.u);
+    setTestEntry(
+      "series",
       id,
       model.hover.map((h) => ({ run: h.label, x: h.x, raw: h.raw, smoothed: h.smoothed, reduced: model.reduced })),
     );
@@ -288,9 +288,8 @@ function CardView(props: CardProps) {
     () => () => {
       plotRef.current?.destroy();
       plotRef.current = null;
-      const g = (window as unknown as { __ridgeline?: { charts?: Map<string, uPlot>; series?: Map<string, unknown> } }).__ridgeline;
-      g?.charts?.delete(id);
-      g?.series?.delete(id);
+      deleteTestEntry("charts", id);
+      deleteTestEntry("series", id);
     },
     [],
   );

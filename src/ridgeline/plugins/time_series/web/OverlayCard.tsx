@@ -15,6 +15,7 @@ import { Plot } from "@charts/plot";
 import { smooth } from "@charts/smoothing";
 import { cache } from "../../scalars/web/data";
 import { registry } from "@charts/registry";
+import { setTestEntry } from "@web/testHooks";
 import type { Settings } from "../../scalars/web/settings";
 import { runsWith } from "./items";
 import { buildOverlay, type Distribution, type OverlayRun } from "./overlay";
@@ -140,8 +141,7 @@ export function OverlayCard({ scalar, histogram, images, embeddings, embeddingMa
     }
     marksRef.current = model.marks;
     drawMarks(plotRef.current.u, marksRef.current);
-    const g = ((window as unknown as { __ridgeline?: { charts?: Map<string, uPlot> } }).__ridgeline ??= {});
-    (g.charts ??= new Map()).set(`overlay:${label}`, plotRef.current.u);
+    setTestEntry("charts", `overlay:${label}`, plotRef.current.u);
     setReady(true);
   }, [model]);
 
