@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { compileFilter, filterByName } from "./filters";
+import { compileFilter, exactRunsPattern, filterByName } from "./filters";
 
 const runs = ["alpha/lr_0.1", "alpha/lr_0.01", "beta/lr_0.1", "Baseline", "acc(top-1)[val]", "Loss/训练"];
 
@@ -35,4 +35,12 @@ describe("compileFilter", () => {
     const { regex } = compileFilter("loss");
     expect([regex!.test("train/loss"), regex!.test("val/loss"), regex!.test("val/loss")]).toEqual([true, true, true]);
   });
+});
+
+it("builds an exact run pattern", () => {
+  const re = new RegExp(exactRunsPattern(["lr_0.1/1795.5", "."]), "i");
+  expect(re.test("lr_0.1/1795.5")).toBe(true);
+  expect(re.test(".")).toBe(true);
+  expect(re.test("lr_011/1795.5")).toBe(false);
+  expect(re.test("x")).toBe(false);
 });

@@ -23,6 +23,12 @@ export function compileFilter(pattern: string): CompiledFilter {
   }
 }
 
+/** A regular expression matching exactly these run names (for the shell's run filter). */
+export function exactRunsPattern(runs: string[]): string {
+  const esc = runs.map((r) => r.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+  return esc.length === 1 ? `^${esc[0]}$` : `^(${esc.join("|")})$`;
+}
+
 /** The items whose name matches `regex` (all of them for null). */
 export function filterByName<T>(items: readonly T[], regex: RegExp | null, name: (item: T) => string): T[] {
   return regex ? items.filter((item) => regex.test(name(item))) : [...items];

@@ -5,10 +5,10 @@
  */
 import { useRef, useState } from "preact/hooks";
 import type { DashboardProps, RunInfo } from "@app/types";
-import { StepSlider } from "@charts/StepSlider";
+import { StepSlider } from "@media/StepSlider";
 import { useReadyFlag } from "@charts/lazyCard";
-import { blobUrl, useMediaCard } from "../../images/web/media";
-import { MediaHead, MediaSections, Placeholder } from "../../images/web/MediaSections";
+import { blobUrl, useMediaCard } from "@media/media";
+import { MediaHead, MediaSections, Placeholder } from "@media/MediaSections";
 
 export function AudioDashboard({ runs, tagFilter, tick }: DashboardProps) {
   return (

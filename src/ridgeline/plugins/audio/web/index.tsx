@@ -1,7 +1,7 @@
 /** The audio dashboard's registration with the shell (see web/src/app/types.ts). */
 import type { Dashboard } from "@app/types";
 import { AudioDashboard } from "./AudioDashboard";
-import "../../images/web/media.css";
+import "@media/media.css";
 
 const dashboard: Dashboard = {
   name: "audio",

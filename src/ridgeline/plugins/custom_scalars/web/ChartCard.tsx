@@ -1,27 +1,26 @@
 /**
  * One chart of a custom scalars layout: a multiline chart (every scalar tag its regexes match, for each selected
  * run: runs in their colours, tags told apart by dash pattern, named in the legend) or a margin chart (a value
- * line with a band filled between its lower and upper tags). Drawn with the scalars dashboard's chart code:
- * the series cache and batched binary requests (data.ts), its model and smoothing (model.ts), the uPlot
- * wrapper (@charts/plot) and the ready registry. Loads when scrolled near; appends live data on every tick;
- * a zoomed-in window is fetched again at full resolution, as on the scalars cards.
+ * line with a band filled between its lower and upper tags). Drawn with the shell's chart code, as the scalars
+ * cards are: the series cache and batched binary requests (@charts/series), the line model and smoothing
+ * (@charts/lines), the plot's lifecycle (@charts/usePlot) and the ready registry. Loads when scrolled near;
+ * appends live data on every tick; a zoomed-in window is fetched again at full resolution.
  */
 import { memo } from "preact/compat";
-import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
+import { useMemo, useRef, useState } from "preact/hooks";
 import type uPlot from "uplot";
 import type { RunInfo } from "@app/types";
 import { formatDuration, formatStep, formatWallTime } from "@charts/format";
-import { Plot, type XMode } from "@charts/plot";
-import { tooltipHtml } from "@charts/tooltip";
-import { cache } from "../../scalars/web/data";
-import { buildModel, type ChartModel, type RunSeries } from "../../scalars/web/model";
 import { useLazyCard, useReadyFlag } from "@charts/lazyCard";
-import { deleteTestEntry, setTestEntry } from "@web/testHooks";
-import { yFixed, type Settings } from "../../scalars/web/settings";
-import { useCachedSeries } from "../../scalars/web/useCachedSeries";
-import { useZoomData } from "../../scalars/web/useZoomData";
-import { seriesKey, type SeriesData } from "../../scalars/web/data";
-import { hoverRows, placeTooltip } from "../../scalars/web/hover";
+import { hoverRows, placeTooltip } from "@charts/lines/hover";
+import { buildModel, type ChartModel, type RunSeries } from "@charts/lines/model";
+import { yFixed, type Settings } from "@charts/lines/settings";
+import type { XMode } from "@charts/plot";
+import { cache, seriesKey, type SeriesData } from "@charts/series/data";
+import { pointsFor, useCachedSeries } from "@charts/series/useCachedSeries";
+import { useZoomData } from "@charts/series/useZoomData";
+import { tooltipHtml } from "@charts/tooltip";
+import { useChartWidth, usePlot } from "@charts/usePlot";
 import { buildMarginModel, chartId, chartKeys, dashArray, dashFor, multilineTags, type ChartSpec, type MarginInput } from "./chart";
 
 export interface ChartCardProps {
@@ -45,29 +44,19 @@ function ChartCardView({ category, chart, runs, settings, tick, eager }: ChartCa
   const cardRef = useRef<HTMLDivElement>(null);
   const chartRef = useRef<HTMLDivElement>(null);
   const tipRef = useRef<HTMLDivElement>(null);
-  const plotRef = useRef<Plot | null>(null);
-  const plotKeyRef = useRef("");
   const modelRef = useRef<ChartModel | null>(null);
   const settingsRef = useRef(settings);
   settingsRef.current = settings;
-  const [width, setWidth] = useState(420);
   const [zoom, setZoom] = useState<[number, number] | null>(null);
   const [ready, setReady] = useState(false);
 
   const keys = useMemo(() => chartKeys(chart, runs), [chart, runs]);
   const tags = useMemo(() => (chart.kind === "multiline" ? multilineTags(chart, runs) : []), [chart, runs]);
-  const maxPoints = Math.max(200, Math.round(2 * width));
   const drawable = keys.length > 0;
 
   const seen = useLazyCard(cardRef, id, { eager, near: "200px 0px", view: "0px" });
-  useEffect(() => {
-    const ro = new ResizeObserver(() => {
-      const w = chartRef.current?.clientWidth ?? 0;
-      if (w > 0) setWidth(w);
-    });
-    if (chartRef.current) ro.observe(chartRef.current);
-    return () => ro.disconnect();
-  }, [id]);
+  const { width } = useChartWidth(chartRef, 420, id);
+  const maxPoints = pointsFor(width);
 
   // A chart with nothing to draw (no matching tag, an empty chart) is ready as soon as it says so.
   const shownReady = ready || (seen && !drawable);
@@ -123,53 +112,34 @@ function ChartCardView({ category, chart, runs, settings, tick, eager }: ChartCa
 
   const xMode: XMode = settings.xAxis === "tag" ? "step" : settings.xAxis;
   const plotKey = model ? [model.structure, xMode, settings.yScale].join("|") : "";
-  useLayoutEffect(() => {
-    const el = chartRef.current;
-    if (!model || !el) return;
-    let plot = plotRef.current;
-    if (!plot || plotKeyRef.current !== plotKey) {
-      plot?.destroy();
-      el.querySelectorAll(".uplot").forEach((n) => n.remove());
-      plot = new Plot(
-        el,
-        {
-          width: Math.max(200, el.clientWidth || width),
-          height: HEIGHT,
-          xMode,
-          xLog: false,
-          yLog: settings.yScale === "log",
-          yFixed: yFixed(settings),
-          ignoreOutliers: settings.outliers,
-          syncKey: `ridgeline-custom-scalars-${xMode}`,
-          lines: model.lines,
-          bands: model.bands,
-          onZoom: (r) => setZoom(r),
-          onCursor: (u, own) => showTooltip(u, own, tipRef.current, modelRef.current, settingsRef.current),
-        },
-        model.data,
-      );
-      plotRef.current = plot;
-      plotKeyRef.current = plotKey;
-      if (zoom) plot.setData(model.data, zoom);
-    } else {
-      plot.cfg.yFixed = yFixed(settings);
-      plot.cfg.ignoreOutliers = settings.outliers;
-      plot.setData(model.data, zoom);
-    }
-    setTestEntry("charts", `custom_scalars:${handle}`, plot.u);
-    setReady(true);
-  }, [model, plotKey, zoom, settings.yMin, settings.yMax, settings.outliers]);
-
-  useEffect(() => {
-    plotRef.current?.setSize(Math.max(200, chartRef.current?.clientWidth ?? width), HEIGHT);
-  }, [width]);
-  useEffect(
-    () => () => {
-      plotRef.current?.destroy();
-      plotRef.current = null;
-      deleteTestEntry("charts", `custom_scalars:${handle}`);
+  usePlot(
+    chartRef,
+    {
+      data: model?.data ?? null,
+      key: plotKey,
+      config: (w) => ({
+        width: w,
+        height: HEIGHT,
+        xMode,
+        xLog: false,
+        yLog: settings.yScale === "log",
+        yFixed: yFixed(settings),
+        ignoreOutliers: settings.outliers,
+        syncKey: `ridgeline-custom-scalars-${xMode}`,
+        lines: model!.lines,
+        bands: model!.bands,
+        onZoom: (r) => setZoom(r),
+        onCursor: (u, own) => showTooltip(u, own, tipRef.current, modelRef.current, settingsRef.current),
+      }),
+      yFixed: yFixed(settings),
+      ignoreOutliers: settings.outliers,
+      view: zoom,
+      width,
+      height: HEIGHT,
+      testId: `custom_scalars:${handle}`,
+      drawn: () => setReady(true),
     },
-    [],
+    [model, plotKey, zoom, settings.yMin, settings.yMax, settings.outliers],
   );
 
   const nf = model?.nonfinite;

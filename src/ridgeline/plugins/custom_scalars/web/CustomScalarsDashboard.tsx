@@ -8,8 +8,8 @@ import { useCallback, useEffect, useMemo, useState } from "preact/hooks";
 import type { DashboardProps } from "@app/types";
 import { getJson } from "@api/client";
 import { useUrlState } from "@app/state";
-import { CurveControls } from "../../scalars/web/CurveControls";
-import { useSettings } from "../../scalars/web/settings";
+import { CurveControls } from "@charts/lines/CurveControls";
+import { useSettings } from "@charts/lines/settings";
 import { ChartCard } from "./ChartCard";
 import { chartId, chartShown, type LayoutAnswer } from "./chart";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { RunInfo } from "@app/types";
-import type { SeriesData } from "../../scalars/web/data";
+import type { SeriesData } from "@charts/series/data";
 import { buildMarginModel, chartId, chartKeys, chartShown, dashFor, multilineTags, type ChartSpec } from "./chart";
 
 const run = (name: string, scalars: string[]): RunInfo => ({

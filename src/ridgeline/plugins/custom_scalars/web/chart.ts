@@ -9,8 +9,8 @@ import type { RunInfo } from "@app/types";
 import { interpolateAt } from "@charts/aggregate";
 import { joinSeries, type JoinInput } from "@charts/join";
 import type { BandSpec, LineSpec } from "@charts/plot";
-import type { SeriesData } from "../../scalars/web/data";
-import type { ChartModel, HoverSeries, XAxis } from "../../scalars/web/model";
+import type { SeriesData } from "@charts/series/data";
+import type { ChartModel, HoverSeries, XAxis } from "@charts/lines/model";
 
 export interface MarginSeries {
   value: string;

@@ -10,8 +10,8 @@ import { formatNumber, formatStep } from "@charts/format";
 import { Plot, type BandSpec, type LineSpec } from "@charts/plot";
 import { nearestIndex } from "@charts/aggregate";
 import { useLazyCard, useReadyFlag } from "@charts/lazyCard";
-import { HISTOGRAM_CARD_VIEW, RunLabel, useRunData, type RunData } from "../../histograms/web/cards";
-import { fetchDistributions, type DistributionsResponse } from "../../histograms/web/data";
+import { HISTOGRAM_CARD_VIEW, RunLabel, useRunData, type RunData } from "@charts/histograms/cards";
+import { fetchDistributions, type DistributionsResponse } from "@charts/histograms/data";
 
 const HEIGHT = 220;
 /** Band fill alpha from the outermost (min–max) to the innermost (31–69%). */

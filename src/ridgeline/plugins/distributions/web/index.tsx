@@ -2,10 +2,9 @@
 import { useMemo } from "preact/hooks";
 import type { Dashboard, DashboardProps } from "@app/types";
 import { TagSections } from "@app/cards";
-import { EAGER_CARDS } from "../../histograms/web/cards";
-import { histogramTags, runsWithTag } from "../../histograms/web/data";
+import { EAGER_CARDS } from "@charts/histograms/cards";
+import { histogramTags, runsWithTag } from "@charts/histograms/data";
 import { DistributionCard } from "./DistributionCard";
-import "../../histograms/web/histograms.css";
 
 function DistributionsDashboard({ runs, tagFilter, tick, theme }: DashboardProps) {
   const tags = useMemo(() => histogramTags(runs), [runs]);

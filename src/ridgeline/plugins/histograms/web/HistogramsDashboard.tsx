@@ -3,10 +3,10 @@ import { useMemo } from "preact/hooks";
 import type { DashboardProps } from "@app/types";
 import { useUrlState } from "@app/state";
 import { TagSections } from "@app/cards";
-import { EAGER_CARDS } from "./cards";
-import { histogramTags, runsWithTag } from "./data";
-import type { Mode } from "./draw";
-import { HistogramCard } from "./HistogramCard";
+import { EAGER_CARDS } from "@charts/histograms/cards";
+import { histogramTags, runsWithTag } from "@charts/histograms/data";
+import type { Mode } from "@charts/histograms/draw";
+import { HistogramCard } from "@charts/histograms/HistogramCard";
 
 export function HistogramsDashboard({ runs, tagFilter, tick, theme }: DashboardProps) {
   const [mode, setMode] = useUrlState<Mode>("h.mode", "offset");

@@ -1,7 +1,6 @@
 /** The histograms dashboard's registration with the shell (see web/src/app/types.ts). */
 import type { Dashboard } from "@app/types";
 import { HistogramsDashboard } from "./HistogramsDashboard";
-import "./histograms.css";
 
 const dashboard: Dashboard = {
   name: "histograms",

@@ -7,13 +7,13 @@ import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } fr
 import { ApiError, getJson } from "@api/client";
 import { ALL, type Selection } from "@app/selection";
 import { useUrlState } from "@app/state";
+import { exactRunsPattern } from "@app/filters";
 import type { DashboardProps } from "@app/types";
 import { registry } from "@charts/registry";
 import {
   colourBy,
   columnsOf,
   defaultHidden,
-  exactRunsPattern,
   isActive,
   passes,
   sortTrials,

@@ -7,7 +7,6 @@ import {
   compareCells,
   defaultHidden,
   distinctValues,
-  exactRunsPattern,
   filterMarks,
   filterSpan,
   formatCell,
@@ -172,12 +171,4 @@ describe("scales", () => {
     const c = colourBy(table.trials, col("m:hparam/loss:final"));
     expect(c.get("b")).toBe("rgb(253, 231, 37)"); // smallest loss
   });
-});
-
-it("builds an exact run pattern", () => {
-  const re = new RegExp(exactRunsPattern(["lr_0.1/1795.5", "."]), "i");
-  expect(re.test("lr_0.1/1795.5")).toBe(true);
-  expect(re.test(".")).toBe(true);
-  expect(re.test("lr_011/1795.5")).toBe(false);
-  expect(re.test("x")).toBe(false);
 });

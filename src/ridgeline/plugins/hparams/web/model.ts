@@ -394,9 +394,3 @@ export function colourBy(trials: Trial[], col: Column | null): Map<string, strin
 export function clip(s: string, n: number): string {
   return s.length > n ? `${s.slice(0, n - 1)}…` : s;
 }
-
-/** A regular expression matching exactly these run names (for the shell's run filter). */
-export function exactRunsPattern(runs: string[]): string {
-  const esc = runs.map((r) => r.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
-  return esc.length === 1 ? `^${esc[0]}$` : `^(${esc.join("|")})$`;
-}

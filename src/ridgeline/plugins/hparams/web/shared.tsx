@@ -1,6 +1,7 @@
 /** What the table, the parallel coordinates and the scatter matrix share, and the link to a trial's scalars. */
 import { useMemo } from "preact/hooks";
-import { exactRunsPattern, type Column, type Trial } from "./model";
+import { exactRunsPattern } from "@app/filters";
+import type { Column, Trial } from "./model";
 
 export interface ViewProps {
   /** The trials that pass the filters, in table order. */

@@ -1,7 +1,7 @@
 /** The images dashboard's registration with the shell (see web/src/app/types.ts). */
 import type { Dashboard } from "@app/types";
 import { ImagesDashboard } from "./ImagesDashboard";
-import "./media.css";
+import "@media/media.css";
 
 const dashboard: Dashboard = {
   name: "images",

@@ -3,7 +3,7 @@
  * merging streamed alerts, sorting and filtering them, the links that open the scalars dashboard on a spot,
  * and what a chart draws for phases, forecasts and alerts. No DOM, no fetching: tested alone (model.test.ts).
  */
-import { exactRunsPattern } from "../../hparams/web/model";
+import { exactRunsPattern } from "@app/filters";
 
 export type AlertKind = "outlier" | "nan" | "inf" | "spike" | "stalled";
 export const ALERT_KINDS: readonly AlertKind[] = ["outlier", "nan", "inf", "spike", "stalled"];

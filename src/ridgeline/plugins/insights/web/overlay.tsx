@@ -1,13 +1,15 @@
 /**
  * What the insights add to a scalar card: markers where alerts fired (hover names kind, value and expected
  * range), the loss curve's phases as background bands, the forecast dashed with its uncertainty band, and
- * the zoom onto a step an alert link asked for. The card calls {@link useInsightOverlay} and hands the
- * result to the draw functions from its uPlot hooks; everything is fetched only for cards that are seen.
+ * the zoom onto a step an alert link asked for. ./index.tsx registers {@link useInsightsCardOverlay} with the
+ * shell's card overlays (@charts/overlays); every scalar card calls it and draws what it returns from its uPlot
+ * hooks. Everything is fetched only for cards that are seen.
  */
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import type uPlot from "uplot";
 import type { RunInfo } from "@app/types";
 import { useUrlState } from "@app/state";
+import type { CardOverlay, OverlayContext } from "@charts/overlays";
 import { withAlpha, type ExtraY } from "@charts/plot";
 import { formatNumber, formatStep } from "@charts/format";
 import { fetchForecast, fetchPhases, useAlerts } from "./data";
@@ -84,7 +86,7 @@ export interface OverlayState {
   view(data: uPlot.AlignedData): [number, number] | null;
 }
 
-export function useInsightOverlay(o: OverlayOptions): OverlayState {
+function useInsightOverlay(o: OverlayOptions): OverlayState {
   const stream = useAlerts(o.tick);
   const withTag = useMemo(() => {
     const has = new Set(o.keys.filter((k) => k.tag === o.tag).map((k) => k.run));
@@ -183,7 +185,7 @@ export function useInsightOverlay(o: OverlayOptions): OverlayState {
  * An alert link's zoom: when the URL's focus names this card's tag, the chart zooms on the step once its
  * data is in (and a vertical line marks it); resetting the zoom clears the focus.
  */
-export function useFocus(
+function useFocus(
   tag: string,
   hover: ReadonlyArray<{ x: ArrayLike<number>; step: ArrayLike<number> }> | null,
   zoom: [number, number] | null,
@@ -235,12 +237,12 @@ export function useFocus(
 }
 
 /** The forecasts' expected values and bands, for the chart's y range (the dashed line must stay in view). */
-export function forecastExtras(ov: Overlay): ExtraY[] {
+function forecastExtras(ov: Overlay): ExtraY[] {
   return ov.forecasts.map(({ forecast: f }) => ({ x: f.step, expected: f.value, low: f.low, high: f.high }));
 }
 
 /** Phases as faint bands behind the curves (one lane per run), labelled where wide enough. */
-export function drawBack(u: uPlot, ov: Overlay): void {
+function drawBack(u: uPlot, ov: Overlay): void {
   if (!ov.phases.length) return;
   const { left, top, width, height } = u.bbox;
   const dpr = devicePixelRatio || 1;
@@ -273,7 +275,7 @@ export function drawBack(u: uPlot, ov: Overlay): void {
 const ALERT_COLOUR = "#e5484d";
 
 /** The forecast (dashed, with its band), the alert markers and the focused step's line, over the curves. */
-export function drawFront(u: uPlot, ov: Overlay): void {
+function drawFront(u: uPlot, ov: Overlay): void {
   const { left, top, width, height } = u.bbox;
   const dpr = devicePixelRatio || 1;
   const ctx = u.ctx;
@@ -348,7 +350,7 @@ export function drawFront(u: uPlot, ov: Overlay): void {
 }
 
 /** Tooltip lines at cursor x `x` (pixel `left`): alerts within 6 px, each run's phase, forecast values. */
-export function notes(u: uPlot, ov: Overlay, x: number, left: number): string[] {
+function notes(u: uPlot, ov: Overlay, x: number, left: number): string[] {
   const out: string[] = [];
   const fmt = (v: number) => formatNumber(v);
   for (const m of ov.alerts) {
@@ -379,7 +381,7 @@ export function notes(u: uPlot, ov: Overlay, x: number, left: number): string[] 
  * The card header's note on forecasts: the expected final value (one run) or how many runs have one, each
  * run's final value with its range in the title; and why phases or forecasts are not drawn, when asked for.
  */
-export function ForecastLegend({ overlay }: { overlay: OverlayState }) {
+function ForecastLegend({ overlay }: { overlay: OverlayState }) {
   const list = overlay.ref.current.forecasts;
   if (!list.length && !overlay.note) return null;
   const lines = list.map(({ run, forecast }) => `${run}: ${forecastText(forecast, (v) => formatNumber(v), formatStep)}`);
@@ -399,4 +401,38 @@ export function ForecastLegend({ overlay }: { overlay: OverlayState }) {
       )}
     </>
   );
+}
+
+/** The insights on a scalar card, as the shell's card overlay registry takes them. */
+export function useInsightsCardOverlay(c: OverlayContext): CardOverlay {
+  const insights = useInsightOverlay({
+    tag: c.tag,
+    tag2: c.tag2,
+    runs: c.runs,
+    keys: c.keys,
+    seen: c.seen,
+    loaded: c.loaded,
+    values: c.values,
+    start: c.start,
+    tick: c.tick,
+    xAxis: c.settings.xAxis,
+    phases: c.settings.phases,
+    forecast: c.settings.forecast,
+  });
+  useFocus(c.tag2 ? "" : c.tag, c.hover, c.zoom, c.setZoom, insights);
+  const ov = insights.ref;
+  return {
+    version: insights.version,
+    yExtra: () => forecastExtras(ov.current),
+    drawBack: (u) => drawBack(u, ov.current),
+    drawFront: (u) => drawFront(u, ov.current),
+    notes: (u, x, left) => notes(u, ov.current, x, left),
+    view: insights.view,
+    legend: <ForecastLegend overlay={insights} />,
+    attributes: {
+      "data-alerts": String(insights.counts.alerts),
+      "data-phases": String(insights.counts.phases),
+      "data-forecast": String(insights.counts.forecast),
+    },
+  };
 }

@@ -11,7 +11,7 @@ import type { DashboardProps, RunInfo } from "@app/types";
 import { formatNumber } from "@charts/format";
 import { deleteTestEntry, setTestEntry } from "@web/testHooks";
 import { TagSections, entryAt, runsWithTag, tagsOf, useTagCard, wallTimeAt } from "@app/cards";
-import { StepSlider } from "@charts/StepSlider";
+import { StepSlider } from "@media/StepSlider";
 import { useReadyFlag } from "@charts/lazyCard";
 import { curveOf, hoverRow, nearestIndex, type Curve, type HoverRow, type PrStep } from "./model";
 

@@ -7,13 +7,13 @@ import { memo } from "preact/compat";
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import type { DashboardProps } from "@app/types";
 import { colourFor } from "@app/palette";
-import { Card } from "./Card";
-import { CurveControls } from "./CurveControls";
-import { fetchHparams } from "./data";
-import { compareTags, groupRuns, groupTags, hparamNames } from "./groups";
+import { Card } from "@charts/card/ScalarCard";
+import { CurveControls } from "@charts/lines/CurveControls";
+import { fetchHparams } from "./hparams";
+import { compareTags, groupRuns, groupTags, hparamNames } from "@charts/groups";
 import { columnsFor, planSections } from "./layout";
 import { Sections } from "./Sections";
-import { useSettings } from "./settings";
+import { useSettings } from "@charts/lines/settings";
 
 const EAGER_CARDS = 16;
 /** Estimated height of the toolbar above the first section (only used to guess what the first screen shows). */

@@ -9,7 +9,7 @@ import type { DashboardProps, RunInfo } from "@app/types";
 import { getJson } from "@api/client";
 import { formatWallTime } from "@charts/format";
 import { TagSections, entryAt, runsWithTag, tagsOf, useTagCard, wallTimeAt, type StepEntry } from "@app/cards";
-import { StepSlider } from "@charts/StepSlider";
+import { StepSlider } from "@media/StepSlider";
 import { useReadyFlag } from "@charts/lazyCard";
 import { renderMarkdown } from "./markdown";
 

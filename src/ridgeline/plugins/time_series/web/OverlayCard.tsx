@@ -13,10 +13,10 @@ import type { RunInfo } from "@app/types";
 import { getJson } from "@api/client";
 import { Plot } from "@charts/plot";
 import { smooth } from "@charts/smoothing";
-import { cache } from "../../scalars/web/data";
+import { cache } from "@charts/series/data";
 import { registry } from "@charts/registry";
 import { setTestEntry } from "@web/testHooks";
-import type { Settings } from "../../scalars/web/settings";
+import type { Settings } from "@charts/lines/settings";
 import { runsWith } from "./items";
 import { buildOverlay, type Distribution, type OverlayRun } from "./overlay";
 

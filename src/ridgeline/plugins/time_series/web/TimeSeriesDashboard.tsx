@@ -13,12 +13,11 @@ import { getJson } from "@api/client";
 import type { DashboardProps, RunInfo } from "@app/types";
 import { colourFor } from "@app/palette";
 import { useUrlState } from "@app/state";
-import { HistogramCard } from "../../histograms/web/HistogramCard";
-import { ImageCard, type View } from "../../images/web/ImagesDashboard";
-import "../../images/web/media.css";
-import { Card } from "../../scalars/web/Card";
-import { CurveControls } from "../../scalars/web/CurveControls";
-import { useSettings, type Settings } from "../../scalars/web/settings";
+import { HistogramCard } from "@charts/histograms/HistogramCard";
+import { ImageCard, type View } from "@media/ImageCard";
+import { Card } from "@charts/card/ScalarCard";
+import { CurveControls } from "@charts/lines/CurveControls";
+import { useSettings, type Settings } from "@charts/lines/settings";
 import { KINDS, pinnedItems, planItems, runsWith, type Item, type Kind } from "./items";
 import { OverlayCard, type MarkRun } from "./OverlayCard";
 

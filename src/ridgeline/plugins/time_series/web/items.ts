@@ -4,7 +4,7 @@
  * the other dashboards, with the pinned cards listed apart.
  */
 import type { RunInfo } from "@app/types";
-import { groupTags } from "../../scalars/web/groups";
+import { groupTags } from "@charts/groups";
 
 export const KINDS = ["scalars", "histograms", "images"] as const;
 export type Kind = (typeof KINDS)[number];

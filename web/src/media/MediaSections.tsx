@@ -7,7 +7,7 @@ import { useMemo, useRef, useState } from "preact/hooks";
 import { useNear } from "@charts/lazyCard";
 import type { RunInfo } from "@app/types";
 import { runsWithTag } from "@app/cards";
-import { groupTags } from "../../scalars/web/groups";
+import { groupTags } from "@charts/groups";
 import type { MediaKind } from "./media";
 
 /** The first cards of the page (more than a screen holds) load at once, the others when scrolled near. */

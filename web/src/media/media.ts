@@ -8,7 +8,7 @@ import type { RefObject } from "preact";
 import { useLayoutEffect, useMemo, useState } from "preact/hooks";
 import { apiUrl, getJson } from "@api/client";
 import { useLazyCard } from "@charts/lazyCard";
-import { useStepIndex } from "@charts/StepSlider";
+import { useStepIndex } from "./StepSlider";
 
 export type MediaKind = "images" | "audio";
 

@@ -1,13 +1,13 @@
 /**
- * The dashboard's settings, each kept in the URL (and localStorage) under an "s." key so a link reproduces
- * the view: s.smooth, s.smoother, s.y, s.ymin, s.ymax, s.x, s.xtag, s.xlog, s.outliers, s.tipsort,
+ * The settings of the line charts (the scalars, custom scalars and time series dashboards read the same ones),
+ * each kept in the URL (and localStorage) under an "s." key so a link reproduces the view: s.smooth, s.smoother, s.y, s.ymin, s.ymax, s.x, s.xtag, s.xlog, s.outliers, s.tipsort,
  * s.groupby, s.group, s.band, s.pinned, s.collapsed, s.combine, s.phases, s.forecast (the insights overlays).
  */
 import { useMemo } from "preact/hooks";
 import { useUrlState } from "@app/state";
 import type { Smoother } from "@charts/smoothing";
 import type { TooltipSort } from "@charts/tooltip";
-import type { GroupBy } from "./groups";
+import type { GroupBy } from "@charts/groups";
 import type { XAxis } from "./model";
 
 export interface Settings {

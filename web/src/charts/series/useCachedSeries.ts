@@ -1,9 +1,15 @@
 /**
- * A chart card's series in the page's shared cache (./data `cache`), for the scalars and custom scalars cards:
+ * A chart card's series in the page's shared cache (./data `cache`), for the scalar cards and custom scalars charts:
  * loaded (full range, reduced) once `enabled`, then what is new appended on every reload tick.
  */
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { cache, seriesKey } from "./data";
+
+/** How many points to ask for a chart `width` pixels wide. */
+export function pointsFor(width: number): number {
+  // About two points per pixel of the chart: a series is reduced (and marked so) only when it has more.
+  return Math.max(200, Math.round(2 * width));
+}
 
 export interface CachedSeries {
   /** The first load finished. */

@@ -1,11 +1,12 @@
 /**
- * What the histograms and distributions dashboards share besides @app/cards' TagSections: how their cards load
+ * What the histogram and distribution cards share besides @app/cards' TagSections: how their cards load
  * (lazily, through @charts/lazyCard; the first EAGER_CARDS at once), each card's per-run data and run label.
  */
 import type { RefObject } from "preact";
 import { useLayoutEffect, useRef, useState } from "preact/hooks";
 import type { RunInfo } from "@app/types";
 import type { LazyCardOptions } from "@charts/lazyCard";
+import "./histograms.css";
 
 /** A card loads from 300 px before it scrolls into view and counts as on screen (chartsReady) once it is. */
 export const HISTOGRAM_CARD_VIEW: LazyCardOptions = { near: "300px 0px", view: "0px" };

@@ -1,5 +1,5 @@
 /**
- * The curve settings both the scalars and the custom scalars dashboards show in their toolbars (smoothing,
+ * The curve settings the line chart dashboards (scalars, custom scalars, time series) show in their toolbars (smoothing,
  * smoother, y scale, fixed y range, ignore outliers): the same controls over the same "s." settings.
  */
 import { SMOOTHERS } from "@charts/smoothing";

@@ -6,7 +6,7 @@
 import { useEffect, useState } from "preact/hooks";
 import type { RefObject } from "preact";
 import { fetchSeries, seriesKey, type SeriesData } from "./data";
-import type { ChartModel } from "./model";
+import type { ChartModel } from "@charts/lines/model";
 
 /**
  * The zoomed window's series by `seriesKey(run, tag)`, or null when not zoomed (or not fetched yet). `zoom` is

@@ -316,16 +316,3 @@ export function fetchAnnotations(run: string, tick: number): Promise<Annotation[
   }
   return p;
 }
-
-let hparamsPromise: Promise<Record<string, Record<string, unknown>>> | null = null;
-
-/** Every run's hyperparameters ({} when the server has none). */
-export function fetchHparams(refresh = false): Promise<Record<string, Record<string, unknown>>> {
-  if (!hparamsPromise || refresh) {
-    hparamsPromise = getJson<{ runs: Record<string, Record<string, unknown>> }>("/api/hparams").then(
-      (r) => r.runs ?? {},
-      () => ({}),
-    );
-  }
-  return hparamsPromise;
-}

@@ -1,5 +1,5 @@
 /**
- * The data of the histograms and distributions dashboards (shared by both): fetching `/api/histograms` and
+ * The data of the histogram and distribution cards (the histograms, distributions and time series dashboards): fetching `/api/histograms` and
  * `/api/distributions`, the tags of the selected runs, and the pure geometry of a ridgeline plot.
  */
 import { getJson } from "@api/client";

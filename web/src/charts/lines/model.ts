@@ -8,7 +8,7 @@ import { groupStats, interpolateAt } from "@charts/aggregate";
 import { joinSeries, type JoinInput } from "@charts/join";
 import type { BandSpec, LineSpec } from "@charts/plot";
 import { smooth, smoothWindow, type Smoother } from "@charts/smoothing";
-import type { SeriesData } from "./data";
+import type { SeriesData } from "@charts/series/data";
 
 export type XAxis = "step" | "relative" | "wall" | "tag";
 

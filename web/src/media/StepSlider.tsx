@@ -4,7 +4,7 @@
  * its wall time. `followSteps` keeps the choice sensible when a reload brings new steps.
  */
 import { useRef, useState } from "preact/hooks";
-import { formatStep, formatWallTime } from "./format";
+import { formatStep, formatWallTime } from "@charts/format";
 
 export interface StepSliderProps {
   /** The steps that have a value, ascending. */
