@@ -6,7 +6,7 @@ LOGDIR ?=
 DEMO_LOGDIR := demo_runs
 PYTEST_ARGS ?=
 
-.PHONY: serve test lint bench demo clean-venv build-web
+.PHONY: serve test lint bench demo clean-venv build-web api-types
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -69,10 +69,17 @@ demo: $(VENV)/.serve-deps
 test: $(VENV)/.test-deps $(VENV)/.browser-deps build-web
 	$(BIN)/python -m pytest -n 2 $(PYTEST_ARGS)
 
-lint: $(VENV)/.test-deps
+# The web UI's layer rules (.dependency-cruiser.cjs): dashboards import only their folder, web/src/ and npm
+# packages; the shell imports no dashboard. tests/web/test_import_rules.py checks the same in `make test`.
+lint: $(VENV)/.test-deps node_modules/.package-lock.json
 	$(BIN)/ruff check src tests bench examples
 	$(BIN)/ruff format --check src tests bench examples
 	$(BIN)/mypy
+	npx --no-install depcruise web/src src/ridgeline/plugins --config .dependency-cruiser.cjs --output-type err
+
+# The web UI's API types from the server's OpenAPI spec (committed; tests/web/test_api_types.py fails when stale).
+api-types: $(VENV)/.test-deps node_modules/.package-lock.json
+	$(BIN)/python scripts/gen_api_types.py
 
 bench: $(VENV)/.test-deps
 	$(BIN)/python bench/writer.py

@@ -30,5 +30,5 @@ def test_committed_api_types_match_the_openapi_spec(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stdout + result.stderr
     assert fresh.read_text(encoding="utf-8") == COMMITTED.read_text(encoding="utf-8"), (
         f"{COMMITTED.relative_to(ROOT)} is stale: the OpenAPI spec changed. Regenerate it with `{REGENERATE}` "
-        "(then `make build-web` typechecks the UI against it) and commit the result."
+        "(or `make api-types`), then `make build-web` typechecks the UI against it; commit the result."
     )
