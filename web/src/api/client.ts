@@ -5,7 +5,7 @@
  * reverse proxy that serves it under a prefix (`/proxy/6006/` -> `/proxy/6006/api/runs`). They are the spec's routes
  * (./types.ts): a request to a route the server does not serve fails to typecheck.
  */
-import type { ApiPath, ErrorBody, GetPath, PostPath } from "./types";
+import type { ApiPath, ErrorBody, PostPath, QueryOf, RouteOf } from "./types";
 
 /** A failed request: `status` is the HTTP status, or 0 when the server could not be reached at all. */
 export class ApiError extends Error {
@@ -75,9 +75,15 @@ async function request<T>(url: string, init: RequestInit, started?: Promise<Resp
   return body as T;
 }
 
-/** GET `path?params` as JSON. Throws {@link ApiError} built from the server's `{"error": ...}` body. */
-export function getJson<T>(path: GetPath, params?: Record<string, QueryValue>, options: RequestOptions = {}): Promise<T> {
-  return request<T>(apiUrl(path, params), { headers: { Accept: "application/json" }, signal: options.signal });
+/**
+ * GET `path?params` as JSON. Throws {@link ApiError} built from the server's `{"error": ...}` body. With an answer
+ * type from ./types (`Answer<route, ...>`), `path` must be its route and `params` that route's query parameters.
+ */
+export function getJson<T>(path: RouteOf<T>, params?: QueryOf<T>, options: RequestOptions = {}): Promise<T> {
+  return request<T>(apiUrl(path, params as Record<string, QueryValue> | undefined), {
+    headers: { Accept: "application/json" },
+    signal: options.signal,
+  });
 }
 
 /**

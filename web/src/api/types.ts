@@ -34,12 +34,23 @@ export type RequestBody<P extends ApiPath, M extends Method = "post"> =
 type SpecAnswer<P extends ApiPath, M extends Method> =
   Operation<P, M> extends { responses: { 200: { content: { "application/json": infer B } } } } ? B : unknown;
 
+declare const route: unique symbol;
+/** Marks an answer type with the route that answers it (a type only: nothing at run time). */
+type Routed<P extends ApiPath> = { readonly [route]?: P };
+
 /**
  * The JSON answer of `M path`: the spec's response model, or `Fallback` (the shape the UI reads, written by hand)
- * while the spec declares none.
+ * while the spec declares none. It carries its route, so `getJson<Answer<...>>(path, params)` checks that `path`
+ * is that route and `params` its query parameters.
  */
 export type Answer<P extends ApiPath, Fallback, M extends Method = "get"> =
-  unknown extends SpecAnswer<P, M> ? Fallback : SpecAnswer<P, M>;
+  (unknown extends SpecAnswer<P, M> ? Fallback : SpecAnswer<P, M>) & Routed<P>;
+
+/** The route an {@link Answer} type names; every GET route for a type that names none. */
+export type RouteOf<T> = T extends { readonly [route]?: infer P } ? (P extends GetPath ? P : GetPath) : GetPath;
+
+/** The query parameters of `T`'s route (any, for a type that names none). */
+export type QueryOf<T> = GetPath extends RouteOf<T> ? Record<string, string | number | boolean | null | undefined> : Query<RouteOf<T>>;
 
 /** The spec's named schemas (request models and the error body). */
 export type Schemas = components["schemas"];

@@ -9,6 +9,7 @@ import { useLayoutEffect, useMemo, useState } from "preact/hooks";
 import { apiUrl, getJson } from "@api/client";
 import { useLazyCard } from "@charts/lazyCard";
 import { useStepIndex } from "./StepSlider";
+import type { Answer } from "@api/types";
 
 export type MediaKind = "images" | "audio";
 
@@ -42,7 +43,7 @@ export function useMediaSteps(kind: MediaKind, run: string, tag: string, active:
   useLayoutEffect(() => {
     if (!active) return;
     const abort = new AbortController();
-    getJson<{ steps: MediaStep[] }>(`/api/${kind}`, { run, tag }, { signal: abort.signal }).then(
+    getJson<Answer<`/api/${MediaKind}`, { steps: MediaStep[] }>>(`/api/${kind}`, { run, tag }, { signal: abort.signal }).then(
       (body) =>
         setListing((old) =>
           old.steps && sameSteps(old.steps, body.steps) ? old : { steps: body.steps, error: null },

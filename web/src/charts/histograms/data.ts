@@ -4,6 +4,7 @@
  */
 import { getJson } from "@api/client";
 import type { RunInfo } from "@app/types";
+import type { Answer } from "@api/types";
 
 /** One step of `GET /api/histograms?bins=N`: counts on the response's common bins, or why it is unreadable. */
 export interface BinnedHistogram {
@@ -14,7 +15,7 @@ export interface BinnedHistogram {
   error?: string;
 }
 
-export interface HistogramsResponse {
+interface HistogramsBody {
   run: string;
   tag: string;
   steps: number[];
@@ -26,7 +27,7 @@ export interface HistogramsResponse {
   histograms: BinnedHistogram[];
 }
 
-export interface DistributionsResponse {
+interface DistributionsBody {
   run: string;
   tag: string;
   basis_points: number[];
@@ -39,6 +40,11 @@ export interface DistributionsResponse {
   total_steps: number;
   sampled: boolean;
 }
+
+/** `GET /api/histograms`: a run's tag, sampled to at most `max_steps` steps on `bins` common bins. */
+export type HistogramsResponse = Answer<"/api/histograms", HistogramsBody>;
+/** `GET /api/distributions`: a run's tag as percentile bands over its (sampled) steps. */
+export type DistributionsResponse = Answer<"/api/distributions", DistributionsBody>;
 
 /** Steps drawn per histogram card (sampled server-side; the step slider reaches the others) and bins. */
 export const MAX_STEPS = 50;

@@ -6,7 +6,7 @@
  * kind it was is kept from the answer's `nonfinite` list.
  */
 import { getJson, postBinary } from "@api/client";
-import type { BatchRequest, RangeParams, SeriesKey } from "@api/types";
+import type { Answer, BatchRequest, RangeParams, SeriesKey } from "@api/types";
 import { decodeBatch, type BinaryEntry } from "./binary";
 
 export interface NonFinite {
@@ -92,14 +92,14 @@ let scheduled = false;
 let soonScheduled = false;
 const CHUNK = 2000;
 
-interface Answer {
+interface Fetched {
   run: string;
   tag: string;
   data: SeriesData | Error;
 }
 
 /** One batch, in the binary form. */
-async function post(body: BatchRequest): Promise<Answer[]> {
+async function post(body: BatchRequest): Promise<Fetched[]> {
   const { buffer } = await postBinary("/api/scalars/batch", body, { format: "binary" });
   return decodeBatch(buffer).map((e) => ({ run: e.run, tag: e.tag, data: e.error ? new Error(e.error) : fromBinary(e) }));
 }
@@ -308,7 +308,7 @@ export function fetchAnnotations(run: string, tick: number): Promise<Annotation[
   const key = `${tick}\u0000${run}`;
   let p = annotationCache.get(key);
   if (!p) {
-    p = getJson<{ annotations: Annotation[] }>("/api/annotations", { run }).then(
+    p = getJson<Answer<"/api/annotations", { annotations: Annotation[] }>>("/api/annotations", { run }).then(
       (r) => r.annotations ?? [],
       () => [],
     );

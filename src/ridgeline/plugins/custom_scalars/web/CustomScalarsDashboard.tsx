@@ -12,6 +12,7 @@ import { CurveControls } from "@charts/lines/CurveControls";
 import { useSettings } from "@charts/lines/settings";
 import { ChartCard } from "./ChartCard";
 import { chartId, chartShown, type LayoutAnswer } from "./chart";
+import type { Answer } from "@api/types";
 
 /** With this many charts or fewer, every card loads at once. */
 const EAGER_CHARTS = 16;
@@ -28,7 +29,7 @@ export function CustomScalarsDashboard({ runs, allRuns, tagFilter, tick }: Dashb
   const layoutRuns = allRuns.filter((r) => (r.tags.custom_scalars ?? []).length > 0).map((r) => r.run).join("\u0000");
   useEffect(() => {
     let live = true;
-    getJson<LayoutAnswer>("/api/custom_scalars").then(
+    getJson<Answer<"/api/custom_scalars", LayoutAnswer>>("/api/custom_scalars").then(
       (answer) => {
         if (!live) return;
         setLayout(answer);

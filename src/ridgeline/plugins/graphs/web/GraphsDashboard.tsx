@@ -25,6 +25,7 @@ import {
   type Index,
 } from "./model";
 import { NodePanel } from "./NodePanel";
+import type { Answer } from "@api/types";
 
 const READY_ID = "graph";
 
@@ -65,7 +66,7 @@ export function GraphsDashboard({ runs, tick }: DashboardProps) {
       setData(null);
       registry.setReady(READY_ID, false);
     }
-    getJson<GraphData>("/api/graphs", { run: run.run, tag }, { signal: controller.signal })
+    getJson<Answer<"/api/graphs", GraphData>>("/api/graphs", { run: run.run, tag }, { signal: controller.signal })
       .then((graph) => {
         const version = versionOf(graph);
         loadedKey.current = key;

@@ -27,6 +27,7 @@ import { ParallelCoords } from "./ParallelCoords";
 import { ScatterMatrix } from "./ScatterMatrix";
 import { ScalarsLink, type ViewProps } from "./shared";
 import { TrialTable } from "./TrialTable";
+import type { Answer } from "@api/types";
 
 const CARDS = ["table", "parallel", "scatter"] as const;
 
@@ -46,7 +47,7 @@ export function HParamsDashboard({ runs, tick }: DashboardProps) {
 
   useEffect(() => {
     const abort = new AbortController();
-    getJson<Table>("/api/hparams/table", undefined, { signal: abort.signal }).then(
+    getJson<Answer<"/api/hparams/table", Table>>("/api/hparams/table", undefined, { signal: abort.signal }).then(
       (t) => {
         setTable(t);
         setError(null);

@@ -5,7 +5,7 @@
  */
 import { useEffect, useState } from "preact/hooks";
 import { getJson } from "@api/client";
-import type { GetPath, PluginsResponse } from "@api/types";
+import type { Answer, PluginsResponse, QueryOf, RouteOf } from "@api/types";
 import { formatNumber } from "@charts/format";
 import { mergeAlerts, notificationText, type Alert, type AlertsResponse, type Finding, type Forecast, type Segment } from "./model";
 
@@ -180,8 +180,8 @@ if (typeof window !== "undefined") alertStream.background(notificationsOn());
 /** Answers per URL and tick (a new tick may bring new points, so the answer is asked again then). */
 const answers = new Map<string, { tick: number; promise: Promise<unknown> }>();
 
-function cached<T>(path: GetPath, params: Record<string, string>, tick: number): Promise<T> {
-  const key = `${path}?${new URLSearchParams(params).toString()}`;
+function cached<T>(path: RouteOf<T>, params: QueryOf<T>, tick: number): Promise<T> {
+  const key = `${path}?${new URLSearchParams(params as Record<string, string>).toString()}`;
   const hit = answers.get(key);
   if (hit && hit.tick === tick) return hit.promise as Promise<T>;
   const promise = getJson<T>(path, params);
@@ -191,16 +191,20 @@ function cached<T>(path: GetPath, params: Record<string, string>, tick: number):
   return promise;
 }
 
+type PhasesResponse = Answer<"/api/phases", { segments: Segment[] }>;
+type ForecastResponse = Answer<"/api/forecast", Forecast>;
+type DiagnosisResponse = Answer<"/api/diagnosis", { findings: Finding[] }>;
+
 export function fetchPhases(run: string, tag: string, tick: number): Promise<Segment[]> {
-  return cached<{ segments: Segment[] }>("/api/phases", { run, tag }, tick).then((r) => r.segments ?? []);
+  return cached<PhasesResponse>("/api/phases", { run, tag }, tick).then((r) => r.segments ?? []);
 }
 
 export function fetchForecast(run: string, tag: string, tick: number): Promise<Forecast> {
-  return cached<Forecast>("/api/forecast", { run, tag }, tick);
+  return cached<ForecastResponse>("/api/forecast", { run, tag }, tick);
 }
 
 export async function fetchDiagnosis(tick: number): Promise<Finding[]> {
   if (!(await insightsServed())) throw new Error("this server does not serve insights (no insights plugin)");
-  const r = await cached<{ findings: Finding[] }>("/api/diagnosis", {}, tick);
+  const r = await cached<DiagnosisResponse>("/api/diagnosis", {}, tick);
   return r.findings ?? [];
 }

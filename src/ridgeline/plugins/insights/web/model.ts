@@ -4,6 +4,7 @@
  * and what a chart draws for phases, forecasts and alerts. No DOM, no fetching: tested alone (model.test.ts).
  */
 import { exactRunsPattern } from "@app/filters";
+import type { Answer } from "@api/types";
 
 export type AlertKind = "outlier" | "nan" | "inf" | "spike" | "stalled";
 export const ALERT_KINDS: readonly AlertKind[] = ["outlier", "nan", "inf", "spike", "stalled"];
@@ -19,10 +20,8 @@ export interface Alert {
   expected_high: number | null;
 }
 
-export interface AlertsResponse {
-  alerts: Alert[];
-  cursor: number;
-}
+/** `GET /api/alerts?since=cursor`: the alerts after the cursor, and the cursor to ask from next. */
+export type AlertsResponse = Answer<"/api/alerts", { alerts: Alert[]; cursor: number }>;
 
 export interface Finding {
   run: string;

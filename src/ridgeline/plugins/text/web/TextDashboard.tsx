@@ -12,6 +12,7 @@ import { TagSections, entryAt, runsWithTag, tagsOf, useTagCard, wallTimeAt, type
 import { StepSlider } from "@media/StepSlider";
 import { useReadyFlag } from "@charts/lazyCard";
 import { renderMarkdown } from "./markdown";
+import type { Answer } from "@api/types";
 
 export interface TextStep extends StepEntry {
   shape?: number[];
@@ -27,7 +28,7 @@ export function TextDashboard({ runs, tagFilter, tick }: DashboardProps) {
   const tags = useMemo(() => tagsOf(runs, "text"), [runs]);
   const [runInfo, setRunInfo] = useState<Record<string, RunMetadata>>({});
   useEffect(() => {
-    getJson<{ runs: Record<string, RunMetadata> }>("/api/text/runinfo").then(
+    getJson<Answer<"/api/text/runinfo", { runs: Record<string, RunMetadata> }>>("/api/text/runinfo").then(
       (r) => setRunInfo(r.runs),
       () => setRunInfo({}),
     );

@@ -19,6 +19,7 @@ import { setTestEntry } from "@web/testHooks";
 import type { Settings } from "@charts/lines/settings";
 import { runsWith } from "./items";
 import { buildOverlay, type Distribution, type OverlayRun } from "./overlay";
+import type { Answer } from "@api/types";
 
 const HEIGHT = 260;
 const MAX_STEPS = 200;
@@ -74,14 +75,14 @@ export function OverlayCard({ scalar, histogram, images, embeddings, embeddingMa
     const marks: MarkRun[] = [];
     void Promise.all([
       ...imageRuns.map((r) =>
-        getJson<{ steps: { step: number }[] }>("/api/images", { run: r.run, tag: images }).then(
+        getJson<Answer<"/api/images", { steps: { step: number }[] }>>("/api/images", { run: r.run, tag: images }).then(
           (body) => void marks.push({ run: r.run, colour: r.colour, steps: body.steps.map((s) => s.step), kind: "images", tag: images }),
           () => undefined, // a run whose image listing cannot be read: no marks for it
         ),
       ),
       cache.load(keys, 1000).then(() => cache.refresh(keys)),
       ...histogramRuns.map((r) =>
-        getJson<Distribution>("/api/distributions", { run: r.run, tag: histogram, max_steps: MAX_STEPS }).then(
+        getJson<Answer<"/api/distributions", Distribution>>("/api/distributions", { run: r.run, tag: histogram, max_steps: MAX_STEPS }).then(
           (d) => void distributions.set(r.run, d),
           () => undefined, // a run whose histogram cannot be read: its scalar alone
         ),

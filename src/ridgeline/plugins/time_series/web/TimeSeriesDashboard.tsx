@@ -20,6 +20,7 @@ import { CurveControls } from "@charts/lines/CurveControls";
 import { useSettings, type Settings } from "@charts/lines/settings";
 import { KINDS, pinnedItems, planItems, runsWith, type Item, type Kind } from "./items";
 import { OverlayCard, type MarkRun } from "./OverlayCard";
+import type { Answer } from "@api/types";
 
 /** GET /api/embeddings: per run, the embeddings add_embedding wrote (step null when the config has none). */
 interface EmbeddingListing {
@@ -51,7 +52,7 @@ export function TimeSeriesDashboard({ runs, tagFilter, tick, theme }: DashboardP
   const [embeddingListing, setEmbeddingListing] = useState<EmbeddingListing["runs"]>({});
   useEffect(() => {
     let live = true;
-    getJson<EmbeddingListing>("/api/embeddings").then(
+    getJson<Answer<"/api/embeddings", EmbeddingListing>>("/api/embeddings").then(
       (body) => live && setEmbeddingListing(body.runs),
       () => undefined, // no listing: no embedding marks to offer
     );
