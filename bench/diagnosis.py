@@ -1,6 +1,6 @@
 """Diagnosis benchmark (issue 7): how long diagnosing 100 runs takes, and how right it is.
 
-Writes the labelled runs of ``ridgeline.fixtures_problems`` (every problem kind in several variants, plus
+Writes the labelled runs of ``ridgeline.fixtures.problems`` (every problem kind in several variants, plus
 healthy runs; 200-500 points per scalar series, histograms every 10th step) with ridgeline's writer, opens them,
 and times ``diagnose_logdir`` over the first 100 runs (reading the series from the store included; decoding
 event files is not: that is ingest's benchmark). Also times 100 runs of long series (20,000-step losses,
@@ -26,7 +26,7 @@ import numpy as np
 
 import ridgeline
 from ridgeline.analysis.diagnosis import KINDS, Series, diagnose
-from ridgeline.fixtures_problems import write_problem_runs
+from ridgeline.fixtures.problems import write_problem_runs
 from ridgeline.services.diagnosis import diagnose_logdir
 
 RUNS = 100

@@ -12,7 +12,7 @@ held-out tail) and ``lstm``: a small sequence model (one LSTM layer, 48 units, t
 points of the normalised future from 64 points of the normalised history) trained with torch on generated
 curves, as the forecasting literature suggests; it needs torch.
 
-Test curves: generated loss curves (``ridgeline.fixtures_curves``, a seed neither the fits nor the LSTM saw) and
+Test curves: generated loss curves (``ridgeline.fixtures.curves``, a seed neither the fits nor the LSTM saw) and
 real ones: tiny MLPs trained with torch on the CPU, logged with torch's SummaryWriter and read back with
 ``ridgeline.open`` (train/loss, train/acc, val/loss per run).
 
@@ -34,7 +34,7 @@ import numpy as np
 
 import ridgeline
 from ridgeline.analysis.forecast import forecast
-from ridgeline.fixtures_curves import generated_curves, write_mlp_runs
+from ridgeline.fixtures.curves import generated_curves, write_mlp_runs
 
 HISTORY_POINTS, FUTURE_POINTS = 64, 16
 Curve = tuple[np.ndarray, np.ndarray]

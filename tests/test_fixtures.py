@@ -11,7 +11,7 @@ import pytest
 from tensorboard.backend.event_processing import event_accumulator
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
-from ridgeline import fixtures
+from ridgeline.fixtures import demo as fixtures
 
 STEPS = 200
 START_TIME = 1_700_000_000.0

@@ -45,7 +45,7 @@ def main() -> None:
 def demo(logdir: Path, steps: int, seed: int) -> None:
     """Write a realistic demo log directory: several runs with different learning rates, one that overfits,
     one with a loss spike, histograms, images, text, audio, PR curves, hparams and an embedding."""
-    from ridgeline import fixtures
+    from ridgeline.fixtures.demo import write_demo
 
     if logdir.exists() and any(logdir.iterdir()):
         raise click.UsageError(f"--logdir {str(logdir)!r} is not empty; choose a new or empty directory")
@@ -57,7 +57,7 @@ def demo(logdir: Path, steps: int, seed: int) -> None:
         def advance(done: int, total: int) -> None:
             progress.update(task, completed=done, total=total)
 
-        runs = fixtures.write_demo(logdir, steps=steps, seed=seed, progress=advance)
+        runs = write_demo(logdir, steps=steps, seed=seed, progress=advance)
     console.print(f"wrote {len(runs)} runs to {logdir}")
     console.print(f"next: [bold]ridgeline serve --logdir {logdir}[/bold]")
 

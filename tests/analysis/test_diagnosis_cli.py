@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import ridgeline
-from ridgeline.fixtures_problems import write_problem_runs
+from ridgeline.fixtures.problems import write_problem_runs
 from tests.server.conftest import clean_env
 
 

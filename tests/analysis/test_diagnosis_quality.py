@@ -16,7 +16,8 @@ import pytest
 
 import ridgeline
 from ridgeline.analysis.diagnosis import KINDS, Finding
-from ridgeline.fixtures_problems import write_problem_runs, write_torch_overfitting, write_torch_runs
+from ridgeline.fixtures.problems import write_problem_runs
+from ridgeline.fixtures.torch_runs import write_torch_overfitting, write_torch_runs
 from ridgeline.services.diagnosis import diagnose_logdir
 
 SEEDS = (40, 41, 42)

@@ -10,7 +10,7 @@ import pytest
 
 import ridgeline
 from ridgeline.analysis.forecast import ForecastError, forecast
-from ridgeline.fixtures_curves import generated_curves, write_mlp_runs
+from ridgeline.fixtures.curves import generated_curves, write_mlp_runs
 
 
 def held_out(steps: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, ...]:

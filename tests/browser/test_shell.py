@@ -130,7 +130,7 @@ def test_every_dashboard_tab_is_in_view_at_1280_px(
 ) -> None:
     # The demo has data for every dashboard (a graph, embeddings, audio, PR curves, hparams, ...). TensorBoard
     # hides some of its tabs behind an arrow at this width; ridgeline keeps each one on screen.
-    from ridgeline.fixtures import write_demo
+    from ridgeline.fixtures.demo import write_demo
 
     write_demo(tmp_path / "demo", steps=40)
     served = serve(tmp_path / "demo")

@@ -13,7 +13,7 @@ import pytest
 
 import ridgeline
 from ridgeline.analysis.diagnosis import KINDS
-from ridgeline.fixtures_problems import write_problem_runs
+from ridgeline.fixtures.problems import write_problem_runs
 from tests.server.conftest import Served, serving, serving_logdir
 
 

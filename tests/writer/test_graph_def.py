@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import ridgeline
-from ridgeline.fixtures_graph import demo_graph
+from ridgeline.fixtures.graph import demo_graph
 from ridgeline.format.proto import graph_pb2
 
 
@@ -34,7 +34,7 @@ def test_writing_a_graph_def_needs_no_torch(tmp_path: Path) -> None:
     code = (
         "import sys; sys.modules['torch'] = None\n"
         "import ridgeline\n"
-        "from ridgeline.fixtures_graph import demo_graph\n"
+        "from ridgeline.fixtures.graph import demo_graph\n"
         f"with ridgeline.SummaryWriter({str(tmp_path)!r}) as w:\n"
         "    w.add_graph(demo_graph())\n"
     )

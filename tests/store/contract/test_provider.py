@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import ridgeline
-from ridgeline.fixtures_graph import demo_graph
+from ridgeline.fixtures.graph import demo_graph
 from ridgeline.store.provider import Provider, RunInfo, UnknownRun, UnknownSeries, Version
 
 OpenBackend = Callable[[Path], Provider]
