@@ -36,10 +36,8 @@ from ridgeline.format.proto import (
     tensor_shape_pb2,
     types_pb2,
 )
+from ridgeline.format.tags import GRAPH_TAG, META_GRAPH_TAG, RUN_METADATA_PREFIX
 from ridgeline.ingest.decode import (
-    GRAPH_TAG,
-    META_GRAPH_TAG,
-    RUN_METADATA_PREFIX,
     SHOWN_WHEN_MALFORMED,
     DecodedValue,
     DecodeError,

@@ -20,7 +20,7 @@ from PIL import Image
 
 from ridgeline import SummaryWriter
 from ridgeline.format.proto import event_pb2, summary_pb2
-from ridgeline.writer.run_metadata import RUN_METADATA_TAG
+from ridgeline.format.tags import RUN_METADATA_TAG
 from tests.conftest import read_events
 
 RNG = np.random.default_rng(7)

@@ -30,7 +30,9 @@ from typing import Any, Literal, overload
 
 import numpy as np
 
+from ridgeline.format import tags
 from ridgeline.format.proto import custom_scalars_pb2, event_pb2, plugins_pb2, summary_pb2, tensor_pb2, types_pb2
+from ridgeline.format.tags import GRAPH_TAG, META_GRAPH_TAG, RUN_METADATA_PREFIX
 from ridgeline.ingest.values import (
     OCTET_STREAM,
     REAL_DTYPES,
@@ -60,9 +62,6 @@ from ridgeline.ingest.values import (
 from ridgeline.store.base import Kind
 
 __all__ = [
-    "GRAPH_TAG",
-    "META_GRAPH_TAG",
-    "RUN_METADATA_PREFIX",
     "DecodeError",
     "DecodedEvent",
     "DecodedValue",
@@ -71,43 +70,39 @@ __all__ = [
     "kind_of_plugin",
 ]
 
-GRAPH_TAG = "__graph__"
-META_GRAPH_TAG = "__meta_graph__"
-RUN_METADATA_PREFIX = "__run_metadata__/"
-
 SummaryMetadata = summary_pb2.SummaryMetadata
 _Meta = summary_pb2.SummaryMetadata | None
 _PLUGIN_KINDS: dict[str, Kind] = {
-    "scalars": "scalars",
-    "histograms": "histograms",
-    "images": "images",
-    "audio": "audio",
-    "text": "text",
-    "pr_curves": "pr_curves",
-    "hparams": "hparams",
-    "custom_scalars": "custom_scalars",
-    "mesh": "meshes",
-    "graphs": "graphs",
-    "graph_run_metadata": "graphs",
-    "graph_run_metadata_graph": "graphs",
-    "graph_keras_model": "graphs",
-    "graph_tagged_run_metadata": "graphs",
+    tags.SCALARS_PLUGIN: "scalars",
+    tags.HISTOGRAMS_PLUGIN: "histograms",
+    tags.IMAGES_PLUGIN: "images",
+    tags.AUDIO_PLUGIN: "audio",
+    tags.TEXT_PLUGIN: "text",
+    tags.PR_CURVES_PLUGIN: "pr_curves",
+    tags.HPARAMS_PLUGIN: "hparams",
+    tags.CUSTOM_SCALARS_PLUGIN: "custom_scalars",
+    tags.MESH_PLUGIN: "meshes",
+    tags.GRAPHS_PLUGIN: "graphs",
+    tags.GRAPH_RUN_METADATA_PLUGIN: "graphs",
+    tags.GRAPH_RUN_METADATA_GRAPH_PLUGIN: "graphs",
+    tags.GRAPH_KERAS_MODEL_PLUGIN: "graphs",
+    tags.GRAPH_TAGGED_RUN_METADATA_PLUGIN: "graphs",
 }
 _GRAPH_FORMATS: dict[str, GraphFormat] = {
-    "graphs": "graph_def",
-    "graph_run_metadata": "run_metadata",
-    "graph_run_metadata_graph": "run_metadata_graph",
-    "graph_keras_model": "keras_model",
-    "graph_tagged_run_metadata": "run_metadata",
+    tags.GRAPHS_PLUGIN: "graph_def",
+    tags.GRAPH_RUN_METADATA_PLUGIN: "run_metadata",
+    tags.GRAPH_RUN_METADATA_GRAPH_PLUGIN: "run_metadata_graph",
+    tags.GRAPH_KERAS_MODEL_PLUGIN: "keras_model",
+    tags.GRAPH_TAGGED_RUN_METADATA_PLUGIN: "run_metadata",
 }
 # What data_compat gives legacy values: (plugin name, plugin content).
 _LEGACY: dict[str, tuple[Kind, str, bytes]] = {
-    "simple_value": ("scalars", "scalars", b""),
-    "histo": ("histograms", "histograms", b""),
-    "image": ("images", "images", plugins_pb2.ImagePluginData(converted_to_tensor=True).SerializeToString()),
+    "simple_value": ("scalars", tags.SCALARS_PLUGIN, b""),
+    "histo": ("histograms", tags.HISTOGRAMS_PLUGIN, b""),
+    "image": ("images", tags.IMAGES_PLUGIN, plugins_pb2.ImagePluginData(converted_to_tensor=True).SerializeToString()),
     "audio": (
         "audio",
-        "audio",
+        tags.AUDIO_PLUGIN,
         plugins_pb2.AudioPluginData(
             encoding=plugins_pb2.AudioPluginData.WAV, converted_to_tensor=True
         ).SerializeToString(),

@@ -28,6 +28,13 @@ from typing import Any
 import numpy as np
 import re2
 
+from ridgeline.format.tags import (
+    ANNOTATION_TAG,
+    HPARAMS_SESSION_START_TAG,
+    RIDGELINE_PREFIX,
+    RUN_METADATA_PREFIX,
+    RUN_METADATA_TAG,
+)
 from ridgeline.search.patterns import FIELDS
 from ridgeline.store.logdir import LogDir, user_tags
 from ridgeline.store.provider import RunInfo
@@ -395,10 +402,8 @@ class Index:
 
     def _index_series(self, logdir: LogDir, name: str, state: _RunState, key: tuple[str, str]) -> None:
         """Index what a run's hparams, run metadata, annotation or text series holds that is not indexed yet."""
-        from ridgeline.writer.run_metadata import ANNOTATION_TAG, RUN_METADATA_TAG
-
         kind, tag = key
-        if key == ("hparams", "_hparams_/session_start_info"):
+        if key == ("hparams", HPARAMS_SESSION_START_TAG):
             record = logdir.hparams(name)
             experiment = logdir.hparams_experiment(name)
             order = [info.name for info in experiment.hparam_infos] if experiment is not None else []
@@ -413,7 +418,7 @@ class Index:
                 for line in _lines(text):
                     self.add(state.id, "annotation", line, None, step)
             state.texts[tag] = len(notes)
-        elif kind == "text" and not tag.startswith(("_ridgeline/", "__run_metadata__/")):
+        elif kind == "text" and not tag.startswith((RIDGELINE_PREFIX, RUN_METADATA_PREFIX)):
             entries = logdir.text(name, tag)
             for entry in entries[state.texts.get(tag, 0) :]:
                 try:

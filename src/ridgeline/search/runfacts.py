@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from ridgeline.format.tags import HPARAMS_SESSION_END_TAG, HPARAMS_SESSION_START_TAG
 from ridgeline.store.base import Kind
 from ridgeline.store.logdir import LogDir
 from ridgeline.store.provider import RunInfo, Version
@@ -28,8 +29,8 @@ STATS = ("first", "last", "min", "max", "mean", "count", "step", "nan", "inf")
 """What ``metric(tag).<stat>`` offers: first/last value, min/max/mean (NaN left out), number of points, the last
 step, and whether it holds a NaN / an infinite value."""
 
-_HPARAMS: tuple[Kind, str] = ("hparams", "_hparams_/session_start_info")
-_SESSION_END: tuple[Kind, str] = ("hparams", "_hparams_/session_end_info")
+_HPARAMS: tuple[Kind, str] = ("hparams", HPARAMS_SESSION_START_TAG)
+_SESSION_END: tuple[Kind, str] = ("hparams", HPARAMS_SESSION_END_TAG)
 # torch names each add_hparams trial after time.time() ("1795978037.475189"), under the run holding the curves.
 _TIMESTAMP = re.compile(r"^\d{9,}(\.\d+)?$")
 _NO_HPARAMS: dict[str, Any] = {}

@@ -9,10 +9,8 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from ridgeline.format.tags import HPARAMS_SESSION_START_TAG
 from ridgeline.store.logdir import LogDir, user_tags
-
-# A run with a session start is a trial of the hparams dashboard: /api/runs lists it under the kind "hparams".
-HPARAMS_START_TAG = "_hparams_/session_start_info"
 
 
 class RunIndex:
@@ -38,8 +36,10 @@ class RunIndex:
         except KeyError:  # vanished between listing and reading
             return {"run": run, "tags": {}, "last_step": None, "last_wall_time": None, "annotations": 0}
         tags = user_tags(info)
-        if HPARAMS_START_TAG in info.tags.get("hparams", ()):  # hidden from tags() as bookkeeping; the tab needs it
-            tags = {**tags, "hparams": [HPARAMS_START_TAG]}
+        # A run with a session start is a trial of the hparams dashboard: /api/runs lists it under the kind "hparams"
+        # (the tag is hidden from tags() as bookkeeping).
+        if HPARAMS_SESSION_START_TAG in info.tags.get("hparams", ()):
+            tags = {**tags, "hparams": [HPARAMS_SESSION_START_TAG]}
         graph_tags = list(info.tags.get("graphs", ()))  # __graph__ is hidden from tags(); the graphs tab needs it
         if graph_tags:
             tags = {**tags, "graphs": graph_tags}

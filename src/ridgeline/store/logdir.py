@@ -22,6 +22,16 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, cast, overload
 
 import numpy as np
 
+from ridgeline.format.tags import (
+    ANNOTATION_TAG,
+    CUSTOM_SCALARS_TAG,
+    GRAPH_TAG,
+    HPARAMS_EXPERIMENT_TAG,
+    HPARAMS_SESSION_END_TAG,
+    HPARAMS_SESSION_START_TAG,
+    INTERNAL_TAG,
+    RUN_METADATA_TAG,
+)
 from ridgeline.store.base import BlobRef, Kind, Problem
 from ridgeline.store.blobs import ValueCache
 from ridgeline.store.provider import Provider, RunInfo, Scalars, StoredEntry, UnknownSeries, Version
@@ -46,17 +56,6 @@ if TYPE_CHECKING:  # TODO(house): from ridgeline.store.payloads / store.embeddin
 
 T = TypeVar("T")
 P = TypeVar("P")
-
-# Tags that carry ridgeline's or TensorBoard's own bookkeeping: reachable through their own methods. The custom
-# scalars layout's tag stays listed (kind "custom_scalars"): it tells a page which runs have a layout.
-_INTERNAL_TAG = re.compile(r"^(_ridgeline/|_hparams_/|__graph__$|__run_metadata__/)")
-RUN_METADATA_TAG = "_ridgeline/run_metadata"
-ANNOTATION_TAG = "_ridgeline/annotations"
-GRAPH_TAG = "__graph__"
-SESSION_START_TAG = "_hparams_/session_start_info"
-EXPERIMENT_TAG = "_hparams_/experiment"
-SESSION_END_TAG = "_hparams_/session_end_info"
-CUSTOM_SCALARS_TAG = "custom_scalars__config__"
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,16 +227,16 @@ class LogDir:
 
     def hparams(self, run: str) -> HParams | None:
         """The run's hyperparameters and session status, or None (see :class:`~ridgeline.store.payloads.HParams`)."""
-        return self._last(run, "hparams", SESSION_START_TAG)
+        return self._last(run, "hparams", HPARAMS_SESSION_START_TAG)
 
     def hparams_experiment(self, run: str) -> HParams | None:
         """The experiment summary written in the run (declared hparams with their types and domains, metrics), or
         None. torch's ``add_hparams`` writes one per trial; TF2's ``hp.hparams_config`` one at its log dir."""
-        return self._last(run, "hparams", EXPERIMENT_TAG)
+        return self._last(run, "hparams", HPARAMS_EXPERIMENT_TAG)
 
     def hparams_session_end(self, run: str) -> HParams | None:
         """The run's session end (``status``, ``end_time_secs``), or None when none was written."""
-        return self._last(run, "hparams", SESSION_END_TAG)
+        return self._last(run, "hparams", HPARAMS_SESSION_END_TAG)
 
     def custom_scalars(self, run: str) -> CustomScalarsLayout | None:
         """The run's custom scalars layout, or None."""
@@ -308,7 +307,7 @@ class LogDir:
 
 def user_tags(info: RunInfo) -> dict[str, list[str]]:
     """A run's tags per kind without the bookkeeping tags (what ``LogDir.tags`` answers)."""
-    tags = {kind: [tag for tag in names if not _INTERNAL_TAG.match(tag)] for kind, names in info.tags.items()}
+    tags = {kind: [tag for tag in names if not INTERNAL_TAG.match(tag)] for kind, names in info.tags.items()}
     return {kind: names for kind, names in tags.items() if names}
 
 

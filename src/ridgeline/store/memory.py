@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ridgeline.format.tags import ANNOTATION_TAG
 from ridgeline.store.base import BlobRef, Kind, Problem
 from ridgeline.store.provider import RunInfo, Scalars, StoredEntry, UnknownRun, UnknownSeries, Version
 from ridgeline.store.run import RunData, Store
@@ -19,8 +20,8 @@ if TYPE_CHECKING:  # TODO(house): from ridgeline.store.payloads / store.embeddin
     from ridgeline.ingest.projector import EmbeddingRef
     from ridgeline.ingest.values import DecodedPayload
 
-# The annotation tag (ridgeline.writer.run_metadata.ANNOTATION_TAG): run info counts its visible records.
-_ANNOTATION_KEY: tuple[Kind, str] = ("text", "_ridgeline/annotations")
+# Run info counts the visible records of the annotation tag.
+_ANNOTATION_KEY: tuple[Kind, str] = ("text", ANNOTATION_TAG)
 
 
 class Loader(Protocol):

@@ -13,17 +13,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ridgeline.format.tags import RUN_METADATA_TAG
 from ridgeline.store.base import BlobRef, Kind, Problem
 from ridgeline.store.blobs import BlobSeries
 from ridgeline.store.series import ScalarSeries
 
 SeriesKey = tuple[Kind, str]
 
-
-# ridgeline's writer records the run's environment when it opens, at that moment: it says when the writer started,
-# not when the run last logged something, so it does not move ``last_wall_time`` (the tag is
-# ridgeline.writer.run_metadata.RUN_METADATA_TAG; the store does not import the writer).
-_RUN_METADATA_TAG = "_ridgeline/run_metadata"
 
 # Epochs are unique within the process: a run read again (a rewritten file), or taken from the cache or a worker
 # process, gets a new one (see ``Store.replace_run``), so readers notice without comparing objects.
@@ -66,7 +62,9 @@ class RunData:
         if series is None:
             series = self.blobs[(kind, tag)] = BlobSeries()
         series.append(ref)
-        last = None if tag == _RUN_METADATA_TAG else ref.wall_time
+        # The run metadata is recorded when the writer opens: it says when the writer started, not when the run
+        # last logged something, so it does not move ``last_wall_time``.
+        last = None if tag == RUN_METADATA_TAG else ref.wall_time
         self._arrived((kind, tag), ref.step, ref.wall_time, last)
 
     def _arrived(self, key: SeriesKey, last_step: int, first_wall: float, last_wall: float | None) -> None:

@@ -1,7 +1,8 @@
 """What a run records about itself once, at creation: where, when, how it was started, and from which code.
 
-Stored as a text summary under RUN_METADATA_TAG holding a fenced JSON block, so TensorBoard shows it as
-readable text and ridgeline parses it back. Annotations use ANNOTATION_TAG the same way (plain text).
+Stored as a text summary under ``RUN_METADATA_TAG`` (:mod:`ridgeline.format.tags`) holding a fenced JSON block, so
+TensorBoard shows it as readable text and ridgeline parses it back. Annotations use ``ANNOTATION_TAG`` the same way
+(plain text).
 """
 
 from __future__ import annotations
@@ -17,9 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from ridgeline.format.proto import plugins_pb2, summary_pb2, tensor_pb2, tensor_shape_pb2, types_pb2
+from ridgeline.format.tags import RUN_METADATA_TAG, TEXT_PLUGIN
 
-RUN_METADATA_TAG = "_ridgeline/run_metadata"
-ANNOTATION_TAG = "_ridgeline/annotations"
 _GIT_TIMEOUT_S = 2.0
 
 
@@ -27,7 +27,7 @@ def text_summary(tag: str, text: str) -> summary_pb2.Summary:
     """A text-plugin summary under exactly ``tag`` (add_text appends '/text_summary'; reserved tags do not)."""
     metadata = summary_pb2.SummaryMetadata(
         plugin_data=summary_pb2.SummaryMetadata.PluginData(
-            plugin_name="text", content=plugins_pb2.TextPluginData(version=0).SerializeToString()
+            plugin_name=TEXT_PLUGIN, content=plugins_pb2.TextPluginData(version=0).SerializeToString()
         )
     )
     tensor = tensor_pb2.TensorProto(

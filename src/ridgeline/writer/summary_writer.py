@@ -18,9 +18,10 @@ from datetime import datetime
 from typing import Any
 
 from ridgeline.format.proto import event_pb2, graph_pb2, hparams_pb2, summary_pb2
+from ridgeline.format.tags import ANNOTATION_TAG
 from ridgeline.writer import summaries
 from ridgeline.writer.event_file import EventFileWriter
-from ridgeline.writer.run_metadata import ANNOTATION_TAG, run_metadata_summary, text_summary
+from ridgeline.writer.run_metadata import run_metadata_summary, text_summary
 from ridgeline.writer.values import INT64_MAX, INT64_MIN, check_tag, to_float, to_step
 
 

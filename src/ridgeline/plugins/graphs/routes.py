@@ -12,7 +12,7 @@ import orjson
 from fastapi import APIRouter, Query, Request
 from starlette.responses import Response
 
-from ridgeline.ingest.decode import GRAPH_TAG
+from ridgeline.format.tags import GRAPH_TAG
 from ridgeline.ingest.values import DecodeError
 from ridgeline.plugins.graphs.model import build
 from ridgeline.plugins.kit import ApiError, logdir_of, missing_as_404
@@ -30,8 +30,8 @@ GraphTag = Annotated[
 
 _EXAMPLE = {
     "run": "cnn",
-    "tag": "__graph__",
-    "tags": ["__graph__"],
+    "tag": GRAPH_TAG,
+    "tags": [GRAPH_TAG],
     "format": "graph_def",
     "step": 0,
     "nodes": [

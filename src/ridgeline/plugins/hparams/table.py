@@ -24,6 +24,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from ridgeline.format.tags import HPARAMS_PREFIX
 from ridgeline.ingest.values import DecodeError, HParamInfo, HParams, HParamValue, MetricInfo
 from ridgeline.store.logdir import LogDir
 
@@ -140,7 +141,7 @@ def _hparams_problems(logdir: LogDir) -> list[dict[str, Any]]:
     return [
         {"path": problem.path, "offset": problem.offset, "reason": problem.reason}
         for problem in logdir.problems()
-        if "'_hparams_/" in problem.reason
+        if f"'{HPARAMS_PREFIX}" in problem.reason
     ]
 
 

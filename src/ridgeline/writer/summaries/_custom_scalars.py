@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ridgeline.format.proto import custom_scalars_pb2, types_pb2
+from ridgeline.format.tags import CUSTOM_SCALARS_PLUGIN, CUSTOM_SCALARS_TAG
 from ridgeline.writer.summaries._common import Summary, TensorProto, TensorShapeProto, _check_str, _metadata
 
 
@@ -56,5 +57,5 @@ def custom_scalars(layout: Mapping[str, Any], *, method: str = "add_custom_scala
     # torch sets an empty (present) tensor_shape: a scalar string tensor.
     proto = TensorProto(dtype=types_pb2.DT_STRING, string_val=[encoded], tensor_shape=TensorShapeProto())
     return Summary(
-        value=[Summary.Value(tag="custom_scalars__config__", tensor=proto, metadata=_metadata("custom_scalars"))]
+        value=[Summary.Value(tag=CUSTOM_SCALARS_TAG, tensor=proto, metadata=_metadata(CUSTOM_SCALARS_PLUGIN))]
     )

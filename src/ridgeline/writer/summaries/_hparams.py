@@ -10,15 +10,21 @@ import numpy as np
 from google.protobuf import struct_pb2
 
 from ridgeline.format.proto import hparams_pb2
+from ridgeline.format.tags import (
+    HPARAMS_EXPERIMENT_TAG,
+    HPARAMS_PLUGIN,
+    HPARAMS_SESSION_END_TAG,
+    HPARAMS_SESSION_START_TAG,
+)
 from ridgeline.writer.summaries._common import Summary, _check_str, _metadata
 from ridgeline.writer.values import is_torch_tensor, to_float
 
-_HPARAMS_TAGS = ("_hparams_/experiment", "_hparams_/session_start_info", "_hparams_/session_end_info")
+_HPARAMS_TAGS = (HPARAMS_EXPERIMENT_TAG, HPARAMS_SESSION_START_TAG, HPARAMS_SESSION_END_TAG)
 
 
 def _hparams_value(tag: str, data: hparams_pb2.HParamsPluginData) -> Summary:
     data.version = 0
-    return Summary(value=[Summary.Value(tag=tag, metadata=_metadata("hparams", data.SerializeToString()))])
+    return Summary(value=[Summary.Value(tag=tag, metadata=_metadata(HPARAMS_PLUGIN, data.SerializeToString()))])
 
 
 def _is_number(value: Any) -> bool:

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ridgeline.format.proto import plugins_pb2, types_pb2
+from ridgeline.format.tags import MESH_PLUGIN
 from ridgeline.writer.summaries._common import Summary, TensorProto, _check_str, _metadata, _real_array, _shape
 from ridgeline.writer.values import check_tag
 
@@ -62,7 +63,7 @@ def mesh(
             shape=list(array.shape),
             json_config=config,
         )
-        metadata = _metadata("mesh", data.SerializeToString())
+        metadata = _metadata(MESH_PLUGIN, data.SerializeToString())
         if display_name is not None:
             metadata.display_name = display_name
         if description is not None:

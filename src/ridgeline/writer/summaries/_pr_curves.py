@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from ridgeline.format.proto import plugins_pb2, types_pb2
+from ridgeline.format.tags import PR_CURVES_PLUGIN
 from ridgeline.writer.summaries._common import Summary, TensorProto, _metadata, _positive_int, _real_array, _shape
 from ridgeline.writer.values import check_tag
 
@@ -17,7 +18,7 @@ _MINIMUM_COUNT = 1e-7
 def _pr_curve_value(tag: str, data: np.ndarray, num_thresholds: int) -> Summary:
     content = plugins_pb2.PrCurvePluginData(version=0, num_thresholds=num_thresholds).SerializeToString()
     proto = TensorProto(dtype=types_pb2.DT_FLOAT, float_val=data.reshape(-1).tolist(), tensor_shape=_shape(data.shape))
-    return Summary(value=[Summary.Value(tag=tag, metadata=_metadata("pr_curves", content), tensor=proto)])
+    return Summary(value=[Summary.Value(tag=tag, metadata=_metadata(PR_CURVES_PLUGIN, content), tensor=proto)])
 
 
 def pr_curve(

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from ridgeline.format.proto import types_pb2
+from ridgeline.format.tags import SCALARS_PLUGIN, TENSOR_PLUGIN
 from ridgeline.writer.summaries._common import Summary, TensorProto, _metadata, _shape
 from ridgeline.writer.values import check_tag, is_torch_tensor, to_float, to_numpy
 
@@ -19,7 +20,7 @@ def scalar_tensor(tag: str, value: Any, double_precision: bool = False, *, metho
         proto = TensorProto(dtype=types_pb2.DT_DOUBLE, double_val=[number])
     else:
         proto = TensorProto(dtype=types_pb2.DT_FLOAT, float_val=[number])
-    return Summary(value=[Summary.Value(tag=tag, tensor=proto, metadata=_metadata("scalars"))])
+    return Summary(value=[Summary.Value(tag=tag, tensor=proto, metadata=_metadata(SCALARS_PLUGIN))])
 
 
 # dtype name → (DataType, TensorProto field). Keyed by numpy names; torch's bfloat16 is added by name.
@@ -66,4 +67,4 @@ def tensor(tag: str, tensor: Any, *, method: str = "add_tensor") -> Summary:
         elements = flat.tolist()
     proto = TensorProto(dtype=data_type, tensor_shape=_shape(array.shape))
     getattr(proto, field).extend(elements)
-    return Summary(value=[Summary.Value(tag=tag, metadata=_metadata("tensor"), tensor=proto)])
+    return Summary(value=[Summary.Value(tag=tag, metadata=_metadata(TENSOR_PLUGIN), tensor=proto)])

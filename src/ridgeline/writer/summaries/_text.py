@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ridgeline.format.proto import plugins_pb2, types_pb2
+from ridgeline.format.tags import TEXT_PLUGIN
 from ridgeline.writer.summaries._common import Summary, TensorProto, _check_str, _metadata, _shape
 from ridgeline.writer.values import check_tag
 
@@ -12,5 +13,5 @@ def text(tag: str, text_string: str, *, method: str = "add_text") -> Summary:
     check_tag(tag, method=method)
     _check_str(text_string, method=method, argument="text_string")
     proto = TensorProto(dtype=types_pb2.DT_STRING, string_val=[text_string.encode("utf-8")], tensor_shape=_shape([1]))
-    metadata = _metadata("text", plugins_pb2.TextPluginData(version=0).SerializeToString())
+    metadata = _metadata(TEXT_PLUGIN, plugins_pb2.TextPluginData(version=0).SerializeToString())
     return Summary(value=[Summary.Value(tag=tag + "/text_summary", metadata=metadata, tensor=proto)])
