@@ -21,23 +21,23 @@ from crc32c import crc32c as _crc32c
 
 HEADER_SIZE = 12  # length + its CRC
 FOOTER_SIZE = 4  # CRC of the data
-_MASK_DELTA = 0xA282EAD8
+MASK_DELTA = 0xA282EAD8
 _U32 = 0xFFFFFFFF
-_LENGTH = struct.Struct("<Q")
-_HEADER = struct.Struct("<QI")
-_CRC = struct.Struct("<I")
+LENGTH = struct.Struct("<Q")
+HEADER = struct.Struct("<QI")  # the length and its masked CRC
+CRC = struct.Struct("<I")
 
 
 def masked_crc32c(data: bytes | memoryview) -> int:
     """The masked CRC32C that TFRecord stores beside the length and the data."""
     crc = _crc32c(data)
-    return (((crc >> 15) | (crc << 17)) + _MASK_DELTA) & _U32
+    return (((crc >> 15) | (crc << 17)) + MASK_DELTA) & _U32
 
 
 def frame(data: bytes) -> bytes:
     """One complete record holding ``data``."""
-    length = _LENGTH.pack(len(data))
-    return b"".join((length, _CRC.pack(masked_crc32c(length)), data, _CRC.pack(masked_crc32c(data))))
+    length = LENGTH.pack(len(data))
+    return b"".join((length, CRC.pack(masked_crc32c(length)), data, CRC.pack(masked_crc32c(data))))
 
 
 class CorruptRecordError(ValueError):
@@ -64,7 +64,7 @@ def record_size(buffer: bytes | memoryview, offset: int = 0) -> int | None:
     view = memoryview(buffer)
     if len(view) - offset < HEADER_SIZE:
         return None
-    length, length_crc = _HEADER.unpack_from(view, offset)
+    length, length_crc = HEADER.unpack_from(view, offset)
     if masked_crc32c(view[offset : offset + 8]) != length_crc:
         return None
     return int(HEADER_SIZE + length + FOOTER_SIZE)
@@ -80,7 +80,7 @@ def read_record(buffer: bytes | memoryview, offset: int = 0, *, check_crc: bool 
     view = memoryview(buffer)
     if len(view) - offset < HEADER_SIZE:
         return None
-    length, length_crc = _HEADER.unpack_from(view, offset)
+    length, length_crc = HEADER.unpack_from(view, offset)
     if masked_crc32c(view[offset : offset + 8]) != length_crc:
         raise CorruptRecordError(offset, "length CRC mismatch")
     start = offset + HEADER_SIZE
@@ -88,7 +88,7 @@ def read_record(buffer: bytes | memoryview, offset: int = 0, *, check_crc: bool 
     if len(view) < end + FOOTER_SIZE:
         return None
     data = view[start:end]
-    if check_crc and masked_crc32c(data) != _CRC.unpack_from(view, end)[0]:
+    if check_crc and masked_crc32c(data) != CRC.unpack_from(view, end)[0]:
         raise CorruptRecordError(offset, "data CRC mismatch")
     return Record(offset, bytes(data))
 

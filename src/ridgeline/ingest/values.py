@@ -17,6 +17,7 @@ from typing import Any, Literal, TypeVar
 import numpy as np
 from google.protobuf import message
 
+from ridgeline.format import wire
 from ridgeline.format.proto import custom_scalars_pb2, graph_pb2, hparams_pb2, tensor_pb2, types_pb2
 
 
@@ -231,46 +232,18 @@ def parse_message(cls: type[_M], data: bytes, what: str) -> _M:
         raise DecodeError(f"malformed {what} ({len(data)} bytes): {error}") from None
 
 
-def _varint(data: bytes, pos: int, what: str) -> tuple[int, int]:
-    result = shift = 0
-    while True:
-        if pos >= len(data) or shift > 63:
-            raise DecodeError(f"malformed {what}: truncated varint")
-        byte = data[pos]
-        pos += 1
-        result |= (byte & 0x7F) << shift
-        shift += 7
-        if byte < 0x80:
-            return result, pos
-
-
 def _fields(data: bytes, number: int, what: str) -> list[bytes]:
-    """Every length-delimited field ``number`` at the top level of a serialized message (wire format walk)."""
-    found, pos = [], 0
-    while pos < len(data):
-        key, pos = _varint(data, pos, what)
-        wire = key & 7
-        if wire == 0:
-            _, pos = _varint(data, pos, what)
-        elif wire == 1:
-            pos += 8
-        elif wire == 5:
-            pos += 4
-        elif wire == 2:
-            length, pos = _varint(data, pos, what)
-            if key >> 3 == number:
-                found.append(data[pos : pos + length])
-            pos += length
-        else:
-            raise DecodeError(f"malformed {what}: wire type {wire}")
-        if pos > len(data):
-            raise DecodeError(f"malformed {what}: truncated field")
-    return found
+    try:
+        return wire.fields(data, number, what)
+    except wire.WireError as error:
+        raise DecodeError(str(error)) from None
 
 
 def _last_field(data: bytes, number: int, what: str) -> bytes | None:
-    found = _fields(data, number, what)
-    return found[-1] if found else None
+    try:
+        return wire.last_field(data, number, what)
+    except wire.WireError as error:
+        raise DecodeError(str(error)) from None
 
 
 # --- tensors -------------------------------------------------------------------------------------------------

@@ -30,6 +30,7 @@ from typing import Any
 
 from ridgeline.format import records
 from ridgeline.format.proto import event_pb2, summary_pb2
+from ridgeline.format.wire import encode_varint as _varint
 
 FILE_VERSION = "brain.Event:2"
 MAX_PENDING_EVENTS = 1 << 16
@@ -41,21 +42,9 @@ _live_writers: weakref.WeakSet[EventFileWriter] = weakref.WeakSet()
 
 _DOUBLE = struct.Struct("<d")
 _FLOAT = struct.Struct("<f")
-_LENGTH = struct.Struct("<Q")
-_CRC = struct.Struct("<I")
 _ZERO_DOUBLE = bytes(8)
 _FLOAT_INF = _FLOAT.pack(float("inf"))
 _FLOAT_NEG_INF = _FLOAT.pack(float("-inf"))
-
-
-def _varint(value: int) -> bytes:
-    value &= 0xFFFFFFFFFFFFFFFF  # negative int64 values are encoded as their 10-byte two's complement
-    out = bytearray()
-    while value > 0x7F:
-        out.append((value & 0x7F) | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
 
 
 def _scalar_head(tag: str) -> bytes:
@@ -288,8 +277,8 @@ class EventFileWriter:
         heads = self._scalar_heads
         frame = records.frame
         masked_crc = records.masked_crc32c
-        pack_length = _LENGTH.pack
-        pack_crc = _CRC.pack
+        pack_length = records.LENGTH.pack
+        pack_crc = records.CRC.pack
         batch: list[bytes] = []
         drained_bytes = 0
         while True:
