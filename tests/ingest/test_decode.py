@@ -40,11 +40,11 @@ from ridgeline.format.tags import GRAPH_TAG, META_GRAPH_TAG, RUN_METADATA_PREFIX
 from ridgeline.ingest.decode import (
     SHOWN_WHEN_MALFORMED,
     DecodedValue,
-    DecodeError,
     EventDecoder,
     decode_value,
 )
-from ridgeline.ingest.values import Graph, Histogram, Images, Tensor, make_ndarray
+from ridgeline.ingest.tensors import make_ndarray
+from ridgeline.store.payloads import DecodeError, Graph, Histogram, Images, Tensor
 
 pytest.importorskip("tensorboard")
 from tensorboard.backend.event_processing import plugin_event_accumulator

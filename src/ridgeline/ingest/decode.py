@@ -33,9 +33,12 @@ import numpy as np
 from ridgeline.format import tags
 from ridgeline.format.proto import custom_scalars_pb2, event_pb2, plugins_pb2, summary_pb2, tensor_pb2, types_pb2
 from ridgeline.format.tags import GRAPH_TAG, META_GRAPH_TAG, RUN_METADATA_PREFIX
-from ridgeline.ingest.values import (
+from ridgeline.ingest.hparams import hparams_from_content
+from ridgeline.ingest.media import audio_content_type, image_content_type, wav_sample_rate
+from ridgeline.ingest.tensors import REAL_DTYPES, dtype_name, make_ndarray, tensor_shape
+from ridgeline.store.base import Kind
+from ridgeline.store.payloads import (
     OCTET_STREAM,
-    REAL_DTYPES,
     Audio,
     CustomScalarsLayout,
     DecodedPayload,
@@ -50,19 +53,10 @@ from ridgeline.ingest.values import (
     PrCurve,
     Tensor,
     Text,
-    audio_content_type,
-    dtype_name,
-    hparams_from_content,
-    image_content_type,
-    make_ndarray,
     parse_message,
-    tensor_shape,
-    wav_sample_rate,
 )
-from ridgeline.store.base import Kind
 
 __all__ = [
-    "DecodeError",
     "DecodedEvent",
     "DecodedValue",
     "EventDecoder",

@@ -27,9 +27,9 @@ from ridgeline.ingest.discovery import (
 )
 from ridgeline.ingest.projector import EmbeddingRef, read_projector
 from ridgeline.ingest.tail import FileTail, read_new
-from ridgeline.ingest.values import DecodedPayload
 from ridgeline.store.base import BlobRef, Kind, Problem
 from ridgeline.store.cache import Cache, cache_key
+from ridgeline.store.payloads import DecodedPayload
 from ridgeline.store.run import RunData, Store
 
 # Called with (files read, files to read) as the first pass goes: the CLI's progress bar.

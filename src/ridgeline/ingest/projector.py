@@ -25,7 +25,7 @@ from urllib.parse import unquote
 import numpy as np
 
 from ridgeline.format.proto import projector_pb2
-from ridgeline.ingest.values import image_content_type
+from ridgeline.ingest.media import image_content_type
 
 __all__ = [
     "CONFIG_FILE",

@@ -25,8 +25,8 @@ from ridgeline.analysis.diagnosis import (
     histogram_series,
     summarise_histogram,
 )
-from ridgeline.ingest.values import DecodeError, Histogram
 from ridgeline.store.logdir import LogDir
+from ridgeline.store.payloads import DecodeError, Histogram
 
 MAX_HISTOGRAM_STEPS = 100  # histogram steps decoded per tag (evenly spread, first and last kept)
 

@@ -3,7 +3,7 @@ order, decoded one by one so that a corrupt value stays an error of its own step
 and putting histograms on common bins is pure arithmetic: :mod:`ridgeline.analysis.histograms`.
 
 TensorBoard's histogram data is a list of buckets (left edge, right edge, count); torch writes the legacy
-``HistogramProto`` (bucket limits and counts), TF2 a ``[k, 3]`` tensor; :class:`ridgeline.ingest.values.Histogram`
+``HistogramProto`` (bucket limits and counts), TF2 a ``[k, 3]`` tensor; :class:`ridgeline.store.payloads.Histogram`
 holds either as ``lower``/``upper``/``count`` arrays.
 """
 
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ridgeline.ingest.values import DecodeError, Histogram
 from ridgeline.store.logdir import Entry, LogDir
+from ridgeline.store.payloads import DecodeError, Histogram
 
 
 @dataclass(frozen=True, slots=True)

@@ -34,25 +34,26 @@ from ridgeline.format.tags import (
 )
 from ridgeline.store.base import BlobRef, Kind, Problem
 from ridgeline.store.blobs import ValueCache
+from ridgeline.store.payloads import (
+    Audio,
+    CustomScalarsLayout,
+    DecodedPayload,
+    DecodeError,
+    Graph,
+    Histogram,
+    HParams,
+    Images,
+    Mesh,
+    PrCurve,
+    Tensor,
+    Text,
+)
 from ridgeline.store.provider import Provider, RunInfo, Scalars, StoredEntry, UnknownSeries, Version
 
-if TYPE_CHECKING:  # TODO(house): from ridgeline.store.payloads / store.embeddings once they moved there
+if TYPE_CHECKING:  # TODO(house): from ridgeline.store.embeddings once it moved there
     import pandas
 
     from ridgeline.ingest.projector import EmbeddingRef
-    from ridgeline.ingest.values import (
-        Audio,
-        CustomScalarsLayout,
-        DecodedPayload,
-        Graph,
-        Histogram,
-        HParams,
-        Images,
-        Mesh,
-        PrCurve,
-        Tensor,
-        Text,
-    )
 
 T = TypeVar("T")
 P = TypeVar("P")
@@ -280,8 +281,6 @@ class LogDir:
         return self._values.get(ref, lambda ref: self._provider.read_value(run, kind, tag, ref))
 
     def _describe(self, entry: Entry[Any], summary: Callable[[Any], T]) -> T:
-        from ridgeline.ingest.values import DecodeError  # TODO(house): store.payloads
-
         key = (entry._ref, summary)
         known = self._summaries.get(key)
         if known is None:

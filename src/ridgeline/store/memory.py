@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ridgeline.format.tags import ANNOTATION_TAG
 from ridgeline.store.base import BlobRef, Kind, Problem
+from ridgeline.store.payloads import DecodedPayload
 from ridgeline.store.provider import RunInfo, Scalars, StoredEntry, UnknownRun, UnknownSeries, Version
 from ridgeline.store.run import RunData, Store
 
-if TYPE_CHECKING:  # TODO(house): from ridgeline.store.payloads / store.embeddings once they moved there
+if TYPE_CHECKING:  # TODO(house): from ridgeline.store.embeddings once it moved there
     from ridgeline.ingest.projector import EmbeddingRef
-    from ridgeline.ingest.values import DecodedPayload
 
 # Run info counts the visible records of the annotation tag.
 _ANNOTATION_KEY: tuple[Kind, str] = ("text", ANNOTATION_TAG)

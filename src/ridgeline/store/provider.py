@@ -62,22 +62,22 @@ from typing import TYPE_CHECKING, Literal, Protocol, overload, runtime_checkable
 import numpy as np
 
 from ridgeline.store.base import KINDS, BlobRef, Kind, Problem
+from ridgeline.store.payloads import (
+    Audio,
+    CustomScalarsLayout,
+    DecodedPayload,
+    Graph,
+    Histogram,
+    HParams,
+    Images,
+    Mesh,
+    PrCurve,
+    Tensor,
+    Text,
+)
 
-if TYPE_CHECKING:  # TODO(house): from ridgeline.store.payloads / store.embeddings once they moved there
+if TYPE_CHECKING:  # TODO(house): from ridgeline.store.embeddings once it moved there
     from ridgeline.ingest.projector import EmbeddingRef
-    from ridgeline.ingest.values import (
-        Audio,
-        CustomScalarsLayout,
-        DecodedPayload,
-        Graph,
-        Histogram,
-        HParams,
-        Images,
-        Mesh,
-        PrCurve,
-        Tensor,
-        Text,
-    )
 
 __all__ = [
     "KINDS",

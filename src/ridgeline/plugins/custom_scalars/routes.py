@@ -10,9 +10,9 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
 
-from ridgeline.ingest.values import CustomScalarsLayout
 from ridgeline.plugins.custom_scalars.layout import merge_layouts, resolve_tags, run_tags
 from ridgeline.plugins.kit import ApiError, OrjsonResponse, compile_regex, logdir_of
+from ridgeline.store.payloads import CustomScalarsLayout
 
 router = APIRouter()
 

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ridgeline.format.proto import graph_pb2, tensor_shape_pb2, types_pb2
-from ridgeline.ingest.values import DecodeError, Graph
+from ridgeline.store.payloads import DecodeError, Graph
 
 # Attributes shown as the node's output shapes rather than in its attribute table.
 _SHAPE_ATTRS = ("_output_shapes",)

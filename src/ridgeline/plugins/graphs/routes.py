@@ -13,9 +13,9 @@ from fastapi import APIRouter, Query, Request
 from starlette.responses import Response
 
 from ridgeline.format.tags import GRAPH_TAG
-from ridgeline.ingest.values import DecodeError
 from ridgeline.plugins.graphs.model import build
 from ridgeline.plugins.kit import ApiError, logdir_of, missing_as_404
+from ridgeline.store.payloads import DecodeError
 
 router = APIRouter()
 

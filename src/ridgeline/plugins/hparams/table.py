@@ -25,8 +25,8 @@ from typing import Any, Literal
 import numpy as np
 
 from ridgeline.format.tags import HPARAMS_PREFIX
-from ridgeline.ingest.values import DecodeError, HParamInfo, HParams, HParamValue, MetricInfo
 from ridgeline.store.logdir import LogDir
+from ridgeline.store.payloads import DecodeError, HParamInfo, HParams, HParamValue, MetricInfo
 
 Goal = Literal["min", "max"]
 ColumnType = Literal["number", "string", "bool", "mixed", "none"]

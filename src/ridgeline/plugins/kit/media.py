@@ -14,9 +14,9 @@ from typing import Annotated, Any, Literal
 from fastapi import Query, Request
 from fastapi.responses import Response
 
-from ridgeline.ingest.values import OCTET_STREAM, Audio, DecodeError, Images
 from ridgeline.plugins.kit.responses import ApiError, missing_as_404
 from ridgeline.store.logdir import Entry, LogDir
+from ridgeline.store.payloads import OCTET_STREAM, Audio, DecodeError, Images
 
 MediaKind = Literal["images", "audio"]
 

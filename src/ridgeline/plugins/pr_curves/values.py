@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from ridgeline.ingest.values import DecodeError, PrCurve
 from ridgeline.store.logdir import Entry
+from ridgeline.store.payloads import DecodeError, PrCurve
 
 ROWS = ("tp", "fp", "tn", "fn", "precision", "recall")
 

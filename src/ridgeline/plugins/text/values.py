@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from ridgeline.ingest.values import DecodeError
 from ridgeline.store.logdir import Entry
+from ridgeline.store.payloads import DecodeError
 
 REPLACEMENT = "\ufffd"
 
