@@ -12,8 +12,8 @@ import pytest
 
 from ridgeline import SummaryWriter
 from ridgeline.format.proto import hparams_pb2
+from ridgeline.format.run_metadata import parse
 from ridgeline.format.tags import ANNOTATION_TAG, RUN_METADATA_TAG
-from ridgeline.writer.run_metadata import parse
 from tests.conftest import event_files, read_events, read_scalars
 
 

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, cast, overload
 
 import numpy as np
 
+from ridgeline.format.run_metadata import parse
 from ridgeline.format.tags import (
     ANNOTATION_TAG,
     CUSTOM_SCALARS_TAG,
@@ -245,8 +246,6 @@ class LogDir:
 
     def run_metadata(self, run: str) -> dict[str, Any] | None:
         """What the writer recorded about the run (host, command, git commit, versions), or None."""
-        from ridgeline.writer.run_metadata import parse  # TODO(house): the record's format moves to format/
-
         entries: list[Entry[Text]] = self._entries(run, "text", RUN_METADATA_TAG, missing_ok=True)
         return parse(_first_text(entries[0].value)) if entries else None
 

@@ -1,13 +1,12 @@
 """What a run records about itself once, at creation: where, when, how it was started, and from which code.
 
-Stored as a text summary under ``RUN_METADATA_TAG`` (:mod:`ridgeline.format.tags`) holding a fenced JSON block, so
-TensorBoard shows it as readable text and ridgeline parses it back. Annotations use ``ANNOTATION_TAG`` the same way
-(plain text).
+Stored as a text summary under ``RUN_METADATA_TAG`` (:mod:`ridgeline.format.tags`) holding a fenced JSON block
+(:mod:`ridgeline.format.run_metadata`), so TensorBoard shows it as readable text and ridgeline parses it back.
+Annotations use ``ANNOTATION_TAG`` the same way (plain text).
 """
 
 from __future__ import annotations
 
-import json
 import os
 import platform
 import socket
@@ -18,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ridgeline.format.proto import plugins_pb2, summary_pb2, tensor_pb2, tensor_shape_pb2, types_pb2
+from ridgeline.format.run_metadata import render
 from ridgeline.format.tags import RUN_METADATA_TAG, TEXT_PLUGIN
 
 _GIT_TIMEOUT_S = 2.0
@@ -80,17 +80,6 @@ def collect(start_time: float) -> dict[str, Any]:
             versions[module] = str(version)
     info["versions"] = versions
     return info
-
-
-def render(info: dict[str, Any]) -> str:
-    return "```json\n" + json.dumps(info, indent=2, sort_keys=True) + "\n```"
-
-
-def parse(text: str) -> dict[str, Any]:
-    """The dict that ``render`` wrote (for the reading side and tests)."""
-    body = text.strip().removeprefix("```json").removesuffix("```")
-    parsed: dict[str, Any] = json.loads(body)
-    return parsed
 
 
 def run_metadata_summary(start_time: float | None = None) -> summary_pb2.Summary:
