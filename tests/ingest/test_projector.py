@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from ridgeline.ingest.projector import CONFIG_FILE, PLUGIN_ASSETS_DIR, ProjectorError, read_projector
+from ridgeline.ingest.projector import CONFIG_FILE, PLUGIN_ASSETS_DIR, read_projector
+from ridgeline.store.embeddings import ProjectorError
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("tensorboard")

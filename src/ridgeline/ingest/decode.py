@@ -34,9 +34,9 @@ from ridgeline.format import tags
 from ridgeline.format.proto import custom_scalars_pb2, event_pb2, plugins_pb2, summary_pb2, tensor_pb2, types_pb2
 from ridgeline.format.tags import GRAPH_TAG, META_GRAPH_TAG, RUN_METADATA_PREFIX
 from ridgeline.ingest.hparams import hparams_from_content
-from ridgeline.ingest.media import audio_content_type, image_content_type, wav_sample_rate
 from ridgeline.ingest.tensors import REAL_DTYPES, dtype_name, make_ndarray, tensor_shape
 from ridgeline.store.base import Kind
+from ridgeline.store.media import audio_content_type, image_content_type, wav_sample_rate
 from ridgeline.store.payloads import (
     OCTET_STREAM,
     Audio,

@@ -35,6 +35,7 @@ from ridgeline.format.tags import (
 )
 from ridgeline.store.base import BlobRef, Kind, Problem
 from ridgeline.store.blobs import ValueCache
+from ridgeline.store.embeddings import EmbeddingRef
 from ridgeline.store.payloads import (
     Audio,
     CustomScalarsLayout,
@@ -51,10 +52,9 @@ from ridgeline.store.payloads import (
 )
 from ridgeline.store.provider import Provider, RunInfo, Scalars, StoredEntry, UnknownSeries, Version
 
-if TYPE_CHECKING:  # TODO(house): from ridgeline.store.embeddings once it moved there
+if TYPE_CHECKING:
     import pandas
 
-    from ridgeline.ingest.projector import EmbeddingRef
 
 T = TypeVar("T")
 P = TypeVar("P")

@@ -9,16 +9,14 @@ record from its event file, list a run's projector files — it asks of its :cla
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from ridgeline.format.tags import ANNOTATION_TAG
 from ridgeline.store.base import BlobRef, Kind, Problem
+from ridgeline.store.embeddings import EmbeddingRef
 from ridgeline.store.payloads import DecodedPayload
 from ridgeline.store.provider import RunInfo, Scalars, StoredEntry, UnknownRun, UnknownSeries, Version
 from ridgeline.store.run import RunData, Store
-
-if TYPE_CHECKING:  # TODO(house): from ridgeline.store.embeddings once it moved there
-    from ridgeline.ingest.projector import EmbeddingRef
 
 # Run info counts the visible records of the annotation tag.
 _ANNOTATION_KEY: tuple[Kind, str] = ("text", ANNOTATION_TAG)

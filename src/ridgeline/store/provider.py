@@ -57,11 +57,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal, Protocol, overload, runtime_checkable
+from typing import Literal, Protocol, overload, runtime_checkable
 
 import numpy as np
 
 from ridgeline.store.base import KINDS, BlobRef, Kind, Problem
+from ridgeline.store.embeddings import EmbeddingRef
 from ridgeline.store.payloads import (
     Audio,
     CustomScalarsLayout,
@@ -75,9 +76,6 @@ from ridgeline.store.payloads import (
     Tensor,
     Text,
 )
-
-if TYPE_CHECKING:  # TODO(house): from ridgeline.store.embeddings once it moved there
-    from ridgeline.ingest.projector import EmbeddingRef
 
 __all__ = [
     "KINDS",

@@ -11,8 +11,8 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 
-from ridgeline.ingest.projector import EmbeddingRef, ProjectorError
 from ridgeline.plugins.kit import OrjsonResponse, RunRegex, compile_regex, logdir_of
+from ridgeline.store.embeddings import EmbeddingRef, ProjectorError
 
 router = APIRouter()
 
