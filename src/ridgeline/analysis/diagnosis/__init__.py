@@ -3,7 +3,7 @@
 Pure functions over numpy arrays (no I/O): :func:`diagnose` takes a run's scalar series and histogram summaries
 keyed by name and returns :class:`Finding` objects, each with a kind, a confidence in 0..1, the step where the
 problem starts, the tags that show it, the numbers that triggered it and a message in plain words. The adapter
-that reads a log directory is :mod:`ridgeline.plugins.insights.diagnosis_reader`.
+that reads a log directory is :mod:`ridgeline.services.diagnosis`.
 
 Kinds (:data:`KINDS`):
 
