@@ -130,15 +130,16 @@ def alerts(
         ridgeline alerts --logdir runs --json --follow --tag loss
     """
     import ridgeline
-    from ridgeline.analysis.anomaly import AlertConfig
+    from ridgeline.analysis.alert_config import AlertConfig
     from ridgeline.services.alerts import AlertMonitor
+    from ridgeline.settings_files import read_table
 
     run_pattern = regex_option(run_regex, "--run")
     tag_pattern = regex_option(tag_regex, "--tag")
     config = None
     if config_path is not None:
         try:
-            config = AlertConfig.load(config_path)
+            config = AlertConfig.from_mapping(read_table(config_path, "alert config"))
         except ValueError as error:
             raise click.BadParameter(str(error), param_hint="--config") from None
     err = Console(stderr=True)

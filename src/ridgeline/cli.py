@@ -124,10 +124,11 @@ def _insight_settings(alerts_config: Path | None, diagnosis_config: Path | None)
     """The app.state entries of ``serve --alerts-config/--diagnosis-config``; a bad file is a usage error."""
     settings: dict[str, object] = {}
     if alerts_config is not None:
-        from ridgeline.analysis.anomaly import AlertConfig
+        from ridgeline.analysis.alert_config import AlertConfig
+        from ridgeline.settings_files import read_table
 
         try:
-            settings["alert_config"] = AlertConfig.load(alerts_config)
+            settings["alert_config"] = AlertConfig.from_mapping(read_table(alerts_config, "alert config"))
         except ValueError as error:
             raise click.BadParameter(str(error), param_hint="--alerts-config") from None
     if diagnosis_config is not None:

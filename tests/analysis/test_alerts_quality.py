@@ -33,7 +33,8 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from ridgeline.analysis.anomaly import KINDS, Alert, AlertConfig, SeriesDetector, stalled_alerts
+from ridgeline.analysis.alert_config import AlertConfig
+from ridgeline.analysis.anomaly import KINDS, Alert, SeriesDetector, stalled_alerts
 
 SEEDS = (0, 1, 2)  # per kind, tag and noise: 6 labelled series per (kind, tag), 18 per kind
 NOISES = ("gauss", "laplace")

@@ -1,25 +1,18 @@
 """The streaming anomaly detectors on generated series with labelled, injected anomalies (and healthy noisy
-curves that must raise nothing), their configuration, and chunking invariance (hypothesis)."""
+curves that must raise nothing), the built-in rules at work, and chunking invariance (hypothesis)."""
 
 from __future__ import annotations
 
 import itertools
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ridgeline.analysis.anomaly import (
-    AlertConfig,
-    DetectorParams,
-    SeriesDetector,
-    detect,
-    stalled_alerts,
-    window_mean_std,
-)
+from ridgeline.analysis.alert_config import AlertConfig, DetectorParams
+from ridgeline.analysis.anomaly import SeriesDetector, detect, stalled_alerts
 
 N = 3000
 STEPS = np.arange(N) * 10
@@ -70,23 +63,6 @@ def test_stepped_learning_rate_is_exempt_by_default() -> None:
     # The same curve under a name with no rule is a level shift: the detectors do see it.
     kinds = {alert.kind for alert in detect(STEPS, WALLS, lr, config.params_for("train/temperature"))}
     assert kinds == {"spike", "outlier"}
-
-
-@pytest.mark.parametrize(
-    ("tag", "direction"),
-    [
-        ("train/loss", "up"),
-        ("val_nll", "up"),
-        ("eval/perplexity", "up"),
-        ("grad_norm/fc1", "up"),
-        ("train/accuracy", "down"),
-        ("val/top5", "down"),
-        ("eval/f1", "down"),
-        ("sys/gpu_util", "both"),
-    ],
-)
-def test_built_in_directions_follow_the_tag_name(tag: str, direction: str) -> None:
-    assert AlertConfig().params_for(tag).direction == direction
 
 
 def test_a_loss_dropping_after_a_learning_rate_decay_is_no_alert_but_a_rise_is() -> None:
@@ -191,50 +167,6 @@ def test_short_series_raise_only_nonfinite_alerts() -> None:
     assert [a.kind for a in detect(np.arange(5), np.arange(5.0), values)] == ["nan"]
 
 
-def test_rules_first_match_wins_and_config_files(tmp_path: Path) -> None:
-    config = AlertConfig.from_mapping(
-        {
-            "default": {"window": 100},
-            "rules": [
-                {"tag": "^val/", "consecutive": 5, "spike": False},
-                {"tag": "val", "k": 4.5},
-            ],
-        }
-    )
-    assert config.params_for("val/loss") == DetectorParams(window=100, consecutive=5, spike=False)
-    assert config.params_for("train/val_loss") == DetectorParams(window=100, k=4.5)
-    assert config.params_for("train/loss") == DetectorParams(window=100, direction="up")  # built in, after them
-    assert config.params_for("train/lr").outlier is False  # the built-in learning-rate rule, after the given ones
-    toml = tmp_path / "alerts.toml"
-    toml.write_text('[default]\nk = 4\n\n[[rules]]\ntag = "loss"\nwindow = 20\n', encoding="utf-8")
-    assert AlertConfig.load(toml).params_for("train/loss") == DetectorParams(window=20, k=4.0)
-    assert AlertConfig.load(toml).params_for("sys/temperature") == DetectorParams(k=4.0)
-    json_file = tmp_path / "alerts.json"
-    json_file.write_text('{"rules": [{"tag": "acc", "stalled": false}], "builtin_rules": false}', encoding="utf-8")
-    loaded = AlertConfig.load(json_file)
-    assert loaded.params_for("acc").stalled is False and loaded.params_for("lr").outlier is True
-
-
-@pytest.mark.parametrize(
-    ("data", "message"),
-    [
-        ({"default": {"window": 1}}, "'window' must be an integer >= 2"),
-        ({"default": {"k": "3"}}, "'k' must be a float"),
-        ({"default": {"consecutive": 2.5}}, "'consecutive' must be an integer"),
-        ({"default": {"outlier": 1}}, "'outlier' must be a bool"),
-        ({"default": {"windw": 3}}, "unknown setting(s) ['windw']"),
-        ({"rules": [{"window": 3}]}, "rule 1 needs a 'tag'"),
-        ({"rules": [{"tag": "("}]}, "rule 1: invalid tag regex"),
-        ({"rulez": []}, "unknown key(s) ['rulez']"),
-        ({"default": {"direction": "sideways"}}, "'direction' must be one of ['both', 'up', 'down']"),
-    ],
-)
-def test_bad_config_is_a_clear_error(data: dict[str, object], message: str) -> None:
-    with pytest.raises(ValueError) as raised:
-        AlertConfig.from_mapping(data)
-    assert message in str(raised.value)
-
-
 def test_stalled_series_while_the_run_goes_on() -> None:
     steps = np.arange(0, 2000, 10)
     walls = 1000.0 + steps / 10
@@ -267,31 +199,6 @@ def test_stall_needs_a_known_interval_and_can_be_disabled() -> None:
     once.update([0], [0.0], [0.5])
     off.update(np.arange(10), np.arange(10.0), np.ones(10))
     assert stalled_alerts([train, once, off]) == []
-
-
-@pytest.mark.parametrize(
-    "values",
-    [
-        np.random.default_rng(20).normal(0, 1, 5000),
-        1e6 + np.random.default_rng(21).normal(0, 1e-3, 5000),  # far from zero: no E[x²]-E[x]² cancellation
-        np.r_[np.full(500, 0.1), np.full(500, 7.0), np.full(500, -3.0)],  # constant windows after level shifts
-        np.r_[1e12, np.random.default_rng(22).normal(0, 1, 2999)],  # a block whose first value is huge
-        np.cumsum(np.random.default_rng(23).normal(0, 1, 5000)),
-        2.0 * np.exp(-np.arange(5000) / 500) + 0.3,  # smooth, noiseless
-    ],
-)
-@pytest.mark.parametrize("window", [2, 7, 50])
-def test_window_statistics_match_numpy_wherever_the_array_starts(values: np.ndarray, window: int) -> None:
-    windows = np.lib.stride_tricks.sliding_window_view(values[:-1], window)
-    expected_mean, expected_std = windows.mean(axis=1), windows.std(axis=1)
-    mean, std = window_mean_std(values, window, window, len(values))
-    scale = expected_std + 1e-9 * np.abs(expected_mean) + 1e-300  # error: 1e-6 sigma or 1e-15 of the level
-    assert np.max(np.abs(mean - expected_mean) / scale) < 1e-6
-    assert np.max(np.abs(std - expected_std) / scale) < 1e-6
-    cut = 3 * window + 5  # the same windows from an array that starts later (a later chunk): identical bits
-    later_mean, later_std = window_mean_std(values[cut:], window, 2 * window + 1, len(values) - cut, cut)
-    assert np.array_equal(later_mean, mean[cut + window + 1 :])
-    assert np.array_equal(later_std, std[cut + window + 1 :])
 
 
 def test_a_long_series_in_chunks_equals_one_chunk() -> None:

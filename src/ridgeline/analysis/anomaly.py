@@ -28,172 +28,34 @@ accuracies (only falls count).
 
 Streaming: a :class:`SeriesDetector` keeps the last ``2·max(window, spike_window) + consecutive`` finite
 values and a few counters, and :meth:`SeriesDetector.update` costs O(new points), vectorised within a
-chunk. Window sums come from block sums at fixed positions in the series (:func:`window_mean_std`), so the
-results are exactly the same whether a series is fed in one chunk or point by point
-(tests/analysis/test_anomaly.py checks it with hypothesis).
+chunk. Window sums come from block sums at fixed positions in the series
+(:func:`ridgeline.analysis.window_stats.window_mean_std`), so the results are exactly the same whether a series
+is fed in one chunk or point by point (tests/analysis/test_anomaly.py checks it with hypothesis).
 
-Configuration: :class:`DetectorParams` per tag pattern in an :class:`AlertConfig` (first matching rule wins;
-built-in rules, kept after the user's: learning-rate tags are exempt from outlier and spike alerts, since
-schedules change them on purpose; losses and gradients alert on rises, accuracies on falls).
+Configuration: one :class:`~ridgeline.analysis.alert_config.DetectorParams` per series, chosen by tag pattern
+from an :class:`~ridgeline.analysis.alert_config.AlertConfig` (:mod:`ridgeline.analysis.alert_config`).
 """
 
 from __future__ import annotations
 
 import math
-import re
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, fields, replace
-from pathlib import Path
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from ridgeline.analysis.alert_config import DetectorParams
+from ridgeline.analysis.window_stats import BLOCK, window_mean_std
+
 AlertKind = Literal["outlier", "nan", "inf", "spike", "stalled"]
-Direction = Literal["both", "up", "down"]  # which departures count: "up" for a loss, "down" for an accuracy
-DIRECTIONS: tuple[Direction, ...] = ("both", "up", "down")
 KINDS: tuple[AlertKind, ...] = ("outlier", "nan", "inf", "spike", "stalled")
 
 MAD_TO_SIGMA = 1.4826  # 1/Φ⁻¹(3/4): the MAD of Gaussian noise times this is its σ
 SPIKE_STD_FLOOR = 1.0  # the spike scale is at least the window standard deviation
 RELATIVE_TOLERANCE = 1e-9  # departures below this fraction of the level are rounding, never an alert
-BLOCK = 8192  # windows computed at once (keeps the temporaries of a long first chunk in cache)
 INTERVAL_POINTS = 11  # the logging interval is the median gap over this many last steps
-
-
-@dataclass(frozen=True, slots=True)
-class DetectorParams:
-    """How one series is watched; every field can be set per tag pattern (see :class:`AlertConfig`).
-
-    ``stall_factor``: a series is stalled when the run went on for more than this many of its own logging
-    intervals (in steps, and in wall time) since its last point."""
-
-    window: int = 50
-    consecutive: int = 3
-    k: float = 3.0
-    spike_window: int = 50
-    spike_k: float = 10.0
-    stall_factor: float = 10.0
-    outlier: bool = True
-    spike: bool = True
-    stalled: bool = True
-    direction: Direction = "both"
-
-    def __post_init__(self) -> None:
-        checks = (
-            ("window", self.window >= 2, "an integer >= 2"),
-            ("consecutive", self.consecutive >= 1, "an integer >= 1"),
-            ("k", self.k > 0 and math.isfinite(self.k), "a positive number"),
-            ("spike_window", self.spike_window >= 3, "an integer >= 3"),
-            ("spike_k", self.spike_k > 0 and math.isfinite(self.spike_k), "a positive number"),
-            ("stall_factor", self.stall_factor > 1 and math.isfinite(self.stall_factor), "a number > 1"),
-            ("direction", self.direction in DIRECTIONS, "one of " + ", ".join(map(repr, DIRECTIONS))),
-        )
-        for name, ok, expected in checks:
-            if not ok:
-                raise ValueError(f"alert setting {name!r} must be {expected}, got {getattr(self, name)!r}")
-
-    @property
-    def history(self) -> int:
-        """How many past finite values a detector keeps: its windows, and the block before them (see
-        :func:`window_mean_std`)."""
-        return 2 * max(self.window, self.spike_window) + self.consecutive
-
-
-# Learning rates follow schedules (step decay, warm-up, cosine): a drop is intended, not an anomaly.
-LEARNING_RATE = r"(?i)(^|[/_.\-\s])(lr|learning[_\-\s]?rate)([/_.\-\s]|$)"
-# Lower is better: only a rise is bad news (a step decay of the learning rate drops the loss to a new level).
-LOSS = r"(?i)loss|(^|[/_.\-\s])(nll|mse|mae|rmse|perplexity|ppl|err|error)([/_.\-\s]|$)"
-# Gradient norms: explosions are the alarm; a collapse is the diagnosis' vanishing_gradients.
-GRADIENT = r"(?i)grad"
-# Higher is better: only a fall is bad news.
-SCORE = r"(?i)acc|(^|[/_.\-\s])(top-?\d+|f1|auc|iou|dice|bleu|rouge\w*|map|precision|recall)([/_.\-\s]|$)"
-BUILTIN_RULES: tuple[tuple[str, Mapping[str, Any]], ...] = (
-    (LEARNING_RATE, {"outlier": False, "spike": False}),
-    (LOSS, {"direction": "up"}),
-    (GRADIENT, {"direction": "up"}),
-    (SCORE, {"direction": "down"}),
-)
-
-
-def builtin_rules(default: DetectorParams) -> tuple[tuple[re.Pattern[str], DetectorParams], ...]:
-    """:data:`BUILTIN_RULES` on top of ``default``."""
-    return tuple((re.compile(pattern), replace(default, **settings)) for pattern, settings in BUILTIN_RULES)
-
-
-@dataclass(frozen=True)
-class AlertConfig:
-    """Detector settings per tag pattern: ``rules`` are ``(regex, params)`` tried in order with ``re.search``
-    on the tag, the first match wins; ``default`` applies when none matches."""
-
-    rules: tuple[tuple[re.Pattern[str], DetectorParams], ...] = field(
-        default_factory=lambda: builtin_rules(DetectorParams())
-    )
-    default: DetectorParams = field(default_factory=DetectorParams)
-
-    def params_for(self, tag: str) -> DetectorParams:
-        for pattern, params in self.rules:
-            if pattern.search(tag):
-                return params
-        return self.default
-
-    @classmethod
-    def from_mapping(cls, data: Mapping[str, Any]) -> AlertConfig:
-        """From ``{"default": {setting: value}, "rules": [{"tag": regex, setting: value, ...}]}`` (the shape of
-        the TOML/JSON config file). A rule's unset settings come from ``default``; the built-in rules
-        (:data:`BUILTIN_RULES`) are kept after the given rules unless ``"builtin_rules": false``."""
-        if not isinstance(data, Mapping):
-            raise ValueError("alert config must be a table/object with 'default' and/or 'rules'")
-        unknown = set(data) - {"default", "rules", "builtin_rules"}
-        if unknown:
-            raise ValueError(f"alert config: unknown key(s) {sorted(unknown)}; expected 'default', 'rules'")
-        default = _params(DetectorParams(), data.get("default", {}), "default")
-        rules: list[tuple[re.Pattern[str], DetectorParams]] = []
-        entries = data.get("rules", [])
-        if not isinstance(entries, list):
-            raise ValueError("alert config: 'rules' must be a list of tables with a 'tag' regex")
-        for number, entry in enumerate(entries, 1):
-            if not isinstance(entry, Mapping) or not isinstance(entry.get("tag"), str):
-                raise ValueError(f"alert config: rule {number} needs a 'tag' (a regular expression)")
-            try:
-                pattern = re.compile(entry["tag"])
-            except re.error as error:
-                raise ValueError(f"alert config: rule {number}: invalid tag regex {entry['tag']!r}: {error}") from None
-            settings = {key: value for key, value in entry.items() if key != "tag"}
-            rules.append((pattern, _params(default, settings, f"rule {number}")))
-        if data.get("builtin_rules", True):
-            rules.extend(builtin_rules(default))
-        return cls(rules=tuple(rules), default=default)
-
-    @classmethod
-    def load(cls, path: str | Path) -> AlertConfig:
-        """Read a ``.toml`` or ``.json`` config file (see :meth:`from_mapping`); ValueError names the problem."""
-        from ridgeline.settings_files import read_table
-
-        return cls.from_mapping(read_table(path, "alert config"))
-
-
-def _params(base: DetectorParams, settings: Mapping[str, Any], where: str) -> DetectorParams:
-    if not isinstance(settings, Mapping):
-        raise ValueError(f"alert config: {where} must be a table of settings")
-    known = {item.name: item.type for item in fields(DetectorParams)}
-    unknown = set(settings) - set(known)
-    if unknown:
-        raise ValueError(f"alert config: {where}: unknown setting(s) {sorted(unknown)}; known: {sorted(known)}")
-    for name, value in settings.items():
-        if known[name] == "Direction":
-            if value not in DIRECTIONS:
-                raise ValueError(f"alert config: {where}: {name!r} must be one of {list(DIRECTIONS)}, got {value!r}")
-            continue
-        wanted = bool if known[name] == "bool" else int if known[name] == "int" else float
-        if isinstance(value, bool) != (wanted is bool) or not isinstance(value, (int, float)):
-            raise ValueError(f"alert config: {where}: {name!r} must be a {wanted.__name__}, got {value!r}")
-        if wanted is int and not float(value).is_integer():
-            raise ValueError(f"alert config: {where}: {name!r} must be an integer, got {value!r}")
-    converted: dict[str, Any] = {
-        name: (int(value) if known[name] == "int" else value) for name, value in settings.items()
-    }
-    return replace(base, **converted)
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,81 +88,6 @@ class Alert:
 
 def _finite_or_none(value: float | None) -> float | None:
     return value if value is not None and math.isfinite(value) else None
-
-
-def window_mean_std(
-    values: np.ndarray, window: int, start: int, stop: int, origin: int = 0
-) -> tuple[np.ndarray, np.ndarray]:
-    """Mean and population standard deviation of ``values[j - window:j]`` for each ``j`` in ``start..stop-1``
-    (``start >= window``), where ``values[0]`` is the series' ``origin``-th value.
-
-    O(1) per window: the series is cut into blocks of ``window`` values at fixed positions (multiples of
-    ``window`` from the series' start), each with prefix and suffix sums of its values minus the block's first
-    value; a window is a suffix of one block plus a prefix of the next. The sums depend on a block's contents
-    alone, so a window's result does not depend on how the series was chunked: streaming equals batch, bit for
-    bit (``values`` must reach back to the start of the block before ``start``'s). Where ``E[d²] - E[d]²``
-    would lose more than six digits to cancellation (a window far from its blocks' first values, say after a
-    1e12 outlier), the window is summed again directly, in two passes. Computed in pieces of BLOCK windows, so
-    the temporaries stay in cache."""
-    pieces = [
-        _block_mean_std(values, window, first, min(first + BLOCK, stop), origin) for first in range(start, stop, BLOCK)
-    ]
-    if not pieces:
-        return np.empty(0), np.empty(0)
-    return np.concatenate([mean for mean, _ in pieces]), np.concatenate([std for _, std in pieces])
-
-
-def _block_mean_std(
-    values: np.ndarray, window: int, start: int, stop: int, origin: int
-) -> tuple[np.ndarray, np.ndarray]:
-    rows = stop - start
-    if rows <= 0:
-        return np.empty(0), np.empty(0)
-    first_block = (origin + start) // window - 1
-    begin = first_block * window - origin
-    if begin < 0:
-        raise ValueError("values must reach back to the start of the block before start's")
-    segment = values[begin:stop]
-    count = -(-len(segment) // window)
-    padded = np.zeros(count * window)
-    padded[: len(segment)] = segment
-    blocks = padded.reshape(count, window)
-    reference = np.repeat(blocks[:, 0], window)
-    deviation = blocks - blocks[:, :1]
-    squared = deviation * deviation
-    prefix1 = np.cumsum(deviation, axis=1).ravel()
-    prefix2 = np.cumsum(squared, axis=1).ravel()
-    suffix1 = np.cumsum(deviation[:, ::-1], axis=1)[:, ::-1].ravel()
-    suffix2 = np.cumsum(squared[:, ::-1], axis=1)[:, ::-1].ravel()
-    first = start - begin  # the first window's end, in segment positions
-    here = slice(first, first + rows)
-    back = slice(first - window, first - window + rows)
-    previous = slice(first - 1, first - 1 + rows)
-    offset = np.arange(first, first + rows) % window  # values in the prefix part
-    has_prefix = offset > 0
-    head1 = np.where(has_prefix, prefix1[previous], 0.0)
-    head2 = np.where(has_prefix, prefix2[previous], 0.0)
-    shift = reference[here] - reference[back]
-    total1 = suffix1[back] + head1 + offset * shift
-    total2 = suffix2[back] + head2 + 2 * shift * head1 + offset * shift * shift
-    mean_deviation = total1 / window
-    variance = total2 / window - mean_deviation * mean_deviation
-    means = reference[back] + mean_deviation
-    stds = np.sqrt(np.maximum(variance, 0.0))
-    redo = np.flatnonzero(~(variance * 1e6 >= total2 / window))
-    if len(redo):
-        again = sliding_window_view(values, window)[start - window + redo]
-        total = np.zeros(len(redo))
-        for column in range(window):
-            total += again[:, column]
-        mean = total / window
-        squares = np.zeros(len(redo))
-        for column in range(window):
-            step = again[:, column] - mean
-            squares += step * step
-        means[redo] = mean
-        stds[redo] = np.sqrt(squares / window)
-    return means, stds
 
 
 def departure(difference: np.ndarray, params: DetectorParams) -> np.ndarray:

@@ -33,7 +33,7 @@ from typing import Literal
 
 import numpy as np
 
-from ridgeline.analysis.anomaly import LOSS, SCORE
+from ridgeline.analysis.alert_config import LOSS, SCORE
 
 Phase = Literal["warmup", "descent", "convergence"]
 Progress = Literal["down", "up"]
@@ -101,8 +101,8 @@ _SCORE = re.compile(SCORE)
 
 def progress_of(tag: str) -> Progress | None:
     """The direction of progress a tag's name tells: ``"down"`` for losses and errors, ``"up"`` for accuracies
-    and scores (the alert detector's built-in rules, :data:`ridgeline.analysis.anomaly.LOSS` and ``SCORE``, the
-    loss rule first), None for any other name (:func:`segment` then reads it from the curve)."""
+    and scores (the alert detector's built-in rules, :data:`ridgeline.analysis.alert_config.LOSS` and ``SCORE``,
+    the loss rule first), None for any other name (:func:`segment` then reads it from the curve)."""
     if _LOSS.search(tag):
         return "down"
     if _SCORE.search(tag):

@@ -12,7 +12,8 @@ import re
 import threading
 from dataclasses import dataclass
 
-from ridgeline.analysis.anomaly import Alert, AlertConfig, SeriesDetector, stalled_alerts
+from ridgeline.analysis.alert_config import AlertConfig
+from ridgeline.analysis.anomaly import Alert, SeriesDetector, stalled_alerts
 from ridgeline.store.logdir import LogDir
 
 

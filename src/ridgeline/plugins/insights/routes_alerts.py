@@ -10,7 +10,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
 
-from ridgeline.analysis.anomaly import AlertConfig
+from ridgeline.analysis.alert_config import AlertConfig
 from ridgeline.plugins.kit import OrjsonResponse, RunRegex, TagRegex, app_service, compile_regex, logdir_of, setting
 from ridgeline.services.alerts import AlertMonitor
 

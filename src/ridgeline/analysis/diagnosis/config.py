@@ -1,0 +1,80 @@
+"""How the diagnosis recognises tags (naming conventions as regular expressions) and the few thresholds a user may
+move; built from a settings table by :meth:`DiagnosisConfig.from_mapping` (reading the file is the caller's)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from typing import Any
+
+_SEP = r"[/_.\-\s:]"
+
+
+@dataclass(frozen=True)
+class DiagnosisConfig:
+    """How tags are recognised (regular expressions, searched anywhere in the name, case-insensitive unless the
+    pattern says otherwise) and the few thresholds a user may want to move.
+
+    ``train``/``validation`` are matched against ``<run part>/<tag>`` names, so a run named ``exp/val`` or a tag
+    ``loss/val`` both count; removing the match gives the key that pairs a training series with its validation
+    twin (``train/loss`` with ``val/loss``, ``loss_train`` with ``loss_valid``). ``gradient`` marks gradient
+    norms and gradient histograms; every other histogram that is not an ``activation`` is taken as a layer's
+    weights (as written by ``add_histogram(name, param)``).
+    """
+
+    train: str = rf"(?i)(?:^|(?<={_SEP}))(?:train|training|trn)(?=$|{_SEP})"
+    validation: str = rf"(?i)(?:^|(?<={_SEP}))(?:val|valid|validation|eval|evaluation|test|dev|holdout)(?=$|{_SEP})"
+    loss: str = r"(?i)loss|nll|cross_?entropy|(?:^|[/_.])(?:mse|mae|ce)(?:$|[/_.])|perplexity|ppl"
+    accuracy: str = r"(?i)acc(?:uracy)?|top_?1"
+    gradient: str = r"(?i)(?:^|[/_.\-])grads?(?:$|[/_.\-])|grad_?norm|gradient"
+    activation: str = r"(?i)activation|(?:^|[/_.])(?:act|acts|relu|out|output|logits|preact)(?:$|[/_.])"
+    max_points: int = 2000  # longer series are reduced to this many bucket medians first
+    min_points: int = 8  # fewer points than this: too short to judge
+    min_confidence: float = 0.5  # findings below are dropped
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, object]) -> DiagnosisConfig:
+        """A config from settings by field name (a parsed TOML or JSON file); the others keep their defaults.
+        ValueError names an unknown setting, a value of the wrong type or a pattern that does not compile."""
+        known = {f.name: f.type for f in fields(cls)}
+        unknown = sorted(set(data) - set(known))
+        if unknown:
+            raise ValueError(f"diagnosis config: unknown setting(s) {unknown}; known: {sorted(known)}")
+        for name, value in data.items():
+            kind = known[name]
+            if kind == "str":
+                if not isinstance(value, str):
+                    raise ValueError(f"diagnosis config: {name!r} must be a regular expression (a string)")
+                try:
+                    re.compile(value)
+                except re.error as error:
+                    raise ValueError(f"diagnosis config: {name!r}: {value!r} does not compile: {error}") from None
+            elif (
+                isinstance(value, bool) or not isinstance(value, int | float) or (kind == "int" and value != int(value))
+            ):
+                raise ValueError(f"diagnosis config: {name!r} must be a number ({kind}), got {value!r}")
+        settings: dict[str, Any] = {name: int(v) if known[name] == "int" else v for name, v in data.items()}  # type: ignore[call-overload]
+        return cls(**settings)
+
+    def compiled(self) -> Patterns:
+        return Patterns(
+            train=re.compile(self.train),
+            validation=re.compile(self.validation),
+            loss=re.compile(self.loss),
+            accuracy=re.compile(self.accuracy),
+            gradient=re.compile(self.gradient),
+            activation=re.compile(self.activation),
+        )
+
+
+@dataclass(frozen=True)
+class Patterns:
+    """A config's patterns, compiled."""
+
+    train: re.Pattern[str]
+    validation: re.Pattern[str]
+    loss: re.Pattern[str]
+    accuracy: re.Pattern[str]
+    gradient: re.Pattern[str]
+    activation: re.Pattern[str]

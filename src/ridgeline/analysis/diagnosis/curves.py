@@ -1,0 +1,193 @@
+"""Curve statistics: a series cleaned into a :class:`Curve` (sorted, finite, reduced, smoothed), the robust numbers
+rules read off curves, and the :class:`Shape` of a loss curve.
+
+Everything is relative to a curve's own level and robust to batch noise (rolling medians, median absolute
+deviations), so that noise alone raises nothing."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ridgeline.analysis.diagnosis.inputs import Series
+
+
+@dataclass(frozen=True, slots=True)
+class Curve:
+    """A cleaned series: sorted, finite points only (reduced to ``max_points``), its smoothed version, and the
+    first step with a non-finite value (None when there is none)."""
+
+    name: str
+    step: np.ndarray
+    raw: np.ndarray
+    smooth: np.ndarray
+    first_nonfinite: int | None
+
+    def __len__(self) -> int:
+        return len(self.step)
+
+    def at(self, step: float) -> float:
+        """The smoothed value at (the point nearest before) ``step``."""
+        i = int(np.searchsorted(self.step, step, side="right")) - 1
+        return float(self.smooth[max(i, 0)])
+
+
+def clean_curve(name: str, series: Series, max_points: int) -> Curve:
+    """``series`` as a :class:`Curve`: sorted by step, its first non-finite step noted and its non-finite points
+    dropped, longer than ``max_points`` reduced to that many bucket medians, then smoothed."""
+    step = np.asarray(series.step, dtype=np.float64)
+    value = np.asarray(series.value, dtype=np.float64)
+    order = np.argsort(step, kind="stable")
+    step, value = step[order], value[order]
+    finite = np.isfinite(value)
+    first_nonfinite = int(step[~finite][0]) if (~finite).any() else None
+    step, value = step[finite], value[finite]
+    if len(step) > max_points:
+        step, value = bucket_medians(step, max_points), bucket_medians(value, max_points)
+    return Curve(name, step, value, rolling_median(value), first_nonfinite)
+
+
+def bucket_medians(values: np.ndarray, buckets: int) -> np.ndarray:
+    """The medians of ``buckets`` consecutive runs of (nearly) equal length (the last ones padded with NaN)."""
+    size = -(-len(values) // buckets)
+    padded = np.full(size * buckets, np.nan)
+    padded[: len(values)] = values
+    table = padded.reshape(buckets, size)
+    keep = ~np.isnan(table).all(axis=1)
+    return np.nanmedian(table[keep], axis=1)
+
+
+def rolling_median(value: np.ndarray, fraction: float = 0.08, longest: int = 101) -> np.ndarray:
+    """A centred rolling median over about ``fraction`` of the points (odd window, 3..``longest``), the ends
+    padded with their nearest values: batch noise goes, trends and level shifts stay."""
+    n = len(value)
+    if n < 3:
+        return value.copy()
+    window = int(min(longest, max(3, round(n * fraction))))
+    window += 1 - window % 2
+    half = window // 2
+    padded = np.concatenate(
+        (np.full(half, np.median(value[: half + 1])), value, np.full(half, np.median(value[-half - 1 :])))
+    )
+    return np.median(np.lib.stride_tricks.sliding_window_view(padded, window), axis=1)
+
+
+def head(values: np.ndarray, fraction: float) -> float:
+    """The median of the first ``fraction`` of the values (at least 3; NaN when there are none)."""
+    return float(np.median(values[: max(3, int(len(values) * fraction))])) if len(values) else math.nan
+
+
+def tail(values: np.ndarray, fraction: float) -> float:
+    """The median of the last ``fraction`` of the values (at least 3; NaN when there are none)."""
+    return float(np.median(values[-max(3, int(len(values) * fraction)) :])) if len(values) else math.nan
+
+
+def mad(values: np.ndarray) -> float:
+    return float(1.4826 * np.median(np.abs(values - np.median(values)))) if len(values) else 0.0
+
+
+def log10(values: np.ndarray) -> np.ndarray:
+    return np.log10(np.maximum(np.abs(values), 1e-30))
+
+
+def rank_correlation(x: np.ndarray, y: np.ndarray) -> float:
+    """Spearman's rank correlation (no ties handling needed for steps; values rarely tie)."""
+    if len(x) < 3:
+        return 0.0
+    rx = np.argsort(np.argsort(x)).astype(np.float64)
+    ry = np.argsort(np.argsort(y)).astype(np.float64)
+    rx -= rx.mean()
+    ry -= ry.mean()
+    denominator = math.sqrt(float((rx * rx).sum() * (ry * ry).sum()))
+    return float((rx * ry).sum() / denominator) if denominator else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Shape:
+    """Numbers that describe a loss curve, relative to its own level (scale-free)."""
+
+    start: float  # robust value at the start
+    end: float  # robust value at the end
+    best: float  # lowest smoothed value
+    level: float  # |start| (what relative numbers divide by)
+    improvement: float  # (start - end) / level
+    late_improvement: float  # improvement over the second half, relative to the value at the half
+    stop_fraction: float  # where (fraction of the run) 95% of the total log-drop was reached
+    tail_log_drop: float  # drop of log(loss) from stop to end (positive: still improving)
+    noise: float  # robust spread of raw around smoothed, second half, relative to the level there
+    slope_ratio: float  # slope of the last third / slope of the first third (decreasing curves)
+    trend: float  # rank correlation of smoothed with step (-1: steadily falling)
+    rise: float  # (end - best) / max(start - best, tiny): how much of the gain was given back
+    tolerance: float  # how much of late_improvement / tail_log_drop noise alone can explain
+
+
+def shape_of(c: Curve) -> Shape:
+    n = len(c)
+    s, raw = c.smooth, c.raw
+    start, end = head(raw, 0.02), tail(s, 0.1)
+    best = float(s.min())
+    level = max(abs(start), 1e-12)
+    half = n // 2
+    m = max(2, n // 10)
+    mid = float(np.median(raw[max(half - m, 0) : half + m]))
+    late = (mid - tail(raw, 0.2)) / max(abs(mid), 1e-12)
+    residual = raw[half:] - s[half:]
+    typical = max(float(np.median(np.abs(raw[half:]))), 1e-12)
+    noise = mad(residual) / typical
+    # Point-to-point jitter (differences remove the trend): the noise a median of k points still carries is
+    # about 1.25 * jitter / sqrt(k); two such medians compared differ by noise alone up to ~2 sqrt(2) of that.
+    jitter = mad(np.diff(raw[half:])) / math.sqrt(2) / typical if n - half > 2 else 0.0
+    tolerance = 0.02 + 2 * math.sqrt(2) * 1.25 * jitter / math.sqrt(max(2 * m, n // 5, 1))
+    positive = bool((s > 0).all())
+    curve = np.log(s) if positive else s / level
+    final = tail(curve, 0.2)
+    total = curve[0] - final
+    if total > 0:
+        # Where the curve first comes within reach of where it ends (5% of the drop, or the smoothed noise).
+        reach = max(0.05 * total, 0.5 * noise)
+        reached = np.nonzero(curve <= final + reach)[0]
+        stop = int(reached[0]) if len(reached) else n - 1
+    else:
+        stop = 0
+    after = curve[stop : stop + max(3, n // 5)]
+    tail_drop = float(np.median(after) - final)
+    third = max(2, n // 3)
+    first_slope = (s[0] - s[third - 1]) / max(c.step[third - 1] - c.step[0], 1e-12)
+    last_slope = (s[n - third] - s[-1]) / max(c.step[-1] - c.step[n - third], 1e-12)
+    ratio = float(last_slope / first_slope) if first_slope > 0 else 0.0
+    return Shape(
+        start=start,
+        end=end,
+        best=best,
+        level=level,
+        improvement=(start - end) / level,
+        late_improvement=late,
+        stop_fraction=stop / max(n - 1, 1),
+        tail_log_drop=tail_drop,
+        noise=noise,
+        slope_ratio=ratio,
+        trend=rank_correlation(c.step, s),
+        rise=(end - best) / max(start - best, 1e-12 * level),
+        tolerance=tolerance,
+    )
+
+
+def zero_from(g: Curve) -> int | None:
+    """Index from which a curve (a gradient magnitude) is (near) exactly zero to the end, having been clearly
+    non-zero before."""
+    values = np.abs(g.raw)
+    scale = head(values, 0.2)
+    if not scale > 0 or len(values) < 5:
+        return None
+    dead = values <= max(1e-12, 1e-7 * scale)
+    if not dead[-1]:
+        return None
+    alive = np.nonzero(~dead)[0]
+    if not len(alive):
+        return None
+    start = int(alive[-1]) + 1
+    if len(values) - start < max(3, 0.2 * len(values)):
+        return None
+    return start
