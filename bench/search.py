@@ -56,7 +56,9 @@ import uvicorn
 
 import ridgeline
 from ridgeline.search import Searcher
-from ridgeline.search.index import FieldIndex, Index, date_texts, hparams_line
+from ridgeline.search.entries import date_texts, hparams_line
+from ridgeline.search.fields import FieldIndex
+from ridgeline.search.index import Index
 from ridgeline.search.patterns import (
     FIELDS,
     compile_literal,

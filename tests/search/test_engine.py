@@ -289,7 +289,8 @@ def test_a_question_is_translated_and_ranked_runs_keep_their_order(searcher: Sea
 
 
 def test_one_hparam_exactly_as_documented() -> None:
-    from ridgeline.search.index import Index, hparams_line
+    from ridgeline.search.entries import hparams_line
+    from ridgeline.search.index import Index
 
     index = Index()
     for name, hparams in [("a", {"lr": 0.001}), ("b", {"warmup_lr": 0.001}), ("c", {"lr": 0.0015, "wd": 0.1})]:

@@ -7,7 +7,9 @@ import numpy as np
 import pytest
 
 from ridgeline.search import Searcher
-from ridgeline.search.index import FieldIndex, Index, format_value, hparams_line
+from ridgeline.search.entries import format_value, hparams_line
+from ridgeline.search.fields import FieldIndex
+from ridgeline.search.index import Index
 from ridgeline.search.patterns import Term, compile_literal, compile_pattern, exact_literal, required_literal
 
 TEXTS = ["train_loss", "val/train_loss", "train_acc", "xtrain_", "train_", "lr", "train_loss", "über train_x"]
