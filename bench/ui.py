@@ -371,7 +371,7 @@ def first_tag_request(dataset: Dataset) -> Callable[[Request], bool]:
 
 def measure(browser: Browser, server: Server, dashboard: Dashboard, dataset: Dataset, shot: Path | None) -> dict:
     """One page load in a fresh context: first complete chart, then the hover frames."""
-    context = browser.new_context(viewport=VIEWPORT, device_scale_factor=1)
+    context = browser.new_context(viewport=VIEWPORT, device_scale_factor=1, bypass_csp=True)
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))

@@ -105,7 +105,7 @@ def start_servers(path: Path, tags: list[str], steps: int, tensorboard: bool) ->
 
 
 def first_paint(browser: Browser, server: Server, shot: Path | None) -> dict[str, Any]:
-    context = browser.new_context(viewport=VIEWPORT, device_scale_factor=1)
+    context = browser.new_context(viewport=VIEWPORT, device_scale_factor=1, bypass_csp=True)
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))

@@ -7,7 +7,6 @@ loads neither numpy nor fastapi; the command imports them when it runs.
 from __future__ import annotations
 
 import math
-import re
 import signal
 import sys
 import threading
@@ -22,6 +21,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ridgeline.cli_support import LateProgress, regex_option
+from ridgeline.store.selection import Matcher
 
 if TYPE_CHECKING:
     from ridgeline.analysis.anomaly import Alert
@@ -81,7 +81,7 @@ def _line(alert: Alert) -> str:
     )
 
 
-def _select(alerts: Iterable[Alert], run: re.Pattern[str] | None, tag: re.Pattern[str] | None) -> list[Alert]:
+def _select(alerts: Iterable[Alert], run: Matcher | None, tag: Matcher | None) -> list[Alert]:
     return [a for a in alerts if (run is None or run.search(a.run)) and (tag is None or tag.search(a.tag))]
 
 
@@ -167,8 +167,8 @@ def _follow(
     found: list[Alert],
     as_json: bool,
     interval: float,
-    run_pattern: re.Pattern[str] | None,
-    tag_pattern: re.Pattern[str] | None,
+    run_pattern: Matcher | None,
+    tag_pattern: Matcher | None,
     err: Console,
 ) -> None:
     """Print the alerts so far, then re-read the log directory every ``interval`` seconds and print new ones,

@@ -3,13 +3,14 @@ and of pipes), and regular-expression options checked with an error that names t
 
 from __future__ import annotations
 
-import re
 import time
 from types import TracebackType
 
 import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from ridgeline.store.selection import Matcher, PatternError, compile_pattern
 
 
 class LateProgress:
@@ -48,11 +49,11 @@ class LateProgress:
             self._progress.stop()
 
 
-def regex_option(value: str | None, option: str) -> re.Pattern[str] | None:
-    """``value`` compiled (None when absent or empty); an invalid one is a usage error naming ``option``."""
+def regex_option(value: str | None, option: str) -> Matcher | None:
+    """``value`` compiled by RE2 (None when absent or empty); an invalid one is a usage error naming ``option``."""
     if not value:
         return None
     try:
-        return re.compile(value)
-    except re.error as error:
+        return compile_pattern(value)
+    except PatternError as error:
         raise click.BadParameter(f"{value!r} is not a valid regular expression: {error}", param_hint=option) from None

@@ -97,7 +97,19 @@ def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
 
 @pytest.fixture
 def page(browser: Browser, request: pytest.FixtureRequest) -> Iterator[Page]:
-    context = browser.new_context(viewport=VIEWPORT, device_scale_factor=1)
+    """A page whose test may evaluate strings in it (wait_for_function): the server's Content-Security-Policy
+    forbids eval, so this page's context bypasses it; ``strict_page`` keeps it (tests/browser/test_csp.py)."""
+    yield from _page(browser, request, bypass_csp=True)
+
+
+@pytest.fixture
+def strict_page(browser: Browser, request: pytest.FixtureRequest) -> Iterator[Page]:
+    """A page under the server's Content-Security-Policy, as a user's browser enforces it."""
+    yield from _page(browser, request, bypass_csp=False)
+
+
+def _page(browser: Browser, request: pytest.FixtureRequest, *, bypass_csp: bool) -> Iterator[Page]:
+    context = browser.new_context(viewport=VIEWPORT, device_scale_factor=1, bypass_csp=bypass_csp)
     context.set_default_timeout(10_000)
     page = context.new_page()
     errors = PageErrors()

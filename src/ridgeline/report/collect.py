@@ -18,6 +18,7 @@ from ridgeline.analysis.downsample import minmax_indices
 from ridgeline.analysis.forecast import Forecast, ForecastError, forecast
 from ridgeline.analysis.phases import Segment, progress_of, segment
 from ridgeline.store.logdir import LogDir
+from ridgeline.store.selection import PatternError, compile_pattern
 
 KEY_TAG = re.compile(r"loss|acc|error|perplexity|ppl|f1|auc|top.?1|top.?5|bleu|reward", re.IGNORECASE)
 MAX_KEY_TAGS = 8  # charts in a report: a pull request page, not a dashboard
@@ -137,8 +138,8 @@ def collect(
     """Everything a report shows for the runs matching ``run_pattern`` (a regular expression, ``search``).
     ``advance(what)`` is called as each step finishes (progress bars). Raises ValueError for a bad pattern."""
     try:
-        pattern = re.compile(run_pattern)
-    except re.error as error:
+        pattern = compile_pattern(run_pattern)
+    except PatternError as error:
         raise ValueError(f"--run {run_pattern!r} is not a valid regular expression: {error}") from error
     runs = [run for run in logdir.runs() if pattern.search(run)]
     infos = []
@@ -172,8 +173,8 @@ def collect(
 def steps_total(logdir: LogDir, run_pattern: str) -> int:
     """How many ``advance`` calls :func:`collect` makes (the progress bar's total; 0 for a bad pattern)."""
     try:
-        pattern = re.compile(run_pattern)
-    except re.error:
+        pattern = compile_pattern(run_pattern)
+    except PatternError:
         return 0
     runs = [run for run in logdir.runs() if pattern.search(run)]
     return len(key_tags(logdir, runs)) + 2

@@ -14,6 +14,7 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ridgeline._version import __version__
 from ridgeline.plugins.kit import ApiError, OrjsonResponse, Plugin, error
@@ -21,6 +22,7 @@ from ridgeline.server.auth import TokenAuth
 from ridgeline.server.openapi import use_error_responses
 from ridgeline.server.plugin_host import PluginHost, discover
 from ridgeline.server.routes import router as core_router
+from ridgeline.server.security import BodyLimit, SecurityHeaders
 from ridgeline.server.static import mount_static
 from ridgeline.services.runs import RunIndex
 from ridgeline.store.logdir import LogDir
@@ -48,6 +50,8 @@ def create_app(
     ``token`` every request must carry it (see :mod:`ridgeline.server.auth`). ``static_dir`` replaces the built
     UI folder (tests); ``logdir_label`` is what ``/api/runs`` reports as ``logdir`` (default: the log
     directories' paths)."""
+    if token == "":
+        raise ValueError("the token must not be empty: pass None to serve without one")
     if reload_interval is not None and not reload_interval > 0:
         raise ValueError(f"reload_interval must be positive, got {reload_interval}")
     host = PluginHost([*discover(), *plugins])
@@ -83,6 +87,11 @@ def create_app(
     async def api_error(request: Request, exc: ApiError) -> OrjsonResponse:
         return error(exc.status_code, exc.message)
 
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> OrjsonResponse:
+        # e.g. a body FastAPI cannot parse: the same {"error": ...} as every other error, never {"detail": ...}
+        return error(exc.status_code, str(exc.detail), headers=dict(exc.headers or {}))
+
     @app.exception_handler(RequestValidationError)
     async def bad_request(request: Request, exc: RequestValidationError) -> OrjsonResponse:
         return error(400, validation_message(exc.errors()))
@@ -91,8 +100,10 @@ def create_app(
     host.mount(app)
     use_error_responses(app)
     mount_static(app, static_dir)  # last: its catch-all route must not shadow an API route
-    if token:
+    if token is not None:
         app.add_middleware(TokenAuth, token=token)
+    app.add_middleware(BodyLimit)
+    app.add_middleware(SecurityHeaders)  # added last, so outermost: a 401 or a 413 carries the headers too
     return app
 
 
@@ -100,6 +111,10 @@ def validation_message(errors: Iterable[Any]) -> str:
     """One readable line per invalid parameter, e.g. ``query parameter 'max_points': Input should be ...``."""
     parts = []
     for item in errors:
+        if item.get("type") == "json_invalid":  # loc is ("body", <character offset>)
+            where = item.get("loc", ("", "?"))[-1]
+            parts.append(f"the request body is not valid JSON ({item.get('msg', 'invalid')} at character {where})")
+            continue
         location = [str(part) for part in item.get("loc", ())]
         where = location[0] if location else "request"
         name = ".".join(location[1:])

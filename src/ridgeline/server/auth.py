@@ -4,14 +4,19 @@ A request is let through when it carries the token as ``Authorization: Bearer <t
 middleware sets, or once as ``?token=<token>`` (the URL the CLI prints): that sets the cookie, and a page
 navigation is redirected to the same URL without the token, so it stays out of the address bar and history.
 Anything else is answered ``401 {"error": ...}``. A pure ASGI middleware: no per-request task or body copy.
+
+Tokens are compared as UTF-8 bytes in constant time (any Unicode token works, in the header, the query — where
+browsers percent-encode it — and the cookie, which holds it percent-encoded). A request naming ``token`` twice
+in its query is refused whatever the values (which one counts would be a guess). The cookie is ``HttpOnly`` and
+``SameSite=Strict``, and ``Secure`` when the request came over HTTPS. Cookies that Python's ``http.cookies``
+cannot parse (``prefs={"theme":"dark"}``) do not hide ours: the header is split by hand.
 """
 
 from __future__ import annotations
 
 import hmac
-from http.cookies import SimpleCookie
 from typing import Any
-from urllib.parse import parse_qsl, urlencode
+from urllib.parse import parse_qsl, quote, unquote_to_bytes, urlencode
 
 import orjson
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -27,10 +32,10 @@ class TokenAuth:
         if not token:
             raise ValueError("the token must not be empty")
         self.app = app
-        self._token = token.encode()
+        self._token = token.encode("utf-8")
 
-    def _matches(self, candidate: str | None) -> bool:
-        return candidate is not None and hmac.compare_digest(candidate.encode(), self._token)
+    def _matches(self, candidate: bytes | None) -> bool:
+        return candidate is not None and hmac.compare_digest(candidate, self._token)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
@@ -38,21 +43,16 @@ class TokenAuth:
             return
         headers = _headers(scope)
         cookie_name = _cookie_name(scope)
-        bearer = headers.get("authorization", "")
-        if bearer[:7].lower() == "bearer " and self._matches(bearer[7:].strip()):
+        bearer = headers.get(b"authorization", b"")
+        if bearer[:7].lower() == b"bearer " and self._matches(bearer[7:].strip()):
             await self.app(scope, receive, send)
             return
-        cookies = SimpleCookie()
-        try:
-            cookies.load(headers.get("cookie", ""))
-        except Exception:  # a malformed Cookie header is no credential
-            cookies = SimpleCookie()
-        if cookie_name in cookies and self._matches(cookies[cookie_name].value):
+        if self._matches(_cookie(headers.get(b"cookie", b""), cookie_name)):
             await self.app(scope, receive, send)
             return
         query = parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
         given = [value for key, value in query if key == "token"]
-        if given and self._matches(given[-1]):
+        if len(given) == 1 and self._matches(given[0].encode("utf-8")):
             await self._accept_query_token(scope, receive, send, cookie_name, query)
             return
         if scope["type"] == "websocket":
@@ -63,7 +63,9 @@ class TokenAuth:
     async def _accept_query_token(
         self, scope: Scope, receive: Receive, send: Send, cookie_name: str, query: list[tuple[str, str]]
     ) -> None:
-        cookie = f"{cookie_name}={self._token.decode()}; Path=/; HttpOnly; SameSite=Strict".encode()
+        secure = "; Secure" if scope.get("scheme") in ("https", "wss") else ""
+        value = quote(self._token, safe="")
+        cookie = f"{cookie_name}={value}; Path=/; HttpOnly; SameSite=Strict{secure}".encode()
         path: str = scope.get("path", "/")
         if scope["type"] == "http" and scope.get("method") == "GET" and not path.startswith("/api/"):
             rest = urlencode([(key, value) for key, value in query if key != "token"])
@@ -79,8 +81,19 @@ class TokenAuth:
         await self.app(scope, receive, send_with_cookie)
 
 
-def _headers(scope: Scope) -> dict[str, str]:
-    return {key.decode("latin-1").lower(): value.decode("latin-1") for key, value in scope.get("headers", [])}
+def _headers(scope: Scope) -> dict[bytes, bytes]:
+    return {key.lower(): value for key, value in scope.get("headers", [])}
+
+
+def _cookie(header: bytes, name: str) -> bytes | None:
+    """The value of cookie ``name`` (percent-decoded to bytes), or None; other cookies, parsable or not, are
+    skipped."""
+    wanted = name.encode()
+    for part in header.split(b";"):
+        key, sep, value = part.strip().partition(b"=")
+        if sep and key == wanted:
+            return unquote_to_bytes(value.strip().strip(b'"'))
+    return None
 
 
 def _cookie_name(scope: Scope) -> str:

@@ -6,13 +6,13 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from fastapi import APIRouter, Request
 
 from ridgeline.plugins.kit import ApiError, OrjsonResponse, RunRegex, TagRegex, compile_regex, logdir_of
 from ridgeline.services.runs import RunIndex
+from ridgeline.store.selection import Matcher
 
 router = APIRouter()
 
@@ -41,7 +41,7 @@ async def runs(request: Request, run_regex: RunRegex = None, tag_regex: TagRegex
     )
 
 
-def _filter_tags(tags: dict[str, list[str]], pattern: re.Pattern[str]) -> dict[str, list[str]]:
+def _filter_tags(tags: dict[str, list[str]], pattern: Matcher) -> dict[str, list[str]]:
     kept = {kind: [tag for tag in names if pattern.search(tag)] for kind, names in tags.items()}
     return {kind: names for kind, names in kept.items() if names}
 

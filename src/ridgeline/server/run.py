@@ -11,13 +11,19 @@ import asyncio
 import errno
 import ipaddress
 import socket
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
 import uvicorn
 from starlette.types import ASGIApp, Message
+
+from ridgeline.server.security import HostCheck, allowed_hosts
+
+# On SIGTERM or Ctrl-C the server stops accepting at once, closes idle connections and lets requests in flight
+# finish for up to this long (then cancels them), and stops the background reload: a prompt, clean exit.
+GRACE_SECONDS = 30
 
 
 class PortInUse(OSError):
@@ -68,17 +74,24 @@ def url_for(host: str, port: int) -> str:
     return f"http://{host}:{port}/"
 
 
-def serve(app: ASGIApp, sock: socket.socket) -> None:
-    """Serve until Ctrl-C or SIGTERM (uvicorn shuts down gracefully, then re-raises the signal)."""
+def make_server(app: ASGIApp, sock: socket.socket, *, allow_hosts: Iterable[str] = ()) -> uvicorn.Server:
+    """The uvicorn server for ``app`` on ``sock``; requests must name in ``Host`` the address ``sock`` is bound to,
+    a loopback name, or one of ``allow_hosts`` (see :mod:`ridgeline.server.security`)."""
+    bound = str(sock.getsockname()[0])
     config = uvicorn.Config(
-        app,
+        HostCheck(app, allowed_hosts(bound, allow_hosts)),
         log_level="warning",
         access_log=False,
         lifespan="on",
-        timeout_graceful_shutdown=2,
+        timeout_graceful_shutdown=GRACE_SECONDS,
         server_header=False,
     )
-    uvicorn.Server(config).run(sockets=[sock])
+    return uvicorn.Server(config)
+
+
+def serve(app: ASGIApp, sock: socket.socket, *, allow_hosts: Iterable[str] = ()) -> None:
+    """Serve until Ctrl-C or SIGTERM (uvicorn shuts down gracefully, then re-raises the signal)."""
+    make_server(app, sock, allow_hosts=allow_hosts).run(sockets=[sock])
 
 
 def request_in_process(app: ASGIApp, target: str, headers: dict[str, str] | None = None) -> tuple[int, bytes]:

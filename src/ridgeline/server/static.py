@@ -14,12 +14,17 @@ from __future__ import annotations
 from pathlib import Path
 
 from fastapi import FastAPI
+from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, Response
+from starlette.routing import Match
+from starlette.types import Scope
 
 from ridgeline.plugins.kit.responses import error
 
 STATIC_DIR = Path(__file__).resolve().parent.parent / "_static"
 IMMUTABLE = "public, max-age=31536000, immutable"
+CATCH_ALL = "/{path:path}"
+_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
 
 NOT_BUILT = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>ridgeline: the web UI is not built</title></head>
@@ -47,9 +52,13 @@ def mount_static(app: FastAPI, directory: Path | None = None) -> None:
     """Register the catch-all route; call it after every API route (routes match in registration order)."""
     root = (directory or STATIC_DIR).resolve()
 
-    @app.api_route("/{path:path}", methods=["GET", "HEAD"], include_in_schema=False)
-    async def static(path: str) -> Response:
+    @app.api_route(CATCH_ALL, methods=["GET", "HEAD"], include_in_schema=False)
+    async def static(request: Request, path: str) -> Response:
         if path == "api" or path.startswith("api/"):
+            allowed = _methods_of(app, request.scope)
+            if allowed:  # the route exists, for other methods (GET on the POST-only batch route)
+                allow = ", ".join(sorted(allowed))
+                return error(405, f"/{path} answers {allow}, not {request.method}", headers={"Allow": allow})
             return error(404, f"no API route /{path}; see /api/docs")
         index = root / "index.html"
         if not index.is_file():
@@ -64,6 +73,18 @@ def mount_static(app: FastAPI, directory: Path | None = None) -> None:
             if path.startswith("assets/") or _escapes(path):
                 return error(404, f"not found: /{path}")
         return FileResponse(index, media_type="text/html; charset=utf-8", headers={"Cache-Control": "no-cache"})
+
+
+def _methods_of(app: FastAPI, scope: Scope) -> set[str]:
+    """The methods other routes answer for this request's path (Starlette's own matching, this catch-all aside)."""
+    methods: set[str] = set()
+    for method in _METHODS:
+        probe = {**scope, "method": method}
+        for route in app.router.routes:
+            if getattr(route, "path", None) != CATCH_ALL and route.matches(probe)[0] == Match.FULL:
+                methods.add(method)
+                break
+    return methods
 
 
 def _escapes(path: str) -> bool:

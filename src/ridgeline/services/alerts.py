@@ -8,13 +8,13 @@ kept in one append-only list; a client's cursor is an index into it, so it recei
 
 from __future__ import annotations
 
-import re
 import threading
 from dataclasses import dataclass
 
 from ridgeline.analysis.alert_config import AlertConfig
 from ridgeline.analysis.anomaly import Alert, SeriesDetector, stalled_alerts
 from ridgeline.store.logdir import LogDir
+from ridgeline.store.selection import Matcher
 
 
 @dataclass
@@ -83,8 +83,8 @@ class AlertMonitor:
         self,
         since: int = 0,
         *,
-        run_pattern: re.Pattern[str] | None = None,
-        tag_pattern: re.Pattern[str] | None = None,
+        run_pattern: Matcher | None = None,
+        tag_pattern: Matcher | None = None,
     ) -> tuple[list[Alert], int]:
         """The alerts raised after cursor ``since`` (all with 0) matching the patterns (``search``), and the
         cursor to pass next time. A cursor beyond the end (the server restarted) counts as 0. Alerts of runs

@@ -15,7 +15,6 @@ nothing else.
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, cast, overload
@@ -51,6 +50,7 @@ from ridgeline.store.payloads import (
     Text,
 )
 from ridgeline.store.provider import Provider, RunInfo, Scalars, StoredEntry, UnknownSeries, Version
+from ridgeline.store.selection import Matcher, PatternError, compile_pattern
 
 if TYPE_CHECKING:
     import pandas
@@ -309,10 +309,10 @@ def user_tags(info: RunInfo) -> dict[str, list[str]]:
     return {kind: names for kind, names in tags.items() if names}
 
 
-def _compile(pattern: str, what: str) -> re.Pattern[str]:
+def _compile(pattern: str, what: str) -> Matcher:
     try:
-        return re.compile(pattern)
-    except re.error as error:
+        return compile_pattern(pattern)
+    except PatternError as error:
         raise ValueError(f"{what} pattern {pattern!r} is not a valid regular expression: {error}") from None
 
 

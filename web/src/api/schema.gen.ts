@@ -255,7 +255,7 @@ export interface paths {
          *     ``steps`` is every step the tag has; ``histograms`` the ones decoded (all, a ``max_steps`` sample, or the one
          *     ``step``), each ``{"step", "wall_time", "buckets": [[left, right, count], ...]}``, or with ``bins``
          *     ``{"step", "wall_time", "count": [...], "total"}`` on ``bins`` equal bins over ``"range": [min, max]`` (the
-         *     sample's extent, or ``range_min``..``range_max``). A value that cannot be decoded is
+         *     sample's extent, or ``range_min``..``range_max`` where given). A value that cannot be decoded is
          *     ``{"step", "wall_time", "error"}``.
          */
         get: operations["histograms_api_histograms_get"];
@@ -665,9 +665,9 @@ export interface operations {
     alerts_api_alerts_get: {
         parameters: {
             query?: {
-                /** @description only runs whose name matches this regular expression (search) */
+                /** @description only runs whose name matches this regular expression (RE2 syntax, found anywhere in it; at most 2,000 characters) */
                 run_regex?: string | null;
-                /** @description only tags that match this regular expression (search) */
+                /** @description only tags that match this regular expression (RE2 syntax, found anywhere in it; at most 2,000 characters) */
                 tag_regex?: string | null;
                 /** @description the cursor of the previous answer: only alerts raised after it (0: all of them) */
                 since?: number;
@@ -834,7 +834,7 @@ export interface operations {
             query?: {
                 /** @description only these runs (repeat the parameter for several); an unknown run is a 404 */
                 run?: string[] | null;
-                /** @description only runs whose name matches this regular expression (search) */
+                /** @description only runs whose name matches this regular expression (RE2 syntax, found anywhere in it; at most 2,000 characters) */
                 run_regex?: string | null;
             };
             header?: never;
@@ -982,7 +982,7 @@ export interface operations {
     embeddings_api_embeddings_get: {
         parameters: {
             query?: {
-                /** @description only runs whose name matches this regular expression (search) */
+                /** @description only runs whose name matches this regular expression (RE2 syntax, found anywhere in it; at most 2,000 characters) */
                 run_regex?: string | null;
             };
             header?: never;
@@ -1161,9 +1161,9 @@ export interface operations {
                 bins?: number | null;
                 /** @description only the histogram at this step */
                 step?: number | null;
-                /** @description with bins and range_max: the bins' range */
+                /** @description with bins: where the bins start (default: the sample's smallest value) */
                 range_min?: number | null;
-                /** @description with bins and range_min: the bins' range */
+                /** @description with bins: where the bins end (default: the sample's largest value; swapped when below range_min) */
                 range_max?: number | null;
             };
             header?: never;
@@ -1224,7 +1224,7 @@ export interface operations {
     hparams_table_api_hparams_table_get: {
         parameters: {
             query?: {
-                /** @description only the trials whose run name matches this regular expression (search) */
+                /** @description only the trials whose run name matches this regular expression (RE2 syntax, found anywhere in it; at most 2,000 characters) */
                 run_regex?: string | null;
             };
             header?: never;
@@ -1453,9 +1453,9 @@ export interface operations {
     runs_api_runs_get: {
         parameters: {
             query?: {
-                /** @description only runs whose name matches this regular expression (search) */
+                /** @description only runs whose name matches this regular expression (RE2 syntax, found anywhere in it; at most 2,000 characters) */
                 run_regex?: string | null;
-                /** @description only tags that match this regular expression (search) */
+                /** @description only tags that match this regular expression (RE2 syntax, found anywhere in it; at most 2,000 characters) */
                 tag_regex?: string | null;
             };
             header?: never;
@@ -1627,13 +1627,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Successful Response */
+            /** @description the series, as JSON or (`?format=binary`) in the binary form */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": unknown;
+                    "application/octet-stream": unknown;
                 };
             };
             /** @description a missing or malformed parameter */
@@ -1650,7 +1651,7 @@ export interface operations {
     search_api_search_get: {
         parameters: {
             query: {
-                /** @description a pattern (tag:^train_ AND hparam:lr=0\.001), a run query, or a question */
+                /** @description a pattern (tag:^train_ AND hparam:lr=0\.001), a run query, or a question (docs/search.md); one that does not parse is a 400 whose `position` points at the fault */
                 q: string;
                 /** @description at most this many hits (total counts them all) */
                 limit?: number;

@@ -11,7 +11,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request
 
 from ridgeline.plugins.custom_scalars.layout import merge_layouts, resolve_tags, run_tags
-from ridgeline.plugins.kit import ApiError, OrjsonResponse, compile_regex, logdir_of
+from ridgeline.plugins.kit import ApiError, OrjsonResponse, compile_regex, logdir_of, regex_query
 from ridgeline.store.payloads import CustomScalarsLayout
 
 router = APIRouter()
@@ -20,7 +20,7 @@ Runs = Annotated[
     list[str] | None,
     Query(description="only these runs (repeat the parameter for several); an unknown run is a 404"),
 ]
-RunRegex = Annotated[str | None, Query(description="only runs whose name matches this regular expression (search)")]
+RunRegex = Annotated[str | None, regex_query("only runs whose name matches this regular expression")]
 
 
 @router.get("/custom_scalars")

@@ -18,13 +18,14 @@ def histograms_payload(
     max_steps: int | None = None,
     bins: int | None = None,
     step: int | None = None,
-    value_range: tuple[float, float] | None = None,
+    range_min: float | None = None,
+    range_max: float | None = None,
 ) -> dict[str, Any]:
     """``{"steps", "total_steps", "sampled", "histograms": [...]}`` (plus ``"range"``/``"bins"`` with ``bins``).
 
     ``steps`` lists every step of the tag (a step slider reaches them all); ``histograms`` holds the decoded
     sample: with ``bins``, each as ``{"step", "wall_time", "count", "total"}`` on ``bins`` equal bins spanning
-    ``range`` (the sample's extent, or ``value_range``); without, as ``{"step", "wall_time", "buckets":
+    ``range`` (see :func:`bin_range`); without, as ``{"step", "wall_time", "buckets":
     [[left, right, count], ...]}``. A value that cannot be read is ``{"step", "wall_time", "error"}``.
     ``step`` answers that one step only (404 when the tag has none).
     """
@@ -44,12 +45,10 @@ def histograms_payload(
     }
     edges: np.ndarray | None = None
     if bins is not None:
-        extent = value_range or finite_range(good)
+        extent = bin_range(finite_range(good), range_min, range_max)
         if extent is not None:
-            low, high = extent
-            if not high > low:  # every value equal: a bin of width 1 centred on it
-                low, high = low - 0.5, high + 0.5
-            edges = np.linspace(low, high, bins + 1)
+            t = np.linspace(0.0, 1.0, bins + 1)
+            edges = extent[0] * (1 - t) + extent[1] * t  # not low + (high - low) * t: that overflows near 1e308
         payload["bins"] = bins
         payload["range"] = None if edges is None else [float(edges[0]), float(edges[-1])]
     items: list[dict[str, Any]] = []
@@ -66,3 +65,18 @@ def histograms_payload(
         items.append(item)
     payload["histograms"] = items
     return payload
+
+
+def bin_range(
+    extent: tuple[float, float] | None, range_min: float | None, range_max: float | None
+) -> tuple[float, float] | None:
+    """The bins' range: ``range_min``/``range_max`` where given, else the sample's ``extent`` (None when there is
+    neither); given in the wrong order they are swapped, and an empty range becomes a bin of width 1 around it."""
+    low = range_min if range_min is not None else (extent[0] if extent is not None else None)
+    high = range_max if range_max is not None else (extent[1] if extent is not None else None)
+    if low is None or high is None:
+        return None
+    low, high = min(low, high), max(low, high)
+    if not high > low:  # every value equal, or a range of one value: a bin of width 1 centred on it
+        low, high = low - 0.5, high + 0.5
+    return low, high

@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request
 
 from ridgeline.plugins.histograms.payload import histograms_payload
-from ridgeline.plugins.kit import ApiError, OrjsonResponse, logdir_of, missing_as_404
+from ridgeline.plugins.kit import OrjsonResponse, logdir_of, missing_as_404
 from ridgeline.services.histograms import entries
 
 router = APIRouter()
@@ -22,6 +22,10 @@ Bins = Annotated[
 ]
 
 
+RANGE_MIN = "with bins: where the bins start (default: the sample's smallest value)"
+RANGE_MAX = "with bins: where the bins end (default: the sample's largest value; swapped when below range_min)"
+
+
 @router.get("/histograms")
 def histograms(
     request: Request,
@@ -30,24 +34,17 @@ def histograms(
     max_steps: MaxSteps = None,
     bins: Bins = None,
     step: Annotated[int | None, Query(description="only the histogram at this step")] = None,
-    range_min: Annotated[float | None, Query(description="with bins and range_max: the bins' range")] = None,
-    range_max: Annotated[float | None, Query(description="with bins and range_min: the bins' range")] = None,
+    range_min: Annotated[float | None, Query(allow_inf_nan=False, description=RANGE_MIN)] = None,
+    range_max: Annotated[float | None, Query(allow_inf_nan=False, description=RANGE_MAX)] = None,
 ) -> OrjsonResponse:
     """A tag's histograms over steps: ``{"steps", "total_steps", "sampled", "histograms"}``.
 
     ``steps`` is every step the tag has; ``histograms`` the ones decoded (all, a ``max_steps`` sample, or the one
     ``step``), each ``{"step", "wall_time", "buckets": [[left, right, count], ...]}``, or with ``bins``
     ``{"step", "wall_time", "count": [...], "total"}`` on ``bins`` equal bins over ``"range": [min, max]`` (the
-    sample's extent, or ``range_min``..``range_max``). A value that cannot be decoded is
+    sample's extent, or ``range_min``..``range_max`` where given). A value that cannot be decoded is
     ``{"step", "wall_time", "error"}``.
     """
-    if (range_min is None) != (range_max is None):
-        raise ApiError(400, "range_min and range_max go together")
-    value_range = None
-    if range_min is not None and range_max is not None:
-        if not range_max > range_min:
-            raise ApiError(400, "range_max must be greater than range_min")
-        value_range = (range_min, range_max)
     logdir = logdir_of(request)
     with missing_as_404(f"no histograms {run!r} / {tag!r}"):
         found = entries(logdir, run, tag)
@@ -55,6 +52,8 @@ def histograms(
         {
             "run": run,
             "tag": tag,
-            **histograms_payload(found, max_steps=max_steps, bins=bins, step=step, value_range=value_range),
+            **histograms_payload(
+                found, max_steps=max_steps, bins=bins, step=step, range_min=range_min, range_max=range_max
+            ),
         }
     )

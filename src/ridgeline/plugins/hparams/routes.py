@@ -10,17 +10,15 @@ from __future__ import annotations
 import threading
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Request
 
 from ridgeline.plugins.hparams.table import build_table
-from ridgeline.plugins.kit import OrjsonResponse, app_service, compile_regex, logdir_of
+from ridgeline.plugins.kit import OrjsonResponse, app_service, compile_regex, logdir_of, regex_query
 from ridgeline.store.logdir import LogDir
 
 router = APIRouter()
 
-RunRegex = Annotated[
-    str | None, Query(description="only the trials whose run name matches this regular expression (search)")
-]
+RunRegex = Annotated[str | None, regex_query("only the trials whose run name matches this regular expression")]
 
 
 class TableCache:

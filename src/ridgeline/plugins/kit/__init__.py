@@ -9,7 +9,7 @@ directory with :func:`logdir_of`, keep per-app objects (caches, monitors) with :
 
 from __future__ import annotations
 
-from ridgeline.plugins.kit.params import RunRegex, TagRegex, compile_regex
+from ridgeline.plugins.kit.params import RunRegex, TagRegex, compile_regex, regex_query
 from ridgeline.plugins.kit.plugin import BuiltinPlugin, Plugin
 from ridgeline.plugins.kit.responses import ApiError, OrjsonResponse, error, missing_as_404
 from ridgeline.plugins.kit.state import app_service, logdir_of, setting
@@ -26,5 +26,6 @@ __all__ = [
     "error",
     "logdir_of",
     "missing_as_404",
+    "regex_query",
     "setting",
 ]

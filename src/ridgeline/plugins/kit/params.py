@@ -2,23 +2,35 @@
 
 from __future__ import annotations
 
-import re
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import Query
 
 from ridgeline.plugins.kit.responses import ApiError
-
-RunRegex = Annotated[str | None, Query(description="only runs whose name matches this regular expression (search)")]
-TagRegex = Annotated[str | None, Query(description="only tags that match this regular expression (search)")]
+from ridgeline.store.selection import MAX_PATTERN, Matcher, PatternError, compile_pattern
 
 
-def compile_regex(pattern: str | None, parameter: str) -> re.Pattern[str] | None:
-    """The compiled pattern (None when absent or empty); an invalid one is a 400 naming the parameter."""
+def regex_query(description: str) -> Any:
+    """A query parameter holding a user's regular expression: the spec says it is one (``format: regex``) and
+    how long it may be, so a client generated from the spec sends what the route accepts."""
+    return Query(
+        max_length=MAX_PATTERN,
+        json_schema_extra={"format": "regex"},
+        description=f"{description} (RE2 syntax, found anywhere in it; at most {MAX_PATTERN:,} characters)",
+    )
+
+
+RunRegex = Annotated[str | None, regex_query("only runs whose name matches this regular expression")]
+TagRegex = Annotated[str | None, regex_query("only tags that match this regular expression")]
+
+
+def compile_regex(pattern: str | None, parameter: str) -> Matcher | None:
+    """The pattern compiled by RE2 (linear time: see :mod:`ridgeline.store.selection`), None when absent or
+    empty; an invalid or overlong one is a 400 naming the parameter."""
     if not pattern:
         return None
     try:
-        return re.compile(pattern)
-    except re.error as error:
+        return compile_pattern(pattern)
+    except PatternError as error:
         message = f"query parameter {parameter!r}: {pattern!r} is not a valid regular expression: {error}"
         raise ApiError(400, message) from None

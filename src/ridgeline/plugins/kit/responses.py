@@ -21,8 +21,8 @@ class OrjsonResponse(JSONResponse):
         return orjson.dumps(content, option=orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS)
 
 
-def error(status_code: int, message: str) -> OrjsonResponse:
-    return OrjsonResponse({"error": message}, status_code=status_code)
+def error(status_code: int, message: str, headers: dict[str, str] | None = None) -> OrjsonResponse:
+    return OrjsonResponse({"error": message}, status_code=status_code, headers=headers)
 
 
 class ApiError(Exception):

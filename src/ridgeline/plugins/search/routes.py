@@ -9,6 +9,7 @@ from fastapi import APIRouter, Query, Request
 
 from ridgeline.plugins.kit import OrjsonResponse, app_service, logdir_of
 from ridgeline.search import Searcher, SearchError
+from ridgeline.search.engine import MAX_QUERY
 
 router = APIRouter()
 
@@ -41,7 +42,14 @@ def searcher_for(request: Request) -> Searcher:
 @router.get("/search", responses=_RESPONSES)
 def search(
     request: Request,
-    q: Annotated[str, Query(description="a pattern (tag:^train_ AND hparam:lr=0\\.001), a run query, or a question")],
+    q: Annotated[
+        str,
+        Query(
+            max_length=MAX_QUERY,
+            description="a pattern (tag:^train_ AND hparam:lr=0\\.001), a run query, or a question (docs/search.md);"
+            " one that does not parse is a 400 whose `position` points at the fault",
+        ),
+    ],
     limit: Annotated[int, Query(ge=0, le=100_000, description="at most this many hits (total counts them all)")] = 200,
     ignore_case: Annotated[bool, Query(description="match patterns without regard to case (like (?i))")] = False,
 ) -> OrjsonResponse:

@@ -1,0 +1,18 @@
+// Runs before the app's module, as a plain script of its own (the Content-Security-Policy allows no inline
+// script): the theme from the first frame, and the run list requested at once.
+// The theme from the first frame, before the app's module loads (app/theme.ts applies the same rule after).
+(function () {
+  var t = null;
+  try {
+    t = new URLSearchParams(location.search).get("theme") || localStorage.getItem("ridgeline.theme");
+  } catch (e) {}
+  if (t !== "light" && t !== "dark") t = matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light";
+  document.documentElement.dataset.theme = t;
+})();
+// The run list, requested now rather than after the app's script has loaded and rendered once
+// (client.ts takePrefetched hands this answer to the first /api/runs poll).
+try {
+  var runs = fetch("api/runs", { headers: { Accept: "application/json" } });
+  runs.catch(function () {}); // a failure is reported by the app when it reads this, not as unhandled
+  window.__ridgelinePrefetch = { "api/runs": runs };
+} catch (e) {}
