@@ -6,6 +6,7 @@ written with ridgeline's SummaryWriter, and readers of the scalars dashboard's D
 from __future__ import annotations
 
 import math
+import os
 import re
 import subprocess
 import sys
@@ -46,14 +47,18 @@ class ServedLogdir:
                 self.process.wait(timeout=10)
 
 
-def serve_logdir(logdir: Path, workdir: Path) -> ServedLogdir:
+def serve_logdir(logdir: Path, workdir: Path, pythonpath: Sequence[Path] = ()) -> ServedLogdir:
     """``ridgeline serve --port 0`` in a subprocess (a free port of 127.0.0.1, no persistent cache), re-reading
-    ``logdir`` every RELOAD_INTERVAL seconds; returns once it printed its URL."""
+    ``logdir`` every RELOAD_INTERVAL seconds; returns once it printed its URL. ``pythonpath``: folders put first on
+    the server's ``PYTHONPATH`` (a plugin installed there is served)."""
     log = workdir / "serve.log"
     command = [sys.executable, "-m", "ridgeline.cli", "serve", "--logdir", str(logdir), "--port", "0"]
     command += ["--host", "127.0.0.1", "--reload-interval", str(RELOAD_INTERVAL), "--no-cache"]
+    env = dict(os.environ)
+    if pythonpath:
+        env["PYTHONPATH"] = os.pathsep.join([*map(str, pythonpath), *filter(None, [env.get("PYTHONPATH")])])
     with log.open("wb") as out:
-        process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, env=env)
     served = ServedLogdir("", process, log)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:

@@ -21,6 +21,7 @@ from ridgeline.plugins.kit import ApiError, OrjsonResponse, Plugin, error
 from ridgeline.server.auth import TokenAuth
 from ridgeline.server.openapi import use_error_responses
 from ridgeline.server.plugin_host import PluginHost, discover
+from ridgeline.server.plugin_web import mount_plugin_web
 from ridgeline.server.routes import router as core_router
 from ridgeline.server.security import BodyLimit, SecurityHeaders
 from ridgeline.server.static import mount_static
@@ -97,6 +98,7 @@ def create_app(
         return error(400, validation_message(exc.errors()))
 
     app.include_router(core_router, prefix="/api")
+    mount_plugin_web(app, host)
     host.mount(app)
     use_error_responses(app)
     mount_static(app, static_dir)  # last: its catch-all route must not shadow an API route

@@ -48,6 +48,11 @@ def resolve(root: Path, path: str) -> Path | None:
     return candidate if candidate.is_file() else None
 
 
+def cache_control(path: str) -> str:
+    """Content-hashed files (Vite's ``assets/``) are cached for good; anything else is revalidated."""
+    return IMMUTABLE if path.startswith("assets/") else "no-cache"
+
+
 def mount_static(app: FastAPI, directory: Path | None = None) -> None:
     """Register the catch-all route; call it after every API route (routes match in registration order)."""
     root = (directory or STATIC_DIR).resolve()
@@ -68,8 +73,7 @@ def mount_static(app: FastAPI, directory: Path | None = None) -> None:
         if path not in ("", "index.html"):
             found = resolve(root, path)
             if found is not None:
-                cache = IMMUTABLE if path.startswith("assets/") else "no-cache"
-                return FileResponse(found, headers={"Cache-Control": cache})
+                return FileResponse(found, headers={"Cache-Control": cache_control(path)})
             if path.startswith("assets/") or _escapes(path):
                 return error(404, f"not found: /{path}")
         return FileResponse(index, media_type="text/html; charset=utf-8", headers={"Cache-Control": "no-cache"})

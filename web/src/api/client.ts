@@ -87,6 +87,23 @@ export function getJson<T>(path: RouteOf<T>, params?: QueryOf<T>, options: Reque
 }
 
 /**
+ * GET `path?params` as JSON for a route the spec cannot know when the UI is built: a third-party plugin's
+ * (`/api/plugins/<name>/...`, see app/pluginApi.ts). Like {@link getJson}, without its route check.
+ */
+export function getJsonAt(
+  path: string,
+  params?: Record<string, QueryValue>,
+  options: RequestOptions = {},
+): Promise<unknown> {
+  return request<unknown>(urlFor(path, params), { headers: { Accept: "application/json" }, signal: options.signal });
+}
+
+/** POST `body` as JSON to a route the spec cannot know when the UI is built (see {@link getJsonAt}). */
+export function postJsonAt(path: string, body: unknown, options: RequestOptions = {}): Promise<unknown> {
+  return request<unknown>(urlFor(path), jsonPost(body, options));
+}
+
+/**
  * The answer to a GET that index.html started before the app's script loaded (`window.__ridgelinePrefetch[path]`,
  * a `fetch` promise), read like {@link getJson}; null when there is none. Each prefetch is used once: the first
  * `/api/runs` then costs no round trip after the script has run.
@@ -101,12 +118,16 @@ export function takePrefetched<T>(path: string): Promise<T> | null {
 
 /** POST `body` as JSON to `path`. Throws {@link ApiError} built from the server's `{"error": ...}` body. */
 export function postJson<T>(path: PostPath, body: unknown, options: RequestOptions = {}): Promise<T> {
-  return request<T>(apiUrl(path), {
+  return request<T>(apiUrl(path), jsonPost(body, options));
+}
+
+function jsonPost(body: unknown, options: RequestOptions): RequestInit {
+  return {
     method: "POST",
     headers: { Accept: "application/json", "Content-Type": "application/json" },
     body: JSON.stringify(body),
     signal: options.signal,
-  });
+  };
 }
 
 /**

@@ -390,6 +390,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/plugin-web": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Plugin Modules
+         * @description ``{"modules": [{"plugin", "url", "order"}]}``: the plugins whose web half the page imports at start
+         *     (third-party dashboards; the built-in ones are part of the UI's bundle), in ``/api/plugins`` order.
+         */
+        get: operations["plugin_modules_api_plugin_web_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/plugins": {
         parameters: {
             query?: never;
@@ -645,6 +666,29 @@ export interface components {
         Error: {
             /** @description what was wrong, naming the parameter */
             error: string;
+        };
+        /** PluginModule */
+        PluginModule: {
+            /**
+             * Order
+             * @description its place in the top bar (smaller first), the plugin's `order`
+             */
+            order: number;
+            /**
+             * Plugin
+             * @description the plugin's name (the tab's name, as in /api/plugins)
+             */
+            plugin: string;
+            /**
+             * Url
+             * @description its web half's ES module, relative to the page: api/plugin-web/<plugin>/index.js
+             */
+            url: string;
+        };
+        /** PluginModules */
+        PluginModules: {
+            /** Modules */
+            modules: components["schemas"]["PluginModule"][];
         };
         /** SeriesKey */
         SeriesKey: {
@@ -1383,6 +1427,26 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    plugin_modules_api_plugin_web_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PluginModules"];
                 };
             };
         };

@@ -84,3 +84,7 @@ export type RunsResponse = Answer<
 
 /** `GET /api/plugins`: the names of the plugins the server serves. */
 export type PluginsResponse = Answer<"/api/plugins", { plugins: string[] }>;
+
+/** `GET /api/plugin-web`: the web halves of installed third-party plugins, which the page imports at start. */
+export type PluginWebResponse = Answer<"/api/plugin-web", { modules: PluginModule[] }>;
+export type PluginModule = Schemas["PluginModule"];

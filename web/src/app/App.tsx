@@ -3,7 +3,7 @@
  * and renders the active dashboard with {@link DashboardProps}.
  */
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
-import { DASHBOARDS } from "./dashboards";
+import { DASHBOARDS, sortDashboards } from "./dashboards";
 import { EmptyState } from "./EmptyState";
 import { ErrorBoundary } from "./ErrorBoundary";
 import { FilterInput } from "./FilterInput";
@@ -18,6 +18,7 @@ import { TopBar } from "./TopBar";
 import type { Dashboard, RunInfo } from "./types";
 import { useRuns } from "./useRuns";
 import { useRunFilterSearch } from "./useSearch";
+import { useWebDashboards } from "./webDashboards";
 
 /** How long the tag filter waits after the last keystroke before dashboards re-filter (ms). */
 const TAG_FILTER_DELAY_MS = 150;
@@ -32,7 +33,7 @@ function useDebounced<T>(value: T, delay: number): T {
 }
 
 export function App(props: { dashboards?: readonly Dashboard[] }) {
-  const dashboards = props.dashboards ?? DASHBOARDS;
+  const builtIn = props.dashboards ?? DASHBOARDS;
   const [autoReload, setAutoReload] = useUrlState("autoReload", true);
   const [runFilter, setRunFilter] = useUrlState("runFilter", "");
   const [tagFilter, setTagFilter] = useUrlState("tagFilter", "");
@@ -47,6 +48,12 @@ export function App(props: { dashboards?: readonly Dashboard[] }) {
   useEffect(() => applyTheme(theme), [theme]);
 
   const { data, error, tick, interval, reloading, reload } = useRuns(autoReload);
+  // Installed plugins' dashboards come in at run time, next to the built-in ones (./webDashboards.tsx).
+  const web = useWebDashboards(builtIn, !!data && !error);
+  const dashboards = useMemo(
+    () => (web.dashboards.length ? sortDashboards([...builtIn, ...web.dashboards]) : builtIn),
+    [builtIn, web.dashboards],
+  );
   const selection = validSelection(rawSelection);
 
   const allRuns: RunInfo[] = useMemo(() => {
@@ -94,7 +101,9 @@ export function App(props: { dashboards?: readonly Dashboard[] }) {
   );
 
   const visible = useMemo(() => dashboards.filter((d) => safeHasData(d, selectedRuns)), [dashboards, selectedRuns]);
-  const active = visible.find((d) => d.name === tab) ?? visible[0] ?? null;
+  // A tab in the URL that may be an installed plugin's: wait for those to load rather than open another one.
+  const waiting = web.loading && tab !== "" && !dashboards.some((d) => d.name === tab);
+  const active = waiting ? null : (visible.find((d) => d.name === tab) ?? visible[0] ?? null);
 
   useEffect(() => {
     document.title = active ? `${active.title} · ridgeline` : "ridgeline";
@@ -123,6 +132,12 @@ export function App(props: { dashboards?: readonly Dashboard[] }) {
       <p class="notice muted">
         No run selected{runRegex.regex || runSearch.runs ? " among the runs the filter shows" : ""}: tick some in the run list, or press
         “Select all”.
+      </p>
+    );
+  } else if (waiting) {
+    content = (
+      <p class="loading muted" aria-busy="true">
+        Loading dashboards…
       </p>
     );
   } else if (!active) {

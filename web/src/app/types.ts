@@ -7,33 +7,11 @@
  */
 import type { ComponentType } from "preact";
 
-/** One run as the shell hands it to dashboards: the server's `/api/runs` entry plus its stable colour. */
-export interface RunInfo {
-  run: string;
-  /** CSS colour from `colourFor(run)`: the same run has the same colour in every chart and in the sidebar. */
-  colour: string;
-  /** Tags per kind ("scalars", "histograms", ...), as `/api/runs` lists them. */
-  tags: Record<string, string[]>;
-  last_step: number | null;
-  last_wall_time: number | null;
-  /** How many annotations the run has (cards ask GET /api/annotations only for runs that have some). */
-  annotations: number;
-}
+// The runs and props are the same for a built-in dashboard and an installed one: ./pluginTypes.ts declares them
+// for both (it is the file docs/plugins.md gives authors of installed dashboards).
+import type { DashboardProps, RunInfo } from "./pluginTypes";
 
-export interface DashboardProps {
-  /** The SELECTED runs after the run filter, with their stable colours. */
-  runs: RunInfo[];
-  /** Every run the server knows. */
-  allRuns: RunInfo[];
-  /** The shell's tag regex (null = all tags). */
-  tagFilter: RegExp | null;
-  /**
-   * Increments on every reload (auto-reload found new data, or the reload button was pressed): dashboards
-   * fetch what is new (`since_step`) when it changes.
-   */
-  tick: number;
-  theme: "light" | "dark";
-}
+export type { DashboardProps, RunInfo };
 
 export interface Dashboard {
   /** The same as the Python plugin name, e.g. "scalars". */

@@ -1,7 +1,10 @@
 """A third-party ridgeline dashboard: ``GET /api/plugins/hello/last?run=R`` answers the last value of each of the
-run's scalar tags. Everything it uses comes from ``ridgeline.plugins.kit`` and the LogDir it hands out."""
+run's scalar tags, and its web half (``web/index.js``) shows them in a "Hello" tab. Everything it uses comes from
+``ridgeline.plugins.kit`` and the LogDir it hands out."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from fastapi import APIRouter, Request
 
@@ -21,10 +24,12 @@ def last_values(request: Request, run: str) -> OrjsonResponse:
 
 
 class Hello:
-    """A plugin is any object with a ``name`` and a FastAPI ``router`` (see ridgeline.plugins.kit.Plugin)."""
+    """A plugin is any object with a ``name`` and a FastAPI ``router`` (see ridgeline.plugins.kit.Plugin); its
+    ``web`` folder, shipped inside the package, holds the ES module the page imports (``index.js``)."""
 
     name = "hello"
     router = router
+    web = Path(__file__).parent / "web"
 
 
 plugin = Hello()

@@ -1,8 +1,14 @@
-"""What a plugin is: a ``name`` and a ``router``, optionally a ``prefix`` and an ``order`` (see docs/plugins.md).
+"""What a plugin is: a ``name`` and a ``router``, optionally a ``prefix``, an ``order`` and a ``web`` folder (see
+docs/plugins.md).
 
 Its routes are served under ``/api/plugins/<name>/``, or under its ``prefix`` when it has one (the built-in
 dashboards claim the documented ``/api/...`` paths). Plugins are listed by ``/api/plugins`` in ``order`` (then name):
 built-ins carry their place in the top bar, a third-party plugin without one comes after them.
+
+A third-party plugin's web half is its ``web`` attribute: a folder (a ``pathlib.Path``, shipped in its package)
+holding a built ES module :data:`WEB_ENTRY` and whatever that module imports. The server serves the folder read-only
+at ``/api/plugin-web/<name>/`` and the page imports ``index.js`` when it starts (the built-ins' web halves are
+bundled into the UI instead, and have no ``web``).
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ from typing import Protocol, runtime_checkable
 from fastapi import APIRouter
 
 DEFAULT_ORDER = 1000
+WEB_ENTRY = "index.js"  # the module of a plugin's web folder that the page imports
 
 
 @runtime_checkable
