@@ -6,7 +6,7 @@ LOGDIR ?=
 DEMO_LOGDIR := demo_runs
 PYTEST_ARGS ?=
 
-.PHONY: serve test lint bench demo clean-venv build-web api-types
+.PHONY: serve test lint bench demo clean-venv build-web api-types docs
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -80,6 +80,11 @@ lint: $(VENV)/.test-deps node_modules/.package-lock.json
 # The web UI's API types from the server's OpenAPI spec (committed; tests/web/test_api_types.py fails when stale).
 api-types: $(VENV)/.test-deps node_modules/.package-lock.json
 	$(BIN)/python scripts/gen_api_types.py
+
+# The generated part of docs/cli.md (the settings table and every command's --help; tests/cli/test_docs.py fails
+# when it is stale).
+docs: $(VENV)/.serve-deps
+	$(BIN)/python -m ridgeline.cli._docs docs/cli.md
 
 bench: $(VENV)/.test-deps
 	$(BIN)/python bench/writer.py

@@ -26,6 +26,7 @@ from ridgeline.server.routes import router as core_router
 from ridgeline.server.security import BodyLimit, SecurityHeaders
 from ridgeline.server.static import mount_static
 from ridgeline.services.runs import RunIndex
+from ridgeline.settings import defaults
 from ridgeline.store.logdir import LogDir
 
 # What plugins read with ridgeline.plugins.kit.setting when the caller does not say (ridgeline.settings documents
@@ -42,12 +43,16 @@ def create_app(
     static_dir: Path | None = None,
     logdir_label: str | None = None,
     settings: Mapping[str, Any] | None = None,
+    setting_values: Mapping[str, Any] | None = None,
 ) -> FastAPI:
     """The app serving ``logdir``; with ``reload_interval`` (seconds) the log directory is re-read in the
     background while the app runs (started and stopped by the app's lifespan). ``plugins`` are registered
     after the ones installed (entry points of the ``ridgeline.plugins`` group, the built-ins among them); an
     invalid or duplicate name raises ValueError here. ``settings`` (name -> value) are what plugins read with
-    ``ridgeline.plugins.kit.setting``: ``alert_config`` and ``diagnosis_config`` (None: the defaults). With
+    ``ridgeline.plugins.kit.setting``: ``alert_config`` and ``diagnosis_config`` (None: the defaults).
+    ``setting_values`` (name -> value) are the settings table's values it runs with, which ``/api/settings``
+    answers (``ridgeline.settings``): ``reload_interval`` and ``token`` are this call's, the others the defaults
+    unless given. With
     ``token`` every request must carry it (see :mod:`ridgeline.server.auth`). ``static_dir`` replaces the built
     UI folder (tests); ``logdir_label`` is what ``/api/runs`` reports as ``logdir`` (default: the log
     directories' paths)."""
@@ -80,6 +85,12 @@ def create_app(
     app.state.logdir = logdir
     app.state.plugins = host
     app.state.settings = {**DEFAULT_SETTINGS, **(settings or {})}
+    app.state.setting_values = {
+        **defaults(),
+        **(setting_values or {}),
+        "reload_interval": reload_interval or 0.0,  # none: read once, as --reload-interval 0 says it
+        "token": token or None,
+    }
     app.state.services = {"run_index": RunIndex(logdir)}  # per-app objects (ridgeline.plugins.kit.app_service)
     app.state.reload_interval = reload_interval
     app.state.logdir_label = logdir_label if logdir_label is not None else logdir.label

@@ -1,4 +1,5 @@
-"""The routes that are not a dashboard's: the run listing, annotations, hyperparameters, the plugin list.
+"""The routes that are not a dashboard's: the run listing, annotations, hyperparameters, the plugin list, the
+settings.
 
 ``/api/runs`` is what a page polls at every reload interval, so its listing is rebuilt only when the store's
 ``generation`` moved (ingest added points, or a run appeared or vanished); the regex filters apply on top.
@@ -12,6 +13,7 @@ from fastapi import APIRouter, Request
 
 from ridgeline.plugins.kit import ApiError, OrjsonResponse, RunRegex, TagRegex, compile_regex, logdir_of
 from ridgeline.services.runs import RunIndex
+from ridgeline.settings import describe
 from ridgeline.store.selection import Matcher
 
 router = APIRouter()
@@ -79,3 +81,12 @@ def hparams(request: Request) -> OrjsonResponse:
 async def plugins(request: Request) -> OrjsonResponse:
     """The names of the registered plugins, in registration order."""
     return OrjsonResponse({"plugins": request.app.state.plugins.names()})
+
+
+@router.get("/settings")
+async def settings(request: Request) -> OrjsonResponse:
+    """``{"settings": {name: {"value", "is_set", "default", "env_var", "option", "commands", "secret", "help"}}}``:
+    the settings this server runs with, one per entry of the settings table (docs/cli.md#settings). A secret's
+    ``value`` is always null (``is_set`` says whether it is set); ``option`` is null for a setting only its
+    environment variable sets."""
+    return OrjsonResponse({"settings": describe(request.app.state.setting_values)})

@@ -600,6 +600,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Settings
+         * @description ``{"settings": {name: {"value", "is_set", "default", "env_var", "option", "commands", "secret", "help"}}}``:
+         *     the settings this server runs with, one per entry of the settings table (docs/cli.md#settings). A secret's
+         *     ``value`` is always null (``is_set`` says whether it is set); ``option`` is null for a setting only its
+         *     environment variable sets.
+         */
+        get: operations["settings_api_settings_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/text": {
         parameters: {
             query?: never;
@@ -1770,6 +1793,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    settings_api_settings_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
                 };
             };
         };

@@ -1,4 +1,4 @@
-"""``ridgeline serve`` as a user runs it: ports, tokens, log directory forms, --get, Ctrl-C.
+"""``ridgeline serve`` as a user runs it: ports, tokens, log directory forms, --get, Ctrl-C, /api/settings.
 
 Servers run as subprocesses; what ends before serving (a port in use, a bad log directory, ``--get``) runs
 in-process through click's runner, which saves a second of imports per case.
@@ -153,3 +153,11 @@ def test_alerts_and_diagnosis_settings_reach_the_routes(tmp_path: Path) -> None:
         bad.write_text(text, encoding="utf-8")
         done = run_serve("--logdir", logs, "--port", "0", option, str(bad))
         assert done.exit_code == 2 and option in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
+def test_a_running_server_answers_the_settings_it_runs_with(server: Served) -> None:
+    found = server.get("/api/settings").json()["settings"]
+    assert found["port"]["value"] == httpx.URL(server.url).port != 0  # the port --port 0 got
+    assert found["host"]["value"] == "127.0.0.1"
+    assert found["reload_interval"]["value"] == 0.2 and found["no_cache"]["value"] is True
+    assert found["token"] == {**found["token"], "is_set": False, "value": None}

@@ -1,4 +1,5 @@
-"""ridgeline export: the same points as the reading API, in CSV, JSON lines and Parquet."""
+"""ridgeline export: the same points as the reading API, in CSV, JSON lines and Parquet; the log directory given
+as --logdir, or (deprecated) positionally."""
 
 from __future__ import annotations
 
@@ -34,7 +35,7 @@ def export(*args: str) -> subprocess.CompletedProcess[str]:
 
 def test_csv(log_dir: Path, tmp_path: Path) -> None:
     out = tmp_path / "out.csv"
-    result = export(str(log_dir), "--format", "csv", "-o", str(out), "--tag", "^loss$")
+    result = export("--logdir", str(log_dir), "--format", "csv", "-o", str(out), "--tag", "^loss$")
     assert result.returncode == 0, result.stderr
     with out.open() as file:
         rows = list(csv.DictReader(file))
@@ -52,7 +53,7 @@ def test_csv(log_dir: Path, tmp_path: Path) -> None:
 
 def test_json_lines(log_dir: Path, tmp_path: Path) -> None:
     out = tmp_path / "out.json"
-    result = export(str(log_dir), "--format", "json", "-o", str(out), "--run", "exp_b")
+    result = export("--logdir", str(log_dir), "--format", "json", "-o", str(out), "--run", "exp_b")
     assert result.returncode == 0, result.stderr
     series = [json.loads(line) for line in out.read_text().splitlines()]
     assert [(s["run"], s["tag"]) for s in series] == [("exp_b", "acc"), ("exp_b", "loss")]
@@ -63,7 +64,7 @@ def test_parquet(log_dir: Path, tmp_path: Path) -> None:
     import pyarrow.parquet as pq
 
     out = tmp_path / "out.parquet"
-    result = export(str(log_dir), "--format", "parquet", "-o", str(out))
+    result = export("--logdir", str(log_dir), "--format", "parquet", "-o", str(out))
     assert result.returncode == 0, result.stderr
     table = pq.read_table(out).to_pandas()
     assert len(table) == 2 * (4 + 3)
@@ -71,8 +72,27 @@ def test_parquet(log_dir: Path, tmp_path: Path) -> None:
 
 
 def test_bad_input_is_named(tmp_path: Path) -> None:
-    missing = export(str(tmp_path / "nope"), "-o", str(tmp_path / "x.csv"))
+    missing = export("--logdir", str(tmp_path / "nope"), "-o", str(tmp_path / "x.csv"))
     assert missing.returncode == 2 and "does not exist" in missing.stderr
     (tmp_path / "logs").mkdir()
-    bad_regex = export(str(tmp_path / "logs"), "-o", str(tmp_path / "x.csv"), "--run", "(")
+    bad_regex = export("--logdir", str(tmp_path / "logs"), "-o", str(tmp_path / "x.csv"), "--run", "(")
     assert bad_regex.returncode == 2 and "not a valid regular expression" in bad_regex.stderr
+
+
+def test_the_positional_log_directory_still_works_with_a_deprecation_warning(log_dir: Path, tmp_path: Path) -> None:
+    old, new = tmp_path / "old.csv", tmp_path / "new.csv"
+    positional = export(str(log_dir), "-o", str(old), "--tag", "^loss$")
+    assert positional.returncode == 0, positional.stderr
+    assert "deprecated" in positional.stderr and "--logdir" in positional.stderr
+    option = export("--logdir", str(log_dir), "-o", str(new), "--tag", "^loss$")
+    assert option.returncode == 0 and "deprecated" not in option.stderr
+    assert old.read_text() == new.read_text() != ""
+    missing = export(str(tmp_path / "nope"), "-o", str(tmp_path / "x.csv"))
+    assert missing.returncode == 2 and "LOGDIR" in missing.stderr and "does not exist" in missing.stderr
+
+
+def test_the_log_directory_is_asked_for_once(log_dir: Path, tmp_path: Path) -> None:
+    neither = export("-o", str(tmp_path / "x.csv"))
+    assert neither.returncode == 2 and "Missing option '--logdir'" in neither.stderr
+    both = export(str(log_dir), "--logdir", str(log_dir), "-o", str(tmp_path / "x.csv"))
+    assert both.returncode == 2 and "once" in both.stderr and not (tmp_path / "x.csv").exists()

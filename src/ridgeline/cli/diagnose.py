@@ -1,7 +1,6 @@
 """``ridgeline diagnose``: what looks wrong with each run's training, as a table in plain words or JSON lines.
 
-A module of its own (like ``alerts_cli``) so that importing the command, which every ``ridgeline`` call does,
-loads no numpy; the analysis is imported when the command runs.
+Importing this module loads no numpy; the analysis is imported when the command runs.
 """
 
 from __future__ import annotations
@@ -13,6 +12,17 @@ import click
 import orjson
 from rich.console import Console
 from rich.table import Table
+
+from ridgeline.cli._support import (
+    config_option,
+    json_option,
+    logdir_option,
+    open_logdir,
+    read_config,
+    regex,
+    run_option,
+    setting_options,
+)
 
 if TYPE_CHECKING:
     from ridgeline.analysis.diagnosis import Finding
@@ -48,31 +58,21 @@ def findings_table(findings: list[Finding], runs: int) -> Table:
 
 
 @click.command("diagnose")
-@click.option(
-    "--logdir",
-    required=True,
-    help="Log directory to read (several: a,b or name:path entries; local paths or fsspec URLs).",
-)
-@click.option("--json", "as_json", is_flag=True, help="One JSON object per line instead of a table.")
-@click.option("--run", "run_regex", default=None, help="Only runs whose name matches this regular expression.")
+@logdir_option()
+@json_option()
+@run_option()
 @click.option(
     "--min-confidence",
     type=click.FloatRange(0, 1),
     default=None,
     help="Leave out findings less certain than this (default 0.5).",
 )
-@click.option(
-    "--config",
-    "config_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Tag naming conventions and thresholds, a .toml or .json file (see docs/insights.md).",
-)
-@click.option("--no-cache", is_flag=True, help="Do not read or write the persistent cache.")
+@config_option("Tag naming conventions and thresholds, a .toml or .json file (see docs/insights.md).")
+@setting_options("diagnose")
 def diagnose(
     logdir: str,
     as_json: bool,
-    run_regex: str | None,
+    run_pattern: str,
     min_confidence: float | None,
     config_path: Path | None,
     no_cache: bool,
@@ -88,27 +88,15 @@ def diagnose(
     """
     from dataclasses import replace
 
-    import ridgeline
     from ridgeline.analysis.diagnosis import DiagnosisConfig
-    from ridgeline.cli_support import LateProgress, regex_option
     from ridgeline.services.diagnosis import diagnose_logdir
-    from ridgeline.settings_files import read_table
 
-    config = DiagnosisConfig()
-    if config_path is not None:
-        try:
-            config = DiagnosisConfig.from_mapping(read_table(config_path, "diagnosis config"))
-        except ValueError as error:
-            raise click.BadParameter(str(error), param_hint="--config") from None
+    config = read_config(config_path, "diagnosis config", DiagnosisConfig.from_mapping, "--config") or DiagnosisConfig()
     if min_confidence is not None:
         config = replace(config, min_confidence=min_confidence)
-    pattern = regex_option(run_regex, "--run")
+    pattern = regex(run_pattern, "--run")
     err = Console(stderr=True)
-    try:
-        with LateProgress("reading event files", err) as progress:
-            opened = ridgeline.open(logdir, cache=not no_cache, progress=progress.update)
-    except ValueError as error:
-        raise click.BadParameter(str(error), param_hint="--logdir") from None
+    opened = open_logdir(logdir, err, cache=not no_cache)
     runs = [r for r in opened.runs() if pattern is None or pattern.search(r)]
     with err.status(f"diagnosing {len(runs)} runs"):
         found = diagnose_logdir(opened, runs, config)

@@ -7,16 +7,14 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from ridgeline.cli_support import LateProgress
+from ridgeline.cli._support import LateProgress, logdir_option, open_logdir, run_option, setting_options
 
 console = Console(stderr=True)
 
 
-@click.command()
-@click.option(
-    "--logdir", required=True, metavar="LOGDIR", help="Log directory (or several: a,b or name1:path1,name2:path2)."
-)
-@click.option("--run", "run_pattern", default="", help="Only runs whose name matches this regular expression.")
+@click.command("report")
+@logdir_option()
+@run_option()
 @click.option(
     "-o",
     "--output",
@@ -25,7 +23,7 @@ console = Console(stderr=True)
     help="File to write: .html (self-contained) or .md (charts as SVG files in <name>_charts/ beside it).",
 )
 @click.option("--no-charts", is_flag=True, help="Markdown only: leave the charts out (no files beside it).")
-@click.option("--no-cache", is_flag=True, help="Do not read or write the persistent cache.")
+@setting_options("report")
 def report(logdir: str, run_pattern: str, output: Path, no_charts: bool, no_cache: bool) -> None:
     """Write a training analysis report: the runs' environment and hyperparameters, the loss and accuracy charts
     with forecasts and phases, the diagnosis and the alerts, in one file to attach to a pull request.
@@ -35,18 +33,13 @@ def report(logdir: str, run_pattern: str, output: Path, no_charts: bool, no_cach
         ridgeline report --logdir runs -o report.html
         ridgeline report --logdir runs --run '^resnet' -o report.md
     """
-    import ridgeline
     from ridgeline.report.collect import collect, steps_total
     from ridgeline.report.render import render_html, render_markdown
 
     suffix = output.suffix.lower()
     if suffix not in (".html", ".htm", ".md", ".markdown"):
         raise click.BadParameter(f"{str(output)!r} must end in .html or .md", param_hint="-o/--output")
-    try:
-        with LateProgress("reading event files", console) as progress:
-            opened = ridgeline.open(logdir, cache=not no_cache, progress=progress.update)
-    except ValueError as error:
-        raise click.BadParameter(str(error), param_hint="--logdir") from error
+    opened = open_logdir(logdir, console, cache=not no_cache)
     total = steps_total(opened, run_pattern)
     with LateProgress("analysing", console) as progress:
         done = 0

@@ -1,7 +1,6 @@
 """``ridgeline alerts``: the anomaly alerts of a log directory as a table or JSON lines, once or live (--follow).
 
-A module of its own outside the plugins package, so that importing the command (every ``ridgeline`` call does)
-loads neither numpy nor fastapi; the command imports them when it runs.
+Importing this module loads neither numpy nor fastapi; the command imports what it needs when it runs.
 """
 
 from __future__ import annotations
@@ -20,7 +19,17 @@ import orjson
 from rich.console import Console
 from rich.table import Table
 
-from ridgeline.cli_support import LateProgress, regex_option
+from ridgeline.cli._support import (
+    config_option,
+    json_option,
+    logdir_option,
+    open_logdir,
+    read_config,
+    regex,
+    run_option,
+    setting_options,
+    tag_option,
+)
 from ridgeline.store.selection import Matcher
 
 if TYPE_CHECKING:
@@ -86,22 +95,12 @@ def _select(alerts: Iterable[Alert], run: Matcher | None, tag: Matcher | None) -
 
 
 @click.command("alerts")
-@click.option(
-    "--logdir",
-    required=True,
-    help="Log directory to read (several: a,b or name:path entries; local paths or fsspec URLs).",
-)
-@click.option("--json", "as_json", is_flag=True, help="One JSON object per line instead of a table.")
+@logdir_option()
+@json_option()
 @click.option("--follow", is_flag=True, help="Keep watching the log directory and print alerts as they happen.")
-@click.option("--run", "run_regex", default=None, help="Only runs whose name matches this regular expression.")
-@click.option("--tag", "tag_regex", default=None, help="Only tags that match this regular expression.")
-@click.option(
-    "--config",
-    "config_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Detector settings per tag pattern, a .toml or .json file (see docs/insights.md).",
-)
+@run_option()
+@tag_option()
+@config_option("Detector settings per tag pattern, a .toml or .json file (see docs/insights.md).")
 @click.option(
     "--interval",
     type=click.FloatRange(min=0.05),
@@ -109,13 +108,13 @@ def _select(alerts: Iterable[Alert], run: Matcher | None, tag: Matcher | None) -
     show_default=True,
     help="With --follow: seconds between re-reads of the log directory.",
 )
-@click.option("--no-cache", is_flag=True, help="Do not read or write the persistent cache.")
+@setting_options("alerts")
 def alerts(
     logdir: str,
     as_json: bool,
     follow: bool,
-    run_regex: str | None,
-    tag_regex: str | None,
+    run_pattern: str,
+    tag_pattern: str,
     config_path: Path | None,
     interval: float,
     no_cache: bool,
@@ -129,27 +128,16 @@ def alerts(
         ridgeline alerts --logdir runs
         ridgeline alerts --logdir runs --json --follow --tag loss
     """
-    import ridgeline
     from ridgeline.analysis.alert_config import AlertConfig
     from ridgeline.services.alerts import AlertMonitor
-    from ridgeline.settings_files import read_table
 
-    run_pattern = regex_option(run_regex, "--run")
-    tag_pattern = regex_option(tag_regex, "--tag")
-    config = None
-    if config_path is not None:
-        try:
-            config = AlertConfig.from_mapping(read_table(config_path, "alert config"))
-        except ValueError as error:
-            raise click.BadParameter(str(error), param_hint="--config") from None
+    runs = regex(run_pattern, "--run")
+    tags = regex(tag_pattern, "--tag")
+    config = read_config(config_path, "alert config", AlertConfig.from_mapping, "--config")
     err = Console(stderr=True)
-    try:
-        with LateProgress("reading event files", err) as progress:
-            opened = ridgeline.open(logdir, cache=not no_cache, progress=progress.update)
-    except ValueError as error:
-        raise click.BadParameter(str(error), param_hint="--logdir") from None
+    opened = open_logdir(logdir, err, cache=not no_cache)
     monitor = AlertMonitor(opened, config)
-    found = _select(monitor.advance(), run_pattern, tag_pattern)
+    found = _select(monitor.advance(), runs, tags)
     if not follow:
         if as_json:
             for alert in found:
@@ -158,7 +146,7 @@ def alerts(
             Console().print(alerts_table(found))
         return
     err.print(f"watching {logdir} every {interval:g} s (Ctrl-C to stop)")
-    _follow(opened, monitor, found, as_json, interval, run_pattern, tag_pattern, err)
+    _follow(opened, monitor, found, as_json, interval, runs, tags, err)
 
 
 def _follow(

@@ -1,7 +1,6 @@
 """``ridgeline search PATTERN --logdir DIR``: the hits as a table, or one JSON object per line with --json.
 
-Imported by every ``ridgeline`` call (to register the command): the engine, numpy and RE2 load only when the
-command runs.
+The engine, numpy and RE2 load only when the command runs.
 """
 
 from __future__ import annotations
@@ -15,7 +14,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from ridgeline.search.errors import SearchError
+from ridgeline.cli._support import json_option, logdir_option, open_logdir, setting_options
 
 if TYPE_CHECKING:
     from ridgeline.search.engine import SearchResult
@@ -62,15 +61,13 @@ def json_lines(result: SearchResult) -> list[str]:
 
 @click.command("search")
 @click.argument("pattern")
-@click.option("--logdir", required=True, help="Log directory (or several: a,b or name:path entries).")
-@click.option(
-    "--json", "as_json", is_flag=True, help='One JSON object per line: {"kind", "run", "tag", "text", "step"}.'
-)
+@logdir_option()
+@json_option('One JSON object per line: {"kind", "run", "tag", "text", "step"}.')
 @click.option(
     "--limit", default=200, show_default=True, type=click.IntRange(min=0), help="At most this many hits; 0: all."
 )
 @click.option("-i", "--ignore-case", is_flag=True, help="Match without regard to case (like (?i)).")
-@click.option("--no-cache", is_flag=True, help="Do not read or write the persistent cache.")
+@setting_options("search")
 def search(pattern: str, logdir: str, as_json: bool, limit: int, ignore_case: bool, no_cache: bool) -> None:
     """Find runs, tags, hyperparameters, run metadata, dates, text and annotations matching PATTERN.
 
@@ -84,16 +81,11 @@ def search(pattern: str, logdir: str, as_json: bool, limit: int, ignore_case: bo
         ridgeline search '(lr=0.001|batch_size=64).*(dropout=0.2)' --logdir runs --json
         ridgeline search 'date:202411 AND NOT text:nan' --logdir runs
     """
-    import ridgeline
-    from ridgeline.cli_support import LateProgress
     from ridgeline.search.engine import Searcher
+    from ridgeline.search.errors import SearchError
 
     errors = Console(stderr=True)
-    with LateProgress("reading event files", errors) as progress:
-        try:
-            opened = ridgeline.open(logdir, cache=not no_cache, progress=progress.update)
-        except ValueError as error:
-            raise click.BadParameter(str(error), param_hint="--logdir") from error
+    opened = open_logdir(logdir, errors, cache=not no_cache)
     searcher = Searcher(opened)
     try:
         result = searcher.search(pattern, limit=limit or None, ignore_case=ignore_case)

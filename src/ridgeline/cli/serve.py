@@ -1,0 +1,150 @@
+"""``ridgeline serve --logdir DIR``: read the log directory, then serve the dashboards and the JSON API while
+reading what training jobs append. The server (FastAPI, uvicorn) is imported only here, when the command runs.
+"""
+
+from __future__ import annotations
+
+import socket
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+from rich.console import Console
+
+from ridgeline.cli._support import logdir_option, open_logdir, read_config, setting_options
+from ridgeline.settings import for_command
+
+if TYPE_CHECKING:
+    from ridgeline.store.logdir import LogDir
+
+console = Console(stderr=True)
+
+
+@click.command("serve")
+@logdir_option("--logdir_spec")
+@setting_options("serve")
+@click.option(
+    "--get",
+    "get_path",
+    default=None,
+    metavar="PATH",
+    help="Answer one request in-process, print its body and exit (no server): e.g. --get /api/runs.",
+)
+def serve(
+    logdir: str,
+    port: int,
+    host: str,
+    reload_interval: float,
+    no_cache: bool,
+    no_checksum: bool,
+    token: str | None,
+    alerts_config: Path | None,
+    diagnosis_config: Path | None,
+    get_path: str | None,
+) -> None:
+    """Serve the dashboards for a log directory at http://HOST:PORT/.
+
+    \b
+    The log directory is read first (with a progress bar), then served while what training jobs append is read
+    every --reload-interval seconds.
+    \b
+    Examples:
+        ridgeline serve --logdir runs
+        ridgeline serve --logdir lr1e-3:runs/a,lr1e-4:runs/b --port 0
+        ridgeline serve --logdir runs --host 0.0.0.0 --token "$(openssl rand -hex 16)"
+        ridgeline serve --logdir runs --get '/api/scalars?run=exp1&tag=loss'
+    """
+    from ridgeline.analysis.alert_config import AlertConfig
+    from ridgeline.analysis.diagnosis import DiagnosisConfig
+    from ridgeline.server import create_app
+    from ridgeline.server.run import is_loopback, request_in_process, url_for
+    from ridgeline.server.run import serve as serve_app
+    from ridgeline.store.cache import default_cache_dir
+
+    token = token or None
+    # A bad settings file fails before the long read.
+    alert_config = read_config(alerts_config, "alert config", AlertConfig.from_mapping, "--alerts-config")
+    diagnosis = read_config(diagnosis_config, "diagnosis config", DiagnosisConfig.from_mapping, "--diagnosis-config")
+    sock = None if get_path is not None else _bind(host, port)
+    try:
+        opened = open_logdir(logdir, console, cache=not no_cache, check_crc=not no_checksum, delay=0)
+    except BaseException as error:
+        if sock is not None:
+            sock.close()
+        if isinstance(error, KeyboardInterrupt):
+            sys.exit(130)
+        raise
+    _say_what_was_read(opened, logdir)
+    # What /api/settings answers: every setting as this server runs with it (the port it got for --port 0).
+    effective: dict[str, Any] = {s.name: click.get_current_context().params[s.name] for s in for_command("serve")}
+    effective.update(token=token, cache_dir=default_cache_dir())
+    if sock is not None:
+        effective["port"] = sock.getsockname()[1]
+    app = create_app(
+        opened,
+        reload_interval=reload_interval if reload_interval > 0 else None,
+        token=token,
+        logdir_label=logdir,
+        settings={"alert_config": alert_config, "diagnosis_config": diagnosis},
+        setting_values=effective,
+    )
+    if get_path is not None:
+        headers = {"authorization": f"Bearer {token}"} if token else {}
+        status, body = request_in_process(app, get_path, headers)
+        sys.stdout.buffer.write(body + b"\n")
+        sys.stdout.flush()
+        sys.exit(0 if status < 400 else 1)
+    assert sock is not None
+    actual_port = sock.getsockname()[1]
+    url = url_for(host, actual_port)
+    if not is_loopback(host):
+        console.print(
+            f"[yellow]warning:[/yellow] listening on {host}: anyone who can reach this machine on port "
+            f"{actual_port} can read these logs"
+            + (
+                ""
+                if token
+                else "; set --token (or RIDGELINE_TOKEN) to require a token, or keep the default "
+                "--host 127.0.0.1 and use SSH port forwarding (docs/remote.md)"
+            )
+            + ". Traffic is plain HTTP, not encrypted."
+        )
+    shown = f"{url}?token={token}" if token else url
+    click.echo(f"ridgeline is serving {logdir} at {shown}  (Ctrl-C to stop)")
+    sys.stdout.flush()
+    try:
+        serve_app(app, sock)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        sock.close()
+    console.print("stopped")
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    """The listening socket, bound before the long read so that a port in use fails at once (exit code 1)."""
+    from ridgeline.server.run import PortInUse, bind
+
+    try:
+        return bind(host, port)
+    except PortInUse:
+        console.print(
+            f"[red]error:[/red] port {port} is already in use on {host} (another server, or an earlier "
+            "ridgeline or tensorboard still running). Choose another with --port, or --port 0 for a free one."
+        )
+        sys.exit(1)
+    except OSError as error:
+        console.print(f"[red]error:[/red] {error.strerror or error}")
+        sys.exit(1)
+
+
+def _say_what_was_read(opened: LogDir, logdir: str) -> None:
+    runs = opened.runs()
+    problems = opened.problems()
+    console.print(f"read {len(runs)} run{'s' if len(runs) != 1 else ''} from {logdir}")
+    if problems:
+        console.print(
+            f"[yellow]{len(problems)} damaged or unreadable spans were skipped[/yellow] (first: "
+            f"{problems[0].path} at byte {problems[0].offset}: {problems[0].reason})"
+        )
