@@ -398,7 +398,7 @@ def wait_ready(page: Page, dashboard: Dashboard, arrived: list[float], start: fl
     deadline = start + LOAD_TIMEOUT_S
     canvas = page.locator(dashboard.chart).first
     if dashboard is RIDGELINE:
-        signal = "document.body.dataset.chartsReady === 'true'"
+        signal = "document.body?.dataset.chartsReady === 'true'"  # no body yet while head scripts load
     else:
         signal = f"!!document.querySelector({json.dumps(dashboard.chart)})"
     while not ((dashboard is RIDGELINE or arrived) and page.evaluate(signal)):

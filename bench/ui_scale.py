@@ -173,7 +173,7 @@ def measure_once(browser: Browser, url: str, d: Dataset) -> dict[str, Any]:
     try:
         start = time.perf_counter()
         page.goto(url)
-        page.wait_for_function("document.body.dataset.chartsReady === 'true'", timeout=TIMEOUT_MS)
+        page.wait_for_function("document.body?.dataset.chartsReady === 'true'", timeout=TIMEOUT_MS)
         ready_s = time.perf_counter() - start
         cards = page.locator("[data-testid=scalar-card]").count()
         frames: list[float] = page.evaluate(SCROLL_JS, [SCROLL_FRAMES, SCROLL_STEP_PX])

@@ -110,7 +110,7 @@ def open_dashboard(page: Page, url: str) -> None:
 
 
 def wait_charts_ready(page: Page, timeout: float = 10_000) -> None:
-    page.wait_for_function("document.body.dataset.chartsReady === 'true'", timeout=timeout)
+    page.wait_for_function("document.body?.dataset.chartsReady === 'true'", timeout=timeout)
 
 
 def points(page: Page, tag: str) -> int:

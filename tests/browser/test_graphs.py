@@ -38,7 +38,7 @@ def open_graph(page: Page, url: str, run: str, theme: str = "light") -> Locator:
     page.goto(f"{url}?tab=graphs&g.run={run}&theme={theme}")
     view = page.locator("[data-testid=graph-view][data-ready=true]")
     expect(view).to_be_visible(timeout=20_000)
-    page.wait_for_function("document.body.dataset.chartsReady === 'true'", timeout=20_000)
+    page.wait_for_function("document.body?.dataset.chartsReady === 'true'", timeout=20_000)
     return view
 
 

@@ -17,7 +17,7 @@ from urllib.parse import quote
 import orjson
 from fastapi import APIRouter, Body, Query, Request
 from fastapi.responses import Response
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from ridgeline.plugins.kit import OrjsonResponse, logdir_of, missing_as_404
 from ridgeline.plugins.scalars import binary
@@ -40,19 +40,29 @@ MaxStep = Annotated[int | None, Query(description="only the points with a step <
 MAX_BATCH_SERIES = 10_000
 
 
+def _no_bool(value: object) -> object:
+    """JSON's false is no step: pydantic would take it as 0 (a float with an integer value, 715.0, stays an
+    integer, as JSON Schema says)."""
+    if isinstance(value, bool):
+        raise ValueError("expected an integer, not a boolean")
+    return value
+
+
+Step = Annotated[int, BeforeValidator(_no_bool)]
+
+
 class SeriesKey(BaseModel):
-    model_config = ConfigDict(strict=True)  # what the spec says: false is no step, "1" no number
+    model_config = ConfigDict(strict=True)  # what the spec says: strings, never numbers turned into strings
     run: str
     tag: str
 
 
 class BatchRequest(BaseModel):
-    model_config = ConfigDict(strict=True)
     series: list[SeriesKey] = Field(max_length=MAX_BATCH_SERIES)
-    max_points: int | None = Field(default=None, ge=2)
-    since_step: int | None = None
-    min_step: int | None = None
-    max_step: int | None = None
+    max_points: Annotated[int, Field(ge=2), BeforeValidator(_no_bool)] | None = None  # ge first: the spec's minimum
+    since_step: Step | None = None
+    min_step: Step | None = None
+    max_step: Step | None = None
 
 
 def _logdir(request: Request) -> LogDir:
