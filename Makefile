@@ -75,6 +75,7 @@ lint: $(VENV)/.test-deps node_modules/.package-lock.json
 	$(BIN)/ruff check src tests bench examples
 	$(BIN)/ruff format --check src tests bench examples
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 	npx --no-install depcruise web/src src/ridgeline/plugins --config .dependency-cruiser.cjs --output-type err
 
 # The web UI's API types from the server's OpenAPI spec (committed; tests/web/test_api_types.py fails when stale).

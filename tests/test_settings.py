@@ -45,6 +45,7 @@ def a_value(name: str, tmp_path: Path) -> tuple[str, object]:
         "no_cache": ("1", True),
         "no_checksum": ("yes", True),
         "token": ("s3cret-token", None),
+        "allow_host": ("runs.lab box.lab", ["runs.lab", "box.lab"]),
         "alerts_config": (str(config), str(config)),
         "diagnosis_config": (str(config), str(config)),
         "cache_dir": (str(tmp_path / "cache"), str(tmp_path / "cache")),

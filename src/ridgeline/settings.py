@@ -39,6 +39,7 @@ class Setting:
     secret: bool = False
     minimum: float | None = None
     maximum: float | None = None
+    multiple: bool = False  # the option may be repeated; its variable holds the values separated by spaces
 
     @property
     def env_var(self) -> str:
@@ -89,6 +90,16 @@ SETTINGS: tuple[Setting, ...] = (
         secret=True,
     ),
     Setting(
+        "allow_host",
+        str,
+        (),
+        "Also answer requests that name this host (repeatable; '*' allows any): the server answers only to the "
+        "address it listens on, localhost, 127.0.0.1 and ::1, so a page on another site cannot read it through "
+        "DNS rebinding (docs/security.md). Give the name a reverse proxy or other machines use.",
+        ("serve",),
+        multiple=True,
+    ),
+    Setting(
         "alerts_config",
         Path,
         None,
@@ -125,6 +136,8 @@ def defaults() -> dict[str, Any]:
 
 
 def _json_value(value: Any) -> Any:
+    if isinstance(value, tuple | list):
+        return [_json_value(item) for item in value]
     return str(value) if isinstance(value, Path) else value
 
 
@@ -137,7 +150,7 @@ def describe(values: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
         value = values.get(setting.name, setting.default)
         described[setting.name] = {
             "value": None if setting.secret else _json_value(value),
-            "is_set": value is not None and value != "",
+            "is_set": value is not None and value != "" and value != (),
             "default": None if setting.secret else _json_value(setting.default),
             "env_var": setting.env_var,
             "option": setting.option,

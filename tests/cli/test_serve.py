@@ -161,3 +161,20 @@ def test_a_running_server_answers_the_settings_it_runs_with(server: Served) -> N
     assert found["host"]["value"] == "127.0.0.1"
     assert found["reload_interval"]["value"] == 0.2 and found["no_cache"]["value"] is True
     assert found["token"] == {**found["token"], "is_set": False, "value": None}
+
+
+def test_an_empty_token_is_a_usage_error_not_an_open_server(tmp_path: Path) -> None:
+    done = run_serve("--logdir", str(tmp_path), "--token", "", "--get", "/api/runs")
+    assert done.exit_code == 2 and "--token" in done.stderr and "must not be empty" in done.stderr
+    assert done.stdout == ""
+
+
+def test_allow_host_names_the_hosts_it_answers_to_beside_its_own(tmp_path: Path) -> None:
+    write_ridgeline_run(tmp_path / "exp1", {"loss": [(0, 1.0)]})
+    with serving("--logdir", str(tmp_path), "--port", "0", "--no-cache", "--allow-host", "runs.lab") as served:
+        assert served.get("/api/runs").status_code == 200  # 127.0.0.1:<port>, what it printed
+        assert served.client.get("/api/runs", headers={"host": "runs.lab"}).status_code == 200
+        refused = served.client.get("/api/runs", headers={"host": "evil.example"})
+        assert refused.status_code == 400 and "--allow-host evil.example" in refused.json()["error"]
+        settings = served.get("/api/settings").json()["settings"]
+        assert settings["allow_host"]["value"] == ["runs.lab"]

@@ -39,6 +39,7 @@ def serve(
     no_cache: bool,
     no_checksum: bool,
     token: str | None,
+    allow_host: tuple[str, ...],
     alerts_config: Path | None,
     diagnosis_config: Path | None,
     get_path: str | None,
@@ -62,7 +63,8 @@ def serve(
     from ridgeline.server.run import serve as serve_app
     from ridgeline.store.cache import default_cache_dir
 
-    token = token or None
+    if token == "":  # --token '' or RIDGELINE_TOKEN='': an empty token would silently serve without one
+        raise click.BadParameter("must not be empty (leave it out to serve without a token)", param_hint="--token")
     # A bad settings file fails before the long read.
     alert_config = read_config(alerts_config, "alert config", AlertConfig.from_mapping, "--alerts-config")
     diagnosis = read_config(diagnosis_config, "diagnosis config", DiagnosisConfig.from_mapping, "--diagnosis-config")
@@ -114,7 +116,7 @@ def serve(
     click.echo(f"ridgeline is serving {logdir} at {shown}  (Ctrl-C to stop)")
     sys.stdout.flush()
     try:
-        serve_app(app, sock)
+        serve_app(app, sock, allow_hosts=allow_host)
     except KeyboardInterrupt:
         pass
     finally:
