@@ -9,8 +9,8 @@ Guarantees:
 - Nothing is dropped. The queue is bounded (by count and by bytes); a full queue makes the caller wait.
 - ``flush()`` returns once everything queued before it has been handed to the operating system, so it survives
   the process being killed. ``close()`` and interpreter exit flush too.
-- An error in the background thread (disk full, directory removed) is raised on the caller's next call and on
-  ``close()``.
+- An error in the background thread (disk full, the file or its directory removed) is raised on the caller's
+  next call and on ``close()``.
 - After ``fork()`` the child never touches the parent's file: the first event it logs opens a file of its own.
 """
 
@@ -147,6 +147,7 @@ class EventFileWriter:
             self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o644)
         except OSError as error:
             raise ValueError(f"SummaryWriter: log_dir {self.log_dir!r} is not writable: {error}") from error
+        self._identity = _identity(os.fstat(self._fd))
         os.write(
             self._fd,
             records.frame(event_pb2.Event(wall_time=time.time(), file_version=FILE_VERSION).SerializeToString()),
@@ -318,6 +319,20 @@ class EventFileWriter:
         while data:
             written = os.write(self._fd, data)
             data = data[written:]
+        self._check_still_there()
+
+    def _check_still_there(self) -> None:
+        """Writes into a file whose directory was removed succeed and go nowhere: tell the caller instead (the
+        next call raises, as for a full disk)."""
+        try:
+            found = _identity(os.stat(self.path))
+        except FileNotFoundError:
+            found = None
+        if found != self._identity:
+            raise OSError(
+                f"the event file was deleted or replaced while the run was writing to it (was the log directory "
+                f"{self.log_dir!r} removed?); what was logged since is not on disk"
+            )
 
     def _release_waiters(self) -> None:
         with self._space:
@@ -335,6 +350,10 @@ class EventFileWriter:
         self._space = threading.Condition()
         self._bytes_lock = threading.Lock()
         self._bytes_queued = self._bytes_written = 0
+
+
+def _identity(stat: os.stat_result) -> tuple[int, int]:
+    return stat.st_dev, stat.st_ino
 
 
 def _after_fork_in_child() -> None:

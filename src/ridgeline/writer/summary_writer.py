@@ -19,7 +19,7 @@ from typing import Any
 
 from ridgeline.format.proto import event_pb2, graph_pb2, hparams_pb2, summary_pb2
 from ridgeline.format.tags import ANNOTATION_TAG
-from ridgeline.writer import summaries
+from ridgeline.writer import signals, summaries
 from ridgeline.writer.event_file import EventFileWriter
 from ridgeline.writer.run_metadata import run_metadata_summary, text_summary
 from ridgeline.writer.values import INT64_MAX, INT64_MIN, check_tag, to_float, to_step
@@ -57,6 +57,8 @@ class SummaryWriter:
             ``RANK`` environment variable when ``RANK`` and ``WORLD_SIZE`` are set (torchrun).
         per_rank: set False to have every rank write into log_dir itself.
         record_run_metadata: record host, command line, git commit, versions once at creation.
+        flush_on_signals: the first writer installs handlers that flush every writer on SIGTERM, SIGINT and
+            SIGHUP, then do what the signal would have done (see ``ridgeline.writer.signals``); False opts out.
     """
 
     def __init__(
@@ -72,6 +74,7 @@ class SummaryWriter:
         rank: int | None = None,
         per_rank: bool = True,
         record_run_metadata: bool = True,
+        flush_on_signals: bool = True,
     ) -> None:
         if log_dir is not None and not isinstance(log_dir, str | os.PathLike):
             raise TypeError(f"SummaryWriter: log_dir must be a path (str or os.PathLike), got {type(log_dir).__name__}")
@@ -113,6 +116,8 @@ class SummaryWriter:
         if session_start is not None:
             self._write_summary("SummaryWriter", session_start, None, None)
         _open_writers.add(self)
+        if flush_on_signals:
+            signals.install(_flush_all_writers)
 
     # --- files -----------------------------------------------------------------------------------------------
     def _get_file_writer(self) -> EventFileWriter:
@@ -515,6 +520,15 @@ def _end_sessions_at_exit() -> None:
     for writer in list(_open_writers):
         if writer.file_writer is not None and writer.file_writer._pid == os.getpid():
             writer._end_session(hparams_pb2.STATUS_FAILURE if failed else hparams_pb2.STATUS_SUCCESS)
+
+
+def _flush_all_writers() -> None:
+    """What a SIGTERM, SIGINT or SIGHUP does first (ridgeline.writer.signals): flush every writer of this process."""
+    for writer in list(_open_writers):
+        try:
+            writer.flush()
+        except Exception as error:  # one failed writer must not keep the others from flushing
+            print(f"ridgeline: {error}", file=sys.stderr, flush=True)
 
 
 atexit.register(_end_sessions_at_exit)
