@@ -162,8 +162,12 @@ def test_findings_serialise_to_the_api_shape() -> None:
     train, val = overfit_pair()
     (finding,) = diagnose("exp", {"train/loss": train, "val/loss": val})
     data = finding.to_dict()
-    assert list(data) == ["run", "kind", "confidence", "step", "tags", "evidence", "message"]
+    assert list(data) == ["run", "kind", "confidence", "step", "tags", "evidence", "message", "spots"]
     assert data["run"] == "exp" and isinstance(data["confidence"], float)
+    # Each spot names a chart position the evidence comes from: validation's best step is the first.
+    spots = data["spots"]
+    assert isinstance(spots, list) and spots[0]["tag"] == "val/loss" and spots[0]["step"] == finding.step
+    assert all(set(s) == {"run", "tag", "step", "what", "chart"} and s["run"] == "exp" for s in spots)
 
 
 values_strategy = st.lists(

@@ -61,11 +61,16 @@ class DetectorParams:
 # Learning rates follow schedules (step decay, warm-up, cosine): a drop is intended, not an anomaly.
 LEARNING_RATE = r"(?i)(^|[/_.\-\s])(lr|learning[_\-\s]?rate)([/_.\-\s]|$)"
 # Lower is better: only a rise is bad news (a step decay of the learning rate drops the loss to a new level).
-LOSS = r"(?i)loss|(^|[/_.\-\s])(nll|mse|mae|rmse|perplexity|ppl|err|error)([/_.\-\s]|$)"
+LOSS = (
+    r"(?i)loss|cross_?entropy|xent"
+    r"|(^|[/_.\-\s])(nll|ce|mse|mae|rmse|perplexity|ppl|err|error)([/_.\-\s]|$)"
+)
 # Gradient norms: explosions are the alarm; a collapse is the diagnosis' vanishing_gradients.
 GRADIENT = r"(?i)grad"
+# Accuracies (fractions or percentages of right answers): the diagnosis reads them for underfitting.
+ACCURACY = r"(?i)acc|(^|[/_.\-\s])top[-_]?\d+([/_.\-\s]|$)"
 # Higher is better: only a fall is bad news.
-SCORE = r"(?i)acc|(^|[/_.\-\s])(top-?\d+|f1|auc|iou|dice|bleu|rouge\w*|map|precision|recall)([/_.\-\s]|$)"
+SCORE = ACCURACY + r"|(^|[/_.\-\s])(f1|auc|iou|dice|bleu|rouge\w*|map|precision|recall)([/_.\-\s]|$)"
 BUILTIN_RULES: tuple[tuple[str, Mapping[str, Any]], ...] = (
     (LEARNING_RATE, {"outlier": False, "spike": False}),
     (LOSS, {"direction": "up"}),

@@ -81,7 +81,8 @@ def _sample(n: int, most: int) -> np.ndarray:
 
 def read_histogram(logdir: LogDir, run: str, tag: str) -> HistogramSeries:
     """A histogram tag summarised per step (at most :data:`MAX_HISTOGRAM_STEPS`; undecodable steps skipped).
-    A step whose histogram holds non-finite values keeps its NaN summary (the diagnosis reads it as a NaN)."""
+    A step whose histogram holds non-finite values keeps its NaN summary (the diagnosis reads it as a NaN); one
+    whose recorded min and max are both 0 holds only zeros and is summarised as exactly 0."""
     found = sorted(logdir.histograms(run, tag), key=lambda e: e.step)
     steps: list[int] = []
     summaries: list[tuple[float, ...]] = []
@@ -94,8 +95,11 @@ def read_histogram(logdir: LogDir, run: str, tag: str) -> HistogramSeries:
         if not isinstance(value, Histogram) or not len(value.lower) == len(value.upper) == len(value.count):
             continue
         summary = summarise_histogram(value.lower, value.upper, value.count)
-        if value.max is not None and value.min is not None and not np.isfinite([value.min, value.max]).all():
-            summary = (np.nan,) * 5
+        if value.max is not None and value.min is not None:
+            if not np.isfinite([value.min, value.max]).all():
+                summary = (np.nan,) * 5
+            elif value.min == value.max == 0 and np.sum(value.count) > 0:
+                summary = (0.0,) * 5  # all exactly zero (a dead layer), whatever bucket the zeros fell in
         steps.append(entry.step)
         summaries.append(summary)
     return histogram_series(steps, summaries)

@@ -3,10 +3,13 @@ move; built from a settings table by :meth:`DiagnosisConfig.from_mapping` (readi
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
+
+from ridgeline.analysis.alert_config import ACCURACY, LEARNING_RATE, LOSS
 
 _SEP = r"[/_.\-\s:]"
 
@@ -20,18 +23,38 @@ class DiagnosisConfig:
     ``loss/val`` both count; removing the match gives the key that pairs a training series with its validation
     twin (``train/loss`` with ``val/loss``, ``loss_train`` with ``loss_valid``). ``gradient`` marks gradient
     norms and gradient histograms; every other histogram that is not an ``activation`` is taken as a layer's
-    weights (as written by ``add_histogram(name, param)``).
+    weights (as written by ``add_histogram(name, param)``). ``loss``, ``accuracy`` and ``learning_rate`` are the
+    alerts' own patterns (:mod:`ridgeline.analysis.alert_config`): one naming rule for both.
     """
 
     train: str = rf"(?i)(?:^|(?<={_SEP}))(?:train|training|trn)(?=$|{_SEP})"
     validation: str = rf"(?i)(?:^|(?<={_SEP}))(?:val|valid|validation|eval|evaluation|test|dev|holdout)(?=$|{_SEP})"
-    loss: str = r"(?i)loss|nll|cross_?entropy|(?:^|[/_.])(?:mse|mae|ce)(?:$|[/_.])|perplexity|ppl"
-    accuracy: str = r"(?i)acc(?:uracy)?|top_?1"
+    loss: str = LOSS
+    accuracy: str = ACCURACY
+    learning_rate: str = LEARNING_RATE
     gradient: str = r"(?i)(?:^|[/_.\-])grads?(?:$|[/_.\-])|grad_?norm|gradient"
     activation: str = r"(?i)activation|(?:^|[/_.])(?:act|acts|relu|out|output|logits|preact)(?:$|[/_.])"
     max_points: int = 2000  # longer series are reduced to this many bucket medians first
     min_points: int = 8  # fewer points than this: too short to judge
     min_confidence: float = 0.5  # findings below are dropped
+
+    def __post_init__(self) -> None:
+        checks = (
+            ("min_points", _integer(self.min_points) and self.min_points >= 3, "an integer >= 3"),
+            (
+                "max_points",
+                _integer(self.max_points) and self.max_points >= max(self.min_points, 16),
+                f"an integer >= 16 and >= min_points ({self.min_points})",
+            ),
+            (
+                "min_confidence",
+                _number(self.min_confidence) and 0 <= self.min_confidence <= 1,
+                "a number from 0 to 1",
+            ),
+        )
+        for name, ok, expected in checks:
+            if not ok:
+                raise ValueError(f"diagnosis config: {name!r} must be {expected}, got {getattr(self, name)!r}")
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, object]) -> DiagnosisConfig:
@@ -63,6 +86,7 @@ class DiagnosisConfig:
             validation=re.compile(self.validation),
             loss=re.compile(self.loss),
             accuracy=re.compile(self.accuracy),
+            learning_rate=re.compile(self.learning_rate),
             gradient=re.compile(self.gradient),
             activation=re.compile(self.activation),
         )
@@ -76,5 +100,14 @@ class Patterns:
     validation: re.Pattern[str]
     loss: re.Pattern[str]
     accuracy: re.Pattern[str]
+    learning_rate: re.Pattern[str]
     gradient: re.Pattern[str]
     activation: re.Pattern[str]
+
+
+def _integer(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)

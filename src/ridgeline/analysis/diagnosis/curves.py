@@ -50,13 +50,13 @@ def clean_curve(name: str, series: Series, max_points: int) -> Curve:
 
 
 def bucket_medians(values: np.ndarray, buckets: int) -> np.ndarray:
-    """The medians of ``buckets`` consecutive runs of (nearly) equal length (the last ones padded with NaN)."""
+    """The medians of at most ``buckets`` consecutive runs of equal length (the last one shorter)."""
     size = -(-len(values) // buckets)
-    padded = np.full(size * buckets, np.nan)
-    padded[: len(values)] = values
-    table = padded.reshape(buckets, size)
-    keep = ~np.isnan(table).all(axis=1)
-    return np.nanmedian(table[keep], axis=1)
+    full = len(values) // size
+    out = np.median(values[: full * size].reshape(full, size), axis=1)
+    if full * size < len(values):
+        out = np.append(out, np.median(values[full * size :]))
+    return out
 
 
 def rolling_median(value: np.ndarray, fraction: float = 0.08, longest: int = 101) -> np.ndarray:
@@ -92,16 +92,23 @@ def log10(values: np.ndarray) -> np.ndarray:
     return np.log10(np.maximum(np.abs(values), 1e-30))
 
 
+def ranks(values: np.ndarray) -> np.ndarray:
+    """The ranks of ``values`` (0-based), tied values sharing their average rank."""
+    _, inverse, counts = np.unique(values, return_inverse=True, return_counts=True)
+    last = np.cumsum(counts) - 1.0
+    return (last - (counts - 1) / 2.0)[inverse.reshape(-1)]
+
+
 def rank_correlation(x: np.ndarray, y: np.ndarray) -> float:
-    """Spearman's rank correlation (no ties handling needed for steps; values rarely tie)."""
+    """Spearman's rank correlation, ties given their average rank: 0 for a constant ``x`` or ``y`` (a flat curve
+    has no trend)."""
     if len(x) < 3:
         return 0.0
-    rx = np.argsort(np.argsort(x)).astype(np.float64)
-    ry = np.argsort(np.argsort(y)).astype(np.float64)
+    rx, ry = ranks(x), ranks(y)
     rx -= rx.mean()
     ry -= ry.mean()
     denominator = math.sqrt(float((rx * rx).sum() * (ry * ry).sum()))
-    return float((rx * ry).sum() / denominator) if denominator else 0.0
+    return float((rx * ry).sum() / denominator) if denominator > 1e-12 else 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,20 +181,39 @@ def shape_of(c: Curve) -> Shape:
     )
 
 
-def zero_from(g: Curve) -> int | None:
-    """Index from which a curve (a gradient magnitude) is (near) exactly zero to the end, having been clearly
-    non-zero before."""
-    values = np.abs(g.raw)
-    scale = head(values, 0.2)
-    if not scale > 0 or len(values) < 5:
+def constant_from(values: np.ndarray) -> int | None:
+    """Index from which ``values`` (rows, or one value per step) are exactly constant to the end (all zero
+    included): None when even the last two differ. A live layer's gradients and activations change at every
+    step; a dead one's are stuck at zero (or at one value)."""
+    v = values.reshape(len(values), -1)
+    if len(v) < 2:
         return None
-    dead = values <= max(1e-12, 1e-7 * scale)
-    if not dead[-1]:
+    last = v[-1]
+    same = (np.abs(v - last) <= 1e-9 * np.maximum(np.abs(last), 1e-300)).all(axis=1)
+    if not same[-2]:
         return None
-    alive = np.nonzero(~dead)[0]
-    if not len(alive):
+    changed = np.nonzero(~same)[0]
+    return int(changed[-1]) + 1 if len(changed) else 0
+
+
+def dead_from(values: np.ndarray, min_points: int, *, zero: bool) -> int | None:
+    """Index from which a layer's gradient magnitudes (one per step; or rows of histogram summaries) are dead:
+    exactly zero (``zero``) or exactly constant to the end, for at least a fifth of the run (all of it: dead
+    from the first step), entered abruptly. Magnitudes that had already decayed two orders of magnitude before
+    they stopped moving were vanishing, not dying. (A logged norm may be constant without being dead: the norm
+    after clipping. So a scalar norm counts only at exactly zero; a whole histogram that never changes counts.)"""
+    v = np.abs(values.reshape(len(values), -1))
+    n = len(v)
+    if n < min_points:
         return None
-    start = int(alive[-1]) + 1
-    if len(values) - start < max(3, 0.2 * len(values)):
+    start = constant_from(v)
+    if start is None or n - start < max(3, 0.2 * n) or (zero and v[-1].max() > 0):
         return None
+    if start > 0:
+        size = v.max(axis=1)
+        k = max(2, n // 20)
+        early = head(size[:start], 0.2)
+        before = float(np.median(size[max(0, start - k) : start]))
+        if early > 0 and np.log10(early) - np.log10(max(before, 1e-300)) >= 2:
+            return None
     return start

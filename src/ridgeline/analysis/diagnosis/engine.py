@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from ridgeline.analysis.diagnosis import gradient_rules, loss_rules, weight_rules
+from ridgeline.analysis.diagnosis import gradient_rules, instability, loss_rules, weight_rules
 from ridgeline.analysis.diagnosis.config import DiagnosisConfig
 from ridgeline.analysis.diagnosis.findings import KINDS, Finding, Hit
 from ridgeline.analysis.diagnosis.inputs import HistogramSeries, Series
@@ -39,7 +39,7 @@ def diagnose(
         hits = _hits(RunCurves(scalars, histograms or {}, config))
     involved = tuple(runs) or (run,)
     findings = [
-        Finding(run, h.kind, h.confidence, h.step, h.tags, h.evidence, h.message, involved)
+        Finding(run, h.kind, h.confidence, h.step, h.tags, h.evidence, h.message, involved, h.spots)
         for h in hits
         if h.confidence >= config.min_confidence
     ]
@@ -58,7 +58,7 @@ def _hits(run: RunCurves) -> list[Hit]:
         vanishing = gradient_rules.vanishing(run) or gradient_rules.vanishing_by_depth(run)
     hits += [h for h in (exploding, vanishing, weight_rules.dead_units(run)) if h is not None]
     if run.train_shape is not None:  # a training loss long enough to judge its shape
-        high = loss_rules.lr_too_high(run) if exploding is None else None
+        high = instability.lr_too_high(run) if exploding is None else None
         found = high if high is not None else loss_rules.overfitting(run)
         if found is not None:
             hits.append(found)
@@ -69,7 +69,7 @@ def _hits(run: RunCurves) -> list[Hit]:
                     hits.append(found)
                     break
     elif exploding is None:
-        nan = loss_rules.nan_only(run)  # too few finite points for a shape, but a NaN says enough
+        nan = instability.nan_only(run)  # too few finite points for a shape, but a NaN says enough
         if nan is not None:
             hits.append(nan)
     return hits

@@ -21,12 +21,29 @@ Kind = Literal[
 KINDS: tuple[Kind, ...] = get_args(Kind)
 
 
+@dataclass(frozen=True, slots=True)
+class Spot:
+    """A place on a chart a finding rests on: the series ``tag`` (a scalar, or a histogram when ``chart`` says
+    so) at ``step``, and what is to be seen there in a few words. ``run`` is the run that logged the tag (None:
+    the finding's run)."""
+
+    tag: str
+    step: int
+    what: str
+    chart: Literal["scalars", "histograms"] = "scalars"
+    run: str | None = None
+
+    def to_dict(self, run: str) -> dict[str, object]:
+        return {"run": self.run or run, "tag": self.tag, "step": self.step, "what": self.what, "chart": self.chart}
+
+
 @dataclass(frozen=True)
 class Finding:
     """One diagnosed problem of a run (the JSON shape of ``GET /api/diagnosis`` via :meth:`to_dict`).
 
     ``runs`` lists every run whose series took part (a ``exp/train`` + ``exp/val`` pair); ``run`` is the one it
-    is reported under."""
+    is reported under. ``spots`` are the places on the charts the evidence comes from (each with its tag, step
+    and what is seen there), the first one where the problem shows best."""
 
     run: str
     kind: Kind
@@ -36,6 +53,7 @@ class Finding:
     evidence: dict[str, float | int | str]
     message: str
     runs: tuple[str, ...] = field(default=())
+    spots: tuple[Spot, ...] = field(default=())
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -46,6 +64,7 @@ class Finding:
             "tags": self.tags,
             "evidence": self.evidence,
             "message": self.message,
+            "spots": [spot.to_dict(self.run) for spot in self.spots],
         }
 
 
@@ -60,6 +79,7 @@ class Hit:
     tags: list[str]
     evidence: dict[str, float | int | str]
     message: str
+    spots: tuple[Spot, ...] = ()
 
 
 def ramp(x: float, low: float, high: float) -> float:
@@ -80,3 +100,8 @@ def pct(x: float) -> str:
 
 def num(x: float) -> str:
     return f"{x:.3g}"
+
+
+def sig(x: float, digits: int = 4) -> float:
+    """``x`` rounded to ``digits`` significant digits (evidence of 1e-10 stays 1e-10, not 0)."""
+    return float(f"{x:.{digits}g}") if np.isfinite(x) else float(x)

@@ -7,8 +7,8 @@ import re
 
 import numpy as np
 
-from ridgeline.analysis.diagnosis.curves import Curve, head, log10, rolling_median, shape_of, tail, zero_from
-from ridgeline.analysis.diagnosis.findings import Hit, confidence_of, num, pct, ramp
+from ridgeline.analysis.diagnosis.curves import Curve, head, log10, rolling_median, shape_of, tail
+from ridgeline.analysis.diagnosis.findings import Hit, Spot, confidence_of, num, pct, ramp, sig
 from ridgeline.analysis.diagnosis.run import RunCurves
 
 _AGGREGATE = re.compile(r"(?i)(?:^|[/_.])(?:total|global|all|overall|model)(?:_?norm)?$")
@@ -19,7 +19,7 @@ def exploding(run: RunCurves) -> Hit | None:
     grads, loss = run.grads, run.train
     best: tuple[float, Curve, int, float, float] | None = None
     for g in grads:
-        if len(g) < 5 and g.first_nonfinite is None:
+        if len(g) < run.config.min_points and g.first_nonfinite is None:
             continue
         logs = log10(rolling_median(g.raw, 0.04, 9)) if len(g) else np.zeros(0)
         base = head(logs, 0.2) if len(logs) >= 3 else math.nan
@@ -30,7 +30,9 @@ def exploding(run: RunCurves) -> Hit | None:
         nonfinite = g.first_nonfinite is not None
         if growth >= 2 or (nonfinite and growth >= 1):
             above = np.nonzero(logs > base + 1)[0]
-            start = int(g.step[above[0]]) if len(above) else int(g.first_nonfinite or g.step[-1])
+            start = int(g.step[above[0]]) if len(above) else int(g.step[-1])
+            if g.first_nonfinite is not None and not len(above):
+                start = g.first_nonfinite
             if best is None or growth > best[0]:
                 best = (growth, g, start, base, float(logs.max()))
     if best is None:
@@ -40,10 +42,12 @@ def exploding(run: RunCurves) -> Hit | None:
     if loss is not None and loss.first_nonfinite is not None:
         nan_step = loss.first_nonfinite if nan_step is None else min(nan_step, loss.first_nonfinite)
     evidence: dict[str, float | int | str] = {
-        "grad_start": round(10**base, 8),
-        "grad_peak": round(10**peak, 8),
+        "grad_start": sig(10**base),
+        "grad_peak": sig(10**peak),
         "orders_of_magnitude": round(growth, 2),
     }
+    peak_step = int(g.step[int(np.argmax(g.raw))]) if len(g) else start
+    spots = [Spot(g.name, start, "growth starts"), Spot(g.name, peak_step, f"peak ({num(10**peak)})")]
     tags = [g.name]
     nan_words = ""
     if nan_step is not None:
@@ -51,13 +55,14 @@ def exploding(run: RunCurves) -> Hit | None:
         nan_words = f"; NaN/Inf follows at step {nan_step}"
         if loss is not None:
             tags.append(loss.name)
+            spots.append(Spot(loss.name, nan_step, "NaN/Inf"))
     confidence = confidence_of(ramp(growth, 2, 4), 1.0 if nan_step is not None else 0.3)
     message = (
         f"Exploding gradients from step {start}: the gradient norm ({g.name}) grew {growth:.1f} orders of magnitude "
         f"({num(10**base)} -> {num(10**peak)}){nan_words}. Clip gradients (e.g. clip_grad_norm_ 1.0), lower the "
         "learning rate, or add normalisation."
     )
-    return Hit("exploding_gradients", confidence, start, tags, evidence, message)
+    return Hit("exploding_gradients", confidence, start, tags, evidence, message, tuple(spots))
 
 
 def vanishing(run: RunCurves) -> Hit | None:
@@ -66,7 +71,7 @@ def vanishing(run: RunCurves) -> Hit | None:
     grads, loss = run.grads, run.train
     best: tuple[float, Curve, int, float, float, int] | None = None
     for g in grads:
-        if len(g) < 8 or zero_from(g) is not None:
+        if len(g) < run.config.min_points or g.name in run.dead_gradients:
             continue
         logs = log10(rolling_median(np.abs(g.raw), 0.04, 9))
         base = float(logs[: max(3, len(logs) // 5)].max())  # the early level, before a fast collapse pulls medians
@@ -83,21 +88,23 @@ def vanishing(run: RunCurves) -> Hit | None:
         return None
     drop, g, start, base, final, collapsed = best
     evidence: dict[str, float | int | str] = {
-        "grad_start": float(f"{10**base:.4g}"),
-        "grad_end": float(f"{10**final:.4g}"),
+        "grad_start": sig(10**base),
+        "grad_end": sig(10**final),
         "orders_of_magnitude": round(drop, 2),
     }
+    spots = [Spot(g.name, start, "the decay starts"), Spot(g.name, collapsed, f"collapsed ({num(10**final)})")]
     tags = [g.name]
     stall = 0.5
     if loss is not None:
         after = loss.smooth[loss.step >= collapsed]
         if len(after) >= 3:
             change = (head(after, 0.1) - tail(after, 0.1)) / max(abs(head(after, 0.1)), 1e-12)
-            evidence["loss_change_after"] = round(change, 4)
+            evidence["loss_change_after"] = sig(change)
             if change > 0.1:
                 return None  # the loss keeps improving: gradients shrink because the model converges
             stall = 1.0
             tags.append(loss.name)
+            spots.append(Spot(loss.name, collapsed, "the loss stalls"))
     confidence = confidence_of(ramp(drop, 2, 4), stall)
     message = (
         f"Vanishing gradients from step {start}: the gradient norm ({g.name}) collapsed {drop:.1f} orders of "
@@ -105,7 +112,7 @@ def vanishing(run: RunCurves) -> Hit | None:
         + (" while the loss stalled" if stall == 1.0 else "")
         + ". Try residual connections, normalisation, ReLU-like activations or a better initialisation."
     )
-    return Hit("vanishing_gradients", confidence, start, tags, evidence, message)
+    return Hit("vanishing_gradients", confidence, start, tags, evidence, message, tuple(spots))
 
 
 def vanishing_by_depth(run: RunCurves) -> Hit | None:
@@ -116,11 +123,11 @@ def vanishing_by_depth(run: RunCurves) -> Hit | None:
     for g in grads:
         if _AGGREGATE.search(g.name):  # a total norm is no layer
             continue
-        if len(g) >= 8 and zero_from(g) is None:
+        if len(g) >= run.config.min_points and g.name not in run.dead_gradients:
             positive = np.abs(g.raw[g.raw != 0])
             if len(positive):
                 levels[g.name] = float(np.median(log10(positive)))
-    if len(levels) < 3 or loss is None or len(loss) < 8:
+    if len(levels) < 3 or loss is None or len(loss) < run.config.min_points:
         return None
     weakest = min(levels, key=levels.__getitem__)
     strongest = max(levels, key=levels.__getitem__)
@@ -130,12 +137,18 @@ def vanishing_by_depth(run: RunCurves) -> Hit | None:
         return None
     evidence: dict[str, float | int | str] = {
         "weakest": weakest,
-        "weakest_norm": float(f"{10 ** levels[weakest]:.4g}"),
+        "weakest_norm": sig(10 ** levels[weakest]),
         "strongest": strongest,
-        "strongest_norm": float(f"{10 ** levels[strongest]:.4g}"),
+        "strongest_norm": sig(10 ** levels[strongest]),
         "orders_of_magnitude": round(spread, 2),
-        "loss_improvement": round(shape.improvement, 4),
+        "loss_improvement": sig(shape.improvement),
     }
+    last = int(loss.step[-1])
+    spots = (
+        Spot(weakest, last, f"weakest gradient ({num(10 ** levels[weakest])})"),
+        Spot(strongest, last, f"strongest gradient ({num(10 ** levels[strongest])})"),
+        Spot(loss.name, last, f"the loss improved only {pct(max(shape.improvement, 0))}"),
+    )
     message = (
         f"Vanishing gradients: the gradients of {weakest} are {spread:.1f} orders of magnitude smaller than those "
         f"of {strongest} ({num(10 ** levels[weakest])} vs {num(10 ** levels[strongest])}), and the loss "
@@ -143,4 +156,5 @@ def vanishing_by_depth(run: RunCurves) -> Hit | None:
         "ReLU-like activations or a better initialisation."
     )
     confidence = confidence_of(ramp(spread, 3, 6), ramp(0.25 - shape.improvement, 0, 0.2))
-    return Hit("vanishing_gradients", confidence, int(loss.step[0]), [weakest, strongest, loss.name], evidence, message)
+    tags = [weakest, strongest, loss.name]
+    return Hit("vanishing_gradients", confidence, int(loss.step[0]), tags, evidence, message, spots)

@@ -1,21 +1,44 @@
 """Loss rules: what the shape of the training (and validation) loss says — overfitting, underfitting, plateau,
-learning rate too high or too low."""
+learning rate too low (too high: :mod:`.instability`)."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from ridgeline.analysis.diagnosis.curves import Curve, Shape, clean_curve, head, mad, rank_correlation, tail
-from ridgeline.analysis.diagnosis.findings import Hit, confidence_of, num, pct, ramp
+from ridgeline.analysis.diagnosis.curves import (
+    Curve,
+    Shape,
+    bucket_medians,
+    clean_curve,
+    head,
+    mad,
+    rank_correlation,
+    tail,
+)
+from ridgeline.analysis.diagnosis.findings import Hit, Spot, confidence_of, num, pct, ramp, sig
 from ridgeline.analysis.diagnosis.roles import primary
 from ridgeline.analysis.diagnosis.run import RunCurves
+
+PLATEAU_MIN_FALL = 0.25  # of its start, before the plateau
+PLATEAU_MIN_LENGTH = 0.35  # of the run
+PLATEAU_LATEST_START = 0.45  # of the run
+PLATEAU_FLAT = 0.02  # the most the loss may change over a plateau, as a share of its total fall (log)
+PLATEAU_MAX_NOISE = 0.08  # twice the standard error of that change must be under this share of the fall,
+PLATEAU_MAX_CHANGE = 0.06  # and under this (log units: 6%); nor may the change itself be more
+PLATEAU_SCAN_POINTS = 256  # longer curves are scanned on this many bucket medians
+PLATEAU_RECOVERY = 0.15  # a plateau that ends before the run does: the loss falls this much after it,
+PLATEAU_RECOVERY_WITHIN = 0.15  # within this share of the run (a slow fall hidden in noise is no recovery)
+UNDERFIT_MAX_IMPROVEMENT = 0.25  # of its start, over the whole run
+UNDERFIT_ACCURACY = 0.75  # a final accuracy above this is no underfitting
 
 
 def overfitting(run: RunCurves) -> Hit | None:
     """The validation loss rises from its best while the training loss keeps falling, or the gap between them
     keeps widening while validation stays flat."""
     train, val = run.train, run.val
-    if train is None or val is None or len(val) < 5:
+    if train is None or val is None or len(val) < min(5, run.config.min_points):
         return None
     vs = val.smooth
     i_best = int(np.argmin(vs))
@@ -32,13 +55,19 @@ def overfitting(run: RunCurves) -> Hit | None:
     later = train.step >= best_step
     train_trend = rank_correlation(train.step[later], train.smooth[later]) if later.sum() >= 5 else 0.0
     evidence: dict[str, float | int | str] = {
-        "val_best": round(val_best, 6),
-        "val_end": round(val_end, 6),
-        "val_rise": round(rise, 4),
-        "train_at_val_best": round(train_at, 6),
-        "train_end": round(train_end, 6),
-        "train_drop_after": round(train_drop, 4),
+        "val_best": sig(val_best),
+        "val_end": sig(val_end),
+        "val_rise": sig(rise),
+        "train_at_val_best": sig(train_at),
+        "train_end": sig(train_end),
+        "train_drop_after": sig(train_drop),
     }
+    end_step = int(val.step[-1])
+    spots = (
+        Spot(val.name, int(best_step), f"validation at its best ({num(val_best)})"),
+        Spot(val.name, end_step, f"validation at the end ({num(val_end)})"),
+        Spot(train.name, end_step, f"training at the end ({num(train_end)})"),
+    )
     if train_trend > -0.6:
         return None  # training loss not falling steadily: oscillation or divergence, not overfitting
     if position < 0.85 and rise > max(0.05, 2 * val_noise) and train_drop > 0.1:
@@ -49,7 +78,7 @@ def overfitting(run: RunCurves) -> Hit | None:
             f"{pct(train_drop)}. Stop earlier (keep the checkpoint from step {int(best_step)}), add regularisation "
             "or more data."
         )
-        return Hit("overfitting", confidence, int(best_step), [train.name, val.name], evidence, message)
+        return Hit("overfitting", confidence, int(best_step), [train.name, val.name], evidence, message, spots)
     # The gap keeps widening while validation no longer improves.
     common = np.intersect1d(train.step, val.step)
     if len(common) < 8:
@@ -60,7 +89,7 @@ def overfitting(run: RunCurves) -> Hit | None:
     val_late = (val.at(float(common[len(common) // 2])) - val_end) / level
     train_late = (train.at(float(common[len(common) // 2])) - train_end) / max(abs(train_end), 1e-12)
     widened = (gap_late - max(gap_early, 0.0)) / max(abs(val_end), 1e-12)
-    evidence.update({"gap_early": round(gap_early, 6), "gap_end": round(gap_late, 6)})
+    evidence.update({"gap_early": sig(gap_early), "gap_end": sig(gap_late)})
     material = gap_late > 0.05 * abs(head(train.raw, 0.02))  # not a gap of 0.003 between two losses near 0
     if widened > 0.3 and material and val_late < 0.02 and train_late > 0.3 and gap_late > 3 * max(gap_early, 1e-12):
         start = int(common[int(np.argmax(gaps > (gap_early + gap_late) / 2))])
@@ -70,70 +99,8 @@ def overfitting(run: RunCurves) -> Hit | None:
             f"({train.name}) widened from {num(gap_early)} to {num(gap_late)} while validation stopped improving. "
             "Stop earlier, add regularisation or more data."
         )
-        return Hit("overfitting", confidence, start, [train.name, val.name], evidence, message)
-    return None
-
-
-def lr_too_high(run: RunCurves) -> Hit | None:
-    """The training loss turns NaN/Inf, diverges, blows up and stays stuck, or oscillates wildly."""
-    c, shape = run.train, run.train_shape
-    if c is None or shape is None:
-        return None
-    evidence: dict[str, float | int | str] = {
-        "start": round(shape.start, 6),
-        "best": round(shape.best, 6),
-        "end": round(shape.end, 6),
-        "noise": round(shape.noise, 4),
-    }
-    if c.first_nonfinite is not None:
-        evidence["first_nonfinite_step"] = c.first_nonfinite
-        message = (
-            f"The training loss ({c.name}) became NaN/Inf at step {c.first_nonfinite}: the learning rate is "
-            "probably too high (lower it, add warm-up or gradient clipping)."
-        )
-        return Hit("lr_too_high", 0.9, c.first_nonfinite, [c.name], evidence, message)
-    diverged = shape.rise > 0.5 and (shape.end - shape.best) / max(abs(shape.best), 1e-12) > 0.3
-    if diverged and shape.end > shape.start * 0.8:
-        i = int(np.argmin(c.smooth))
-        step = int(c.step[i])
-        confidence = confidence_of(ramp(shape.rise, 0.5, 1.5))
-        message = (
-            f"The training loss ({c.name}) diverged: it fell to {num(shape.best)} by step {step}, then climbed "
-            f"back to {num(shape.end)}. Lower the learning rate or add gradient clipping."
-        )
-        evidence["rise"] = round(shape.rise, 4)
-        return Hit("lr_too_high", confidence, step, [c.name], evidence, message)
-    peak_at = int(np.argmax(c.raw))
-    peak = float(c.raw[peak_at])
-    if peak > 10 * max(abs(shape.start), abs(shape.end)) and shape.improvement < 0.25:
-        step = int(c.step[peak_at])
-        evidence["peak"] = float(f"{peak:.4g}")
-        message = (
-            f"The training loss ({c.name}) blew up to {num(peak)} at step {step}, then got stuck near "
-            f"{num(shape.end)} and did not learn after that: the learning rate is probably too high (units may "
-            "have died in the blow-up)."
-        )
-        return Hit(
-            "lr_too_high",
-            confidence_of(ramp(peak / max(abs(shape.end), 1e-12), 10, 100)),
-            step,
-            [c.name],
-            evidence,
-            message,
-        )
-    half = len(c) // 2
-    swing = float(np.percentile(c.raw[half:], 90) - np.percentile(c.raw[half:], 10)) / max(
-        abs(float(np.median(c.raw[half:]))), 1e-12
-    )
-    evidence["swing"] = round(swing, 4)
-    # Minibatch noise can be large too (label noise, small batches); a loss that still trends down is learning.
-    if shape.noise > 0.25 and swing > 0.5 and shape.improvement < 0.45 and shape.trend > -0.5:
-        confidence = confidence_of(ramp(shape.noise, 0.2, 0.5), ramp(0.6 - shape.improvement, 0, 0.6))
-        message = (
-            f"The training loss ({c.name}) oscillates wildly (it swings {pct(swing)} of its level) and improved "
-            f"only {pct(max(shape.improvement, 0))}: the learning rate is probably too high."
-        )
-        return Hit("lr_too_high", confidence, int(c.step[0]), [c.name], evidence, message)
+        gap_spots = (Spot(val.name, start, "the gap starts to widen"), *spots[1:])
+        return Hit("overfitting", confidence, start, [train.name, val.name], evidence, message, gap_spots)
     return None
 
 
@@ -157,47 +124,118 @@ def _slow(c: Curve, shape: Shape) -> Hit | None:
         return None
     confidence = confidence_of(ramp(shape.slope_ratio, 0.25, 0.7), ramp(-shape.trend, 0.9, 0.98))
     evidence: dict[str, float | int | str] = {
-        "start": round(shape.start, 6),
-        "end": round(shape.end, 6),
-        "improvement": round(shape.improvement, 4),
-        "slope_ratio": round(shape.slope_ratio, 4),
+        "start": sig(shape.start),
+        "end": sig(shape.end),
+        "improvement": sig(shape.improvement),
+        "slope_ratio": sig(shape.slope_ratio),
     }
+    spots = (
+        Spot(c.name, int(c.step[0]), f"start ({num(shape.start)})"),
+        Spot(c.name, int(c.step[-1]), f"end ({num(shape.end)}), still falling"),
+    )
     message = (
         f"The loss ({c.name}) falls steadily but slowly: only {pct(shape.improvement)} over the whole run "
         f"({num(shape.start)} -> {num(shape.end)}), still at the pace it started with. The learning rate is "
         "probably too low (try 3-10x higher)."
     )
-    return Hit("lr_too_low", confidence, int(c.step[0]), [c.name], evidence, message)
+    return Hit("lr_too_low", confidence, int(c.step[0]), [c.name], evidence, message, spots)
 
 
 def plateau(run: RunCurves) -> Hit | None:
-    """The loss fell, then stopped improving early and stayed flat for most of the run."""
+    """The loss fell, then stayed flat for a long stretch: to the end, or until it recovered (after a
+    learning-rate decay, say). Flat means: the change over the stretch is within a small share of the loss's
+    total fall plus what its noise allows, and the noise is small enough to tell (else nothing is said)."""
     c, shape = run.train, run.train_shape
-    if c is None or shape is None:
-        return None
-    if shape.improvement < 0.25 or shape.stop_fraction > 0.4 or shape.noise > 0.25:
-        return None
-    if shape.tail_log_drop > shape.tolerance + 0.01 or shape.late_improvement > shape.tolerance or shape.rise > 0.3:
+    if c is None or shape is None or shape.improvement < PLATEAU_MIN_FALL:
         return None
     if shape.end < 0.02 * shape.level:  # it reached (near) zero: converged, not stuck
         return None
-    i = round(shape.stop_fraction * (len(c) - 1))
-    step = int(c.step[i])
-    confidence = confidence_of(
-        ramp(0.4 - shape.stop_fraction, 0, 0.3), ramp(shape.tolerance - shape.late_improvement, 0, 0.03)
-    )
+    stretch = _flat_stretch(c)
+    if stretch is None:
+        return None
+    i, j, change, se, fall = stretch
+    start, end = int(c.step[i]), int(c.step[j])
+    value = float(np.median(c.raw[i : j + 1]))
+    n = len(c)
+    fraction = (j - i) / max(n - 1, 1)
+    recovered = j < n - 1
     evidence: dict[str, float | int | str] = {
-        "plateau_value": round(shape.end, 6),
-        "start": round(shape.start, 6),
-        "stopped_at_fraction": round(shape.stop_fraction, 3),
-        "improvement_after": round(shape.tail_log_drop, 4),
+        "plateau_value": sig(value),
+        "start": sig(shape.start),
+        "plateau_from_step": start,
+        "plateau_to_step": end,
+        "plateau_fraction": sig(fraction, 3),
+        "change_on_plateau": sig(change),
     }
-    message = (
-        f"The loss ({c.name}) stopped improving at step {step} ({pct(shape.stop_fraction)} into the run) and has "
-        f"stayed near {num(shape.end)} since. Try a learning-rate schedule (decay on plateau), a larger model, or "
-        "stop the run earlier."
-    )
-    return Hit("plateau", confidence, step, [c.name], evidence, message)
+    spots = [Spot(c.name, start, f"the loss stops improving ({num(value)})")]
+    if recovered:
+        after = tail(c.raw, 0.05)
+        evidence["end"] = sig(after)
+        spots.append(Spot(c.name, end, f"it improves again, to {num(after)}"))
+        words = f"stayed near {num(value)} until step {end} ({pct(fraction)} of the run), then improved again"
+        advice = "Decay the learning rate earlier (on plateau), or warm-restart it."
+    else:
+        words = f"has stayed near {num(value)} since ({pct(fraction)} of the run)"
+        advice = "Try a learning-rate schedule (decay on plateau), a larger model, or stop the run earlier."
+    message = f"The loss ({c.name}) stopped improving at step {start} and {words}. {advice}"
+    confidence = confidence_of(ramp(fraction, 0.35, 0.7), ramp(PLATEAU_MAX_NOISE - 2 * se / fall, 0, 0.08))
+    return Hit("plateau", confidence, start, [c.name], evidence, message, tuple(spots))
+
+
+def _flat_stretch(c: Curve) -> tuple[int, int, float, float, float] | None:
+    """The longest stretch ``[i, j]`` (at least :data:`PLATEAU_MIN_LENGTH` of the run, starting in its first
+    :data:`PLATEAU_LATEST_START`, after the loss fell :data:`PLATEAU_MIN_FALL`) over which the loss is flat, and
+    that lasts to the end or is followed by a quick recovery (:data:`PLATEAU_RECOVERY`); with the change over it (log
+    units), that change's standard error, and the curve's whole fall. Judged on log values (losses > 0), the
+    change from the medians of the stretch's first and last thirds."""
+    raw = c.raw
+    if not (raw > 0).all():
+        return None
+    y = np.log(raw)
+    ys = np.log(np.maximum(c.smooth, 1e-300))
+    if len(y) > PLATEAU_SCAN_POINTS:  # the scan needs no finer resolution; bucket medians keep its statistics
+        y, ys = bucket_medians(y, PLATEAU_SCAN_POINTS), bucket_medians(ys, PLATEAU_SCAN_POINTS)
+    n = len(y)
+    started = head(y, 0.02)
+    fall = started - float(ys.min())
+    if fall <= 0 or n < 9:
+        return None
+    sigma = mad(np.diff(y)) / math.sqrt(2)  # the batch noise of one point, in log units
+    # Medians of every window of a few lengths, so that each candidate stretch costs two look-ups.
+    lengths = sorted({int(k) for k in np.geomspace(3, max(3, n // 3), 12)})
+    medians = {k: np.median(np.lib.stride_tricks.sliding_window_view(y, k), axis=1) for k in lengths}
+    starts = [
+        i
+        for i in sorted({round(f * (n - 1)) for f in np.arange(0.02, PLATEAU_LATEST_START + 1e-9, 0.02)})
+        if started - ys[i] >= math.log(1 / (1 - PLATEAU_MIN_FALL))  # fallen enough before it
+    ]
+    soon = max(1, round(PLATEAU_RECOVERY_WITHIN * (n - 1)))
+    ends = [n - 1] + [
+        j
+        for j in range(n - 2, 0, -max(1, n // 20))
+        if ys[j] - ys[min(j + soon, n - 1)] >= math.log(1 / (1 - PLATEAU_RECOVERY))  # a quick recovery after it
+    ]
+    best: tuple[int, int, float, float, float] | None = None
+    for j in ends:
+        for i in starts:
+            if j - i < PLATEAU_MIN_LENGTH * (n - 1) or (best is not None and j - i <= best[1] - best[0]):
+                continue
+            k = max(x for x in lengths if x <= max(3, (j - i + 1) // 3))
+            change = float(medians[k][i] - medians[k][j - k + 1])
+            se = 1.25 * sigma * math.sqrt(2 / k)
+            if 2 * se > min(PLATEAU_MAX_NOISE * fall, PLATEAU_MAX_CHANGE):
+                continue  # too noisy to tell flat from slowly improving
+            allowed = min(PLATEAU_FLAT * fall + 2 * se, PLATEAU_MAX_CHANGE)
+            if abs(change) > allowed or float(np.ptp(ys[i : j + 1])) > 2 * allowed + 2 * se:
+                continue
+            best = (i, j, change, se, fall)
+            break
+    if best is None:
+        return None
+    i, j, change, se, fall = best
+    size = -(-len(raw) // n) if len(raw) > n else 1  # back from bucket medians to the curve's points
+    last = len(raw) - 1
+    return min(i * size, last), (last if j == n - 1 else min(j * size, last)), change, se, fall
 
 
 def underfitting(run: RunCurves) -> Hit | None:
@@ -207,67 +245,64 @@ def underfitting(run: RunCurves) -> Hit | None:
         return None
     val = (run.val, run.val_shape) if run.val is not None and run.val_shape is not None else None
     accuracy = _final_accuracy(run)
-    if shape.improvement > 0.25 or shape.late_improvement > shape.tolerance + 0.01 or shape.noise > 0.2:
+    # No veto for a slow, steady fall: lr_too_low comes first, and a loss it does not claim is underfitting
+    # if it lost this little.
+    if shape.improvement > UNDERFIT_MAX_IMPROVEMENT:
         return None
-    if shape.trend < -0.9 and shape.slope_ratio > 0.25 and shape.improvement > 0.03:
-        return None  # a steady slow fall is lr_too_low
     tags = [train.name]
     evidence: dict[str, float | int | str] = {
-        "train_start": round(shape.start, 6),
-        "train_end": round(shape.end, 6),
-        "improvement": round(shape.improvement, 4),
+        "train_start": sig(shape.start),
+        "train_end": sig(shape.end),
+        "improvement": sig(shape.improvement),
     }
-    ramps = [ramp(0.25 - shape.improvement, 0, 0.2)]
+    spots = [
+        Spot(train.name, int(train.step[0]), f"start ({num(shape.start)})"),
+        Spot(train.name, int(train.step[-1]), f"end ({num(shape.end)})"),
+    ]
+    ramps = [ramp(UNDERFIT_MAX_IMPROVEMENT - shape.improvement, 0, 0.2)]
     if val is not None:
         vc, vshape = val
-        if vshape.improvement > 0.25 or vshape.late_improvement > vshape.tolerance + 0.01:
+        if vshape.improvement > UNDERFIT_MAX_IMPROVEMENT:
             return None
         gap = (vshape.end - shape.end) / max(abs(vshape.end), 1e-12)
         if gap > 0.3:
             return None  # validation far above training is not underfitting
         tags.append(vc.name)
-        evidence["val_end"] = round(vshape.end, 6)
+        evidence["val_end"] = sig(vshape.end)
+        spots.append(Spot(vc.name, int(vc.step[-1]), f"validation at the end ({num(vshape.end)})"))
     if accuracy is not None:
-        name, value = accuracy
-        evidence["accuracy"] = round(value, 4)
-        if value > 0.75:
+        name, value, step = accuracy
+        evidence["accuracy"] = sig(value)
+        if value > UNDERFIT_ACCURACY:
             return None
         tags.append(name)
-        ramps.append(ramp(0.75 - value, 0, 0.4))
+        ramps.append(ramp(UNDERFIT_ACCURACY - value, 0, 0.4))
+        spots.append(Spot(name, step, f"accuracy at the end ({pct(value)})"))
     else:
         ramps.append(0.0)
     acc_words = f", accuracy only {pct(accuracy[1])}" if accuracy else ""
     message = (
-        f"Underfitting: the loss ({train.name}{' and ' + val[0].name if val else ''}) stayed high and flat "
-        f"({num(shape.start)} -> {num(shape.end)}){acc_words}. The model is not learning enough: use a larger "
-        "model, train longer, or check the inputs and the learning rate."
+        f"Underfitting: the loss ({train.name}{' and ' + val[0].name if val else ''}) stayed high "
+        f"({num(shape.start)} -> {num(shape.end)}, {pct(max(shape.improvement, 0))} better){acc_words}. The model "
+        "is not learning enough: use a larger model, train longer, or check the inputs and the learning rate."
     )
-    return Hit("underfitting", confidence_of(*ramps), int(train.step[0]), tags, evidence, message)
+    return Hit("underfitting", confidence_of(*ramps), int(train.step[0]), tags, evidence, message, tuple(spots))
 
 
-def nan_only(run: RunCurves) -> Hit | None:
-    """A training loss too short for a shape that turned NaN/Inf: that says enough."""
-    c = run.train
-    if c is None or c.first_nonfinite is None:
-        return None
-    step = c.first_nonfinite or 0
-    message = f"The training loss ({c.name}) became NaN/Inf at step {step}: the learning rate is probably too high."
-    return Hit("lr_too_high", 0.9, step, [c.name], {"first_nonfinite_step": step}, message)
-
-
-def _final_accuracy(run: RunCurves) -> tuple[str, float] | None:
-    """The last accuracy (validation first), when it looks like a fraction (0..1) or a percentage (0..100)."""
-    roles, max_points, min_points = run.roles, run.config.max_points, run.config.min_points
+def _final_accuracy(run: RunCurves) -> tuple[str, float, int] | None:
+    """The last accuracy (validation first) and its last step, when it looks like a fraction (0..1) or a
+    percentage (0..100)."""
+    roles, max_points = run.roles, run.config.max_points
     for names in (roles.val_acc, roles.other_acc, roles.train_acc):
         name = primary(names)
         if name is None:
             continue
         c = clean_curve(name, run.scalars[name], max_points)
-        if len(c) < min(3, min_points):
+        if len(c) < 3:  # a final value needs no shape (validation accuracy is often logged per epoch)
             continue
         value = tail(c.raw, 0.1)
         if c.raw.min() >= 0 and c.raw.max() <= 1:
-            return name, value
+            return name, value, int(c.step[-1])
         if c.raw.min() >= 0 and c.raw.max() <= 100 and c.raw.max() > 1:
-            return name, value / 100
+            return name, value / 100, int(c.step[-1])
     return None

@@ -1,5 +1,6 @@
-"""Recognising tags: which series are training and validation losses, accuracies, gradient norms, and which
-histograms are gradients or weights (by the patterns of :class:`~.config.DiagnosisConfig`)."""
+"""Recognising tags: which series are training and validation losses, accuracies, learning rates, gradient
+norms, and which histograms are gradients, activations or weights (by the patterns of
+:class:`~.config.DiagnosisConfig`)."""
 
 from __future__ import annotations
 
@@ -21,9 +22,11 @@ class Roles:
     train_acc: list[str] = field(default_factory=list)
     val_acc: list[str] = field(default_factory=list)
     other_acc: list[str] = field(default_factory=list)
+    learning_rates: list[str] = field(default_factory=list)
     grad_scalars: list[str] = field(default_factory=list)
     grad_hists: list[str] = field(default_factory=list)
     weight_hists: list[str] = field(default_factory=list)
+    activation_hists: list[str] = field(default_factory=list)
 
 
 def pairing_key(name: str, pattern: re.Pattern[str]) -> str:
@@ -34,7 +37,9 @@ def pairing_key(name: str, pattern: re.Pattern[str]) -> str:
 def recognise(scalars: Mapping[str, Series], histograms: Mapping[str, HistogramSeries], p: Patterns) -> Roles:
     roles = Roles()
     for name in scalars:
-        if p.gradient.search(name):
+        if p.learning_rate.search(name):
+            roles.learning_rates.append(name)
+        elif p.gradient.search(name):
             roles.grad_scalars.append(name)
         elif p.loss.search(name):
             if p.validation.search(name):
@@ -54,12 +59,18 @@ def recognise(scalars: Mapping[str, Series], histograms: Mapping[str, HistogramS
     for name in histograms:
         if p.gradient.search(name):
             roles.grad_hists.append(name)
-        elif not p.activation.search(name):
+        elif p.activation.search(name):
+            roles.activation_hists.append(name)
+        else:
             roles.weight_hists.append(name)
     return roles
 
 
+_LOSS_WORD = re.compile(r"(?i)loss")
+
+
 def primary(keys: Mapping[str, str] | Sequence[str]) -> str | None:
-    """The main loss among several: the one whose name is shortest (``loss`` over ``loss/kl``)."""
+    """The main series among several: one named a loss before an error or a perplexity, then the shortest
+    name (``loss`` over ``loss/kl``)."""
     names = list(keys.values()) if isinstance(keys, Mapping) else list(keys)
-    return min(names, key=lambda n: (len(n), n)) if names else None
+    return min(names, key=lambda n: (not _LOSS_WORD.search(n), len(n), n)) if names else None

@@ -10,8 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from functools import cached_property
 
+import numpy as np
+
 from ridgeline.analysis.diagnosis.config import DiagnosisConfig
-from ridgeline.analysis.diagnosis.curves import Curve, Shape, clean_curve, shape_of
+from ridgeline.analysis.diagnosis.curves import Curve, Shape, clean_curve, dead_from, shape_of
 from ridgeline.analysis.diagnosis.findings import Hit
 from ridgeline.analysis.diagnosis.inputs import HistogramSeries, Series
 from ridgeline.analysis.diagnosis.roles import Roles, pairing_key, primary, recognise
@@ -23,7 +25,7 @@ class RunCurves:
     ``train``: the main training loss (the shortest name), or the validation loss when there is no training
     one; ``val``: its validation twin (paired by name, else the main validation loss). Each is None when missing,
     or when shorter than ``config.min_points`` without a NaN/Inf. ``grads``: the gradient magnitudes (norms
-    logged as scalars, RMS of gradient histograms) with at least 5 points or a NaN/Inf."""
+    logged as scalars, RMS of gradient histograms) with ``config.min_points`` or a NaN/Inf."""
 
     def __init__(
         self, scalars: Mapping[str, Series], histograms: Mapping[str, HistogramSeries], config: DiagnosisConfig
@@ -42,7 +44,7 @@ class RunCurves:
         elif self.train is None and self.roles.val_loss:  # only a validation loss: judge its shape on its own
             self.train = self._loss_curve(primary(self.roles.val_loss))
         grads = gradient_curves(scalars, histograms, self.roles, config.max_points)
-        self.grads = [g for g in grads if len(g) >= 5 or g.first_nonfinite]
+        self.grads = [g for g in grads if len(g) >= config.min_points or g.first_nonfinite is not None]
 
     def _loss_curve(self, name: str | None) -> Curve | None:
         if name is None:
@@ -59,6 +61,23 @@ class RunCurves:
     def val_shape(self) -> Shape | None:
         """The shape of ``val`` when it has ``config.min_points``."""
         return self._shape(self.val)
+
+    @cached_property
+    def dead_gradients(self) -> dict[str, int]:
+        """Gradient series (by name) that are dead, and the index into its curve from which they are: a norm at
+        exactly zero, or a gradient histogram that never changes (see :func:`~.curves.dead_from`)."""
+        out: dict[str, int] = {}
+        for g in self.grads:
+            if g.name in self.histograms:
+                h = self.histograms[g.name]
+                rows = h.vectors()
+                rows = rows[np.isfinite(rows).all(axis=1)]
+                found = dead_from(rows, self.config.min_points, zero=False) if len(rows) == len(g) else None
+            else:
+                found = dead_from(g.raw, self.config.min_points, zero=True)
+            if found is not None:
+                out[g.name] = found
+        return out
 
     def _shape(self, c: Curve | None) -> Shape | None:
         return shape_of(c) if c is not None and len(c) >= self.config.min_points else None

@@ -1,14 +1,26 @@
-"""Weight rules: layers whose weights stop changing, or whose gradients drop to exactly zero, while training goes
-on (dead units)."""
+"""Weight rules: dead units. A layer is dead when its weights stop changing, its gradients drop to exactly zero
+(or stick at one value), or its activations are all zero (or constant), while training goes on; whether it
+died on the way (dying ReLUs after a too-large step) or was dead from the first step (a large negative bias, a
+saturated sigmoid). Weights frozen from the first step are a choice (a frozen backbone), not a problem."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
-from ridgeline.analysis.diagnosis.curves import mad, zero_from
-from ridgeline.analysis.diagnosis.findings import Hit, confidence_of, ramp
+from ridgeline.analysis.diagnosis.curves import constant_from, mad
+from ridgeline.analysis.diagnosis.findings import Hit, Spot, confidence_of, ramp
 from ridgeline.analysis.diagnosis.inputs import HistogramSeries
 from ridgeline.analysis.diagnosis.run import RunCurves
+
+
+@dataclass(frozen=True, slots=True)
+class Dead:
+    tag: str
+    step: int
+    how: str
+    chart: str  # "scalars" or "histograms"
 
 
 def _frozen_from(h: HistogramSeries) -> tuple[int, float] | None:
@@ -30,42 +42,97 @@ def _frozen_from(h: HistogramSeries) -> tuple[int, float] | None:
     return last, float(np.median(change[:last]))
 
 
-def dead_units(run: RunCurves) -> Hit | None:
-    """Layers whose weight histograms stop changing while other layers or the loss still move, and gradient
-    magnitudes that drop to exactly zero and stay there."""
-    histograms, roles, grads, loss = run.histograms, run.roles, run.grads, run.train
-    dead: list[tuple[str, int, str]] = []  # (tag, step, how)
+def _dead_weights(run: RunCurves) -> list[Dead]:
+    """Weight histograms that stop changing while other layers or the loss still move."""
+    histograms, roles = run.histograms, run.roles
     frozen: dict[str, int] = {}
     for name in roles.weight_hists:
         h = histograms[name]
         found = _frozen_from(h)
         if found is not None:
             frozen[name] = int(h.step[np.isfinite(h.vectors()).all(axis=1)][found[0]])
-    moving_weights = [n for n in roles.weight_hists if n not in frozen and _frozen_from(histograms[n]) is None]
+    moving = [n for n in roles.weight_hists if n not in frozen and _frozen_from(histograms[n]) is None]
+    out = []
     for name, step in frozen.items():
-        still = [n for n in moving_weights if histograms[n].step.max() > step]
-        loss_moves = loss is not None and len(loss.raw[loss.step > step]) >= 3 and mad(loss.raw[loss.step > step]) > 0
-        if still or loss_moves:
-            dead.append((name, step, "weights stopped changing"))
-    for g in grads:
-        i = zero_from(g)
-        if i is not None:
-            dead.append((g.name, int(g.step[i]), "gradients dropped to zero"))
-    if not dead:
+        still = [n for n in moving if histograms[n].step.max() > step]
+        if still or _loss_moves_after(run, step):
+            out.append(Dead(name, step, f"weights stopped changing at step {step}", "histograms"))
+    return out
+
+
+def _dead_gradients(run: RunCurves) -> list[Dead]:
+    """Gradient norms exactly zero, or gradient histograms that never change, from the first step or from an
+    abrupt drop on."""
+    out = []
+    for g in run.grads:
+        i = run.dead_gradients.get(g.name)
+        if i is None:
+            continue
+        step = int(g.step[i])
+        chart = "histograms" if g.name in run.histograms else "scalars"
+        what = "exactly zero" if chart == "scalars" or float(np.abs(g.raw[-1])) == 0 else "frozen (the same every step)"
+        how = f"gradients {what} from the first step" if i == 0 else f"gradients dropped to {what} at step {step}"
+        out.append(Dead(g.name, step, how, chart))
+    return out
+
+
+def _dead_activations(run: RunCurves) -> list[Dead]:
+    """Activation histograms all zero or exactly constant, from the first step or from some step on."""
+    out = []
+    for name in run.roles.activation_hists:
+        h = run.histograms[name]
+        rows = h.vectors()
+        ok = np.isfinite(rows).all(axis=1)
+        rows, steps = rows[ok], h.step[ok]
+        n = len(rows)
+        if n < 3:
+            continue
+        start = constant_from(rows)
+        if start is None or n - start < max(3, 0.2 * n):
+            continue
+        step = int(steps[start])
+        what = "all zero" if float(np.abs(h.rms[ok][-1])) == 0 else "constant"
+        how = f"activations {what} from the first step" if start == 0 else f"activations {what} from step {step}"
+        out.append(Dead(name, step, how, "histograms"))
+    return out
+
+
+def _loss_moves_after(run: RunCurves, step: int) -> bool:
+    loss = run.train
+    if loss is None:
+        return False
+    after = loss.raw[loss.step > step]
+    return len(after) >= 3 and mad(after) > 0
+
+
+def dead_units(run: RunCurves) -> Hit | None:
+    """Dead layers (weights, gradients, activations) while training goes on: other layers still live, or the
+    loss still moves."""
+    found = _dead_weights(run)
+    for dead in _dead_gradients(run) + _dead_activations(run):
+        alive_elsewhere = len(run.grads) + len(run.roles.activation_hists) > 1
+        if alive_elsewhere or _loss_moves_after(run, dead.step):
+            found.append(dead)
+    if not found:
         return None
-    dead.sort(key=lambda d: d[1])
-    total_layers = max(len(roles.weight_hists) + len(grads), 1)
+    found.sort(key=lambda d: d.step)
+    total = max(len(run.roles.weight_hists) + len(run.grads) + len(run.roles.activation_hists), 1)
+    layers = len({d.tag for d in found})
     evidence: dict[str, float | int | str] = {
-        "layers": len(dead),
-        "of_layers": total_layers,
-        "first": dead[0][0],
-        "first_step": dead[0][1],
+        "layers": layers,
+        "of_series": total,
+        "first": found[0].tag,
+        "first_step": found[0].step,
+        "how": found[0].how,
     }
-    names = ", ".join(f"{tag} ({how} at step {step})" for tag, step, how in dead[:4])
-    more = f" and {len(dead) - 4} more" if len(dead) > 4 else ""
+    names = ", ".join(f"{d.tag} ({d.how})" for d in found[:4])
+    more = f" and {len(found) - 4} more" if len(found) > 4 else ""
     message = (
         f"Dead units: {names}{more} while training went on. Check for dying ReLUs (try LeakyReLU/GELU, a lower "
-        "learning rate), parameters left out of the optimiser, or a frozen layer."
+        "learning rate, a smaller negative bias), saturated activations, parameters left out of the optimiser, "
+        "or a frozen layer."
     )
-    confidence = confidence_of(0.8, ramp(len(dead) / total_layers, 0, 0.5))
-    return Hit("dead_units", confidence, dead[0][1], [d[0] for d in dead], evidence, message)
+    spots = tuple(Spot(d.tag, d.step, d.how, "histograms" if d.chart == "histograms" else "scalars") for d in found)
+    confidence = confidence_of(0.8, ramp(layers / total, 0, 0.5))
+    tags = list(dict.fromkeys(d.tag for d in found))
+    return Hit("dead_units", confidence, found[0].step, tags, evidence, message, spots)
