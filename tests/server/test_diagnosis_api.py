@@ -31,7 +31,7 @@ def test_findings_follow_the_contract_and_the_labels(labelled: tuple[Served, dic
     assert response.status_code == 200
     findings = response.json()["findings"]
     for f in findings:
-        assert set(f) == {"run", "kind", "confidence", "step", "tags", "evidence", "message"}
+        assert set(f) == {"run", "kind", "confidence", "step", "tags", "evidence", "message", "spots"}
         assert f["kind"] in KINDS and 0 <= f["confidence"] <= 1 and f["message"]
         assert isinstance(f["step"], int) and f["tags"] and isinstance(f["evidence"], dict)
     found = {(f["run"].split("/")[0], f["kind"]) for f in findings}
@@ -45,7 +45,9 @@ def test_run_filter_and_a_keras_style_pair(labelled: tuple[Served, dict[str, fro
         (finding,) = served.get("/api/diagnosis", run=run).json()["findings"]
         assert finding["run"] == "overfitting-v2-s0/train" and finding["kind"] == "overfitting"
         assert finding["tags"] == ["epoch_loss"]
-    assert served.get("/api/diagnosis", run="healthy-v0-s0").json() == {"findings": []}
+    healthy = served.get("/api/diagnosis", run="healthy-v0-s0").json()
+    assert healthy["findings"] == [] and [c["run"] for c in healthy["checked"]] == ["healthy-v0-s0"]
+    assert any("Training loss" in line for line in healthy["checked"][0]["checked"])  # what was looked at
     (finding,) = served.get("/api/diagnosis", run="overfitting-v0-s0").json()["findings"]
     assert finding["run"] == "overfitting-v0-s0"
 
@@ -74,7 +76,7 @@ def test_a_finding_appears_when_a_live_run_starts_to_overfit(tmp_path: Path) -> 
     write(slice(0, split))
     try:
         with serving("--logdir", str(tmp_path), "--port", "0", "--reload-interval", "0.2", "--no-cache") as served:
-            assert served.get("/api/diagnosis", run="live").json() == {"findings": []}
+            assert served.get("/api/diagnosis", run="live").json()["findings"] == []
             write(slice(split, None))
             deadline = time.monotonic() + 30
             kinds: list[str] = []

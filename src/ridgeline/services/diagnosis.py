@@ -5,7 +5,8 @@ Runs are diagnosed in groups: a run whose last path part names a split (``exp/tr
 ``exp/loss_val`` as torch's ``add_scalars`` writes them) is read together with its siblings, its series named
 ``<part>/<tag>``, so a Keras-style ``epoch_loss`` in ``train`` and ``validation`` pairs up. A group's findings are
 reported under the parent run when it exists, else under its training run (else its first run); ``Finding.runs``
-lists every run of the group, and tags are given back as the runs' own tag names.
+lists every run of the group, and tags are given back as the runs' own tag names (each spot names the run that
+logged its tag). :class:`GroupDiagnosis` also keeps what was checked, for the runs with nothing to report.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from ridgeline.analysis.diagnosis import (
     Finding,
     HistogramSeries,
     Series,
-    diagnose,
+    diagnose_run,
     histogram_series,
     summarise_histogram,
 )
@@ -105,8 +106,26 @@ def read_histogram(logdir: LogDir, run: str, tag: str) -> HistogramSeries:
     return histogram_series(steps, summaries)
 
 
+@dataclass(frozen=True)
+class GroupDiagnosis:
+    """One group's findings and what was checked (sentences, see :mod:`ridgeline.analysis.diagnosis.checks`)."""
+
+    report: str
+    runs: tuple[str, ...]
+    findings: list[Finding]
+    checked: list[str]
+
+    def checked_dict(self) -> dict[str, object]:
+        return {"run": self.report, "runs": list(self.runs), "checked": self.checked}
+
+
 def diagnose_group(logdir: LogDir, group: Group, config: DiagnosisConfig | None = None) -> list[Finding]:
     """The findings of one group of runs (tags given back as each run's own tag names)."""
+    return explain_group(logdir, group, config).findings
+
+
+def explain_group(logdir: LogDir, group: Group, config: DiagnosisConfig | None = None) -> GroupDiagnosis:
+    """:func:`diagnose_group`, and what was checked."""
     scalars: dict[str, Series] = {}
     histograms: dict[str, HistogramSeries] = {}
     for run, prefix in group.members.items():
@@ -125,16 +144,27 @@ def diagnose_group(logdir: LogDir, group: Group, config: DiagnosisConfig | None 
                 histograms[f"{prefix}/{tag}" if prefix else tag] = read_histogram(logdir, run, tag)
             except KeyError:
                 continue
-    findings = diagnose(group.report, scalars, histograms, config, runs=tuple(group.members))
-    prefixes = sorted({p for p in group.members.values() if p}, key=len, reverse=True)
+    runs = tuple(group.members)
+    found = diagnose_run(group.report, scalars, histograms, config, runs=runs)
+    by_prefix = sorted(((p, r) for r, p in group.members.items() if p), key=lambda pr: len(pr[0]), reverse=True)
 
-    def own(name: str) -> str:
-        for prefix in prefixes:
+    def own(name: str) -> tuple[str | None, str]:
+        """The run that logged ``name`` (None: the reported one) and its own tag name."""
+        for prefix, run in by_prefix:
             if name.startswith(prefix + "/"):
-                return name[len(prefix) + 1 :]
-        return name
+                return run, name[len(prefix) + 1 :]
+        return None, name
 
-    return [replace(f, tags=list(dict.fromkeys(own(t) for t in f.tags))) for f in findings]
+    def translate(text: str) -> str:
+        for prefix, _ in by_prefix:
+            text = text.replace(f" {prefix}/", " ").replace(f"({prefix}/", "(")
+        return text
+
+    findings = []
+    for f in found.findings:
+        spots = tuple(replace(spot, run=own(spot.tag)[0], tag=own(spot.tag)[1]) for spot in f.spots)
+        findings.append(replace(f, tags=list(dict.fromkeys(own(t)[1] for t in f.tags)), spots=spots))
+    return GroupDiagnosis(group.report, runs, findings, [translate(line) for line in found.checked])
 
 
 def diagnose_logdir(
@@ -161,7 +191,7 @@ class DiagnosisCache:
         self._lock = threading.Lock()
         self._generation = -1
         self._groups: list[Group] = []
-        self._findings: dict[str, tuple[tuple[object, ...], list[Finding]]] = {}
+        self._found: dict[str, tuple[tuple[object, ...], GroupDiagnosis]] = {}
 
     def _signature(self, group: Group) -> tuple[object, ...]:
         out: list[object] = []
@@ -176,25 +206,38 @@ class DiagnosisCache:
 
     def findings(self, run: str | None = None) -> list[Finding]:
         """Every finding, or those of the group that holds ``run`` (KeyError when there is no such run)."""
+        return [f for group in self.groups(run) for f in group.findings]
+
+    def groups(self, run: str | None = None) -> list[GroupDiagnosis]:
+        """Every group's diagnosis, or that of the group that holds ``run`` (KeyError when there is no such run)."""
         with self._lock:
             generation = self._logdir.generation
             if generation != self._generation:
                 self._groups = groups(self._logdir.runs(), self._config)
                 self._generation = generation
                 current = {"\0".join(sorted(g.members)) for g in self._groups}
-                self._findings = {k: v for k, v in self._findings.items() if k in current}  # runs gone
+                self._found = {k: v for k, v in self._found.items() if k in current}  # runs gone
             chosen = [g for g in self._groups if run is None or run in g.members]
             if run is not None and not chosen:
                 raise KeyError(run)
-            out: list[Finding] = []
+            out: list[GroupDiagnosis] = []
             for group in chosen:
                 key = "\0".join(sorted(group.members))
                 signature = self._signature(group)
-                cached = self._findings.get(key)
+                cached = self._found.get(key)
                 if cached is None or cached[0] != signature:
-                    cached = self._findings[key] = (signature, diagnose_group(self._logdir, group, self._config))
-                out += cached[1]
+                    cached = self._found[key] = (signature, explain_group(self._logdir, group, self._config))
+                out.append(cached[1])
             return out
 
 
-__all__ = ["DiagnosisCache", "Group", "diagnose_group", "diagnose_logdir", "groups", "read_histogram"]
+__all__ = [
+    "DiagnosisCache",
+    "Group",
+    "GroupDiagnosis",
+    "diagnose_group",
+    "diagnose_logdir",
+    "explain_group",
+    "groups",
+    "read_histogram",
+]

@@ -128,11 +128,13 @@ export interface paths {
         };
         /**
          * Diagnosis
-         * @description ``{"findings": [{"run", "kind", "confidence", "step", "tags", "evidence", "message"}]}``: what looks wrong
-         *     with each run's training (overfitting, underfitting, plateau, lr_too_high, lr_too_low, vanishing_gradients,
-         *     exploding_gradients, dead_units), most confident first within a run. A run paired with its training or
-         *     validation sibling (``exp/train`` + ``exp/val``) shares the pair's findings, reported under one of them.
-         *     Computed on first request and kept until the run gets new data.
+         * @description ``{"findings": [{"run", "kind", "confidence", "step", "tags", "evidence", "message", "spots"}],
+         *     "checked": [{"run", "runs", "checked"}]}``: what looks wrong with each run's training (overfitting,
+         *     underfitting, plateau, lr_too_high, lr_too_low, vanishing_gradients, exploding_gradients, dead_units), most
+         *     confident first within a run, each with the chart spots (run, tag, step) its evidence comes from; and, per
+         *     group of runs, what was checked, in plain words. A run paired with its training or validation sibling
+         *     (``exp/train`` + ``exp/val``) shares the pair's findings, reported under one of them. Computed on first
+         *     request and kept until the run gets new data.
          */
         get: operations["diagnosis_api_diagnosis_get"];
         put?: never;
@@ -959,6 +961,17 @@ export interface operations {
                 content: {
                     /**
                      * @example {
+                     *       "checked": [
+                     *         {
+                     *           "checked": [
+                     *             "Training loss train/loss: 2000 points, 2.3 -> 0.00935 (100% better), noise 2% of its level."
+                     *           ],
+                     *           "run": "resnet/overfit",
+                     *           "runs": [
+                     *             "resnet/overfit"
+                     *           ]
+                     *         }
+                     *       ],
                      *       "findings": [
                      *         {
                      *           "confidence": 1,
@@ -971,6 +984,15 @@ export interface operations {
                      *           "kind": "overfitting",
                      *           "message": "Overfitting from step 850: the validation loss (val/loss) rose 146% above its best (0.3 -> 0.737) while the training loss (train/loss) kept falling 93%. Stop earlier (keep the checkpoint from step 850), add regularisation or more data.",
                      *           "run": "resnet/overfit",
+                     *           "spots": [
+                     *             {
+                     *               "chart": "scalars",
+                     *               "run": "resnet/overfit",
+                     *               "step": 850,
+                     *               "tag": "val/loss",
+                     *               "what": "validation at its best (0.3)"
+                     *             }
+                     *           ],
                      *           "step": 850,
                      *           "tags": [
                      *             "train/loss",

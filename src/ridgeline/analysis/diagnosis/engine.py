@@ -1,13 +1,14 @@
 """The whole run: :func:`diagnose` prepares a run's curves once, applies the rules in their order of precedence
-and turns what they found into findings."""
+and turns what they found into findings; :func:`diagnose_run` also says what was checked."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
-from ridgeline.analysis.diagnosis import gradient_rules, instability, loss_rules, weight_rules
+from ridgeline.analysis.diagnosis import checks, gradient_rules, instability, loss_rules, weight_rules
 from ridgeline.analysis.diagnosis.config import DiagnosisConfig
 from ridgeline.analysis.diagnosis.findings import KINDS, Finding, Hit
 from ridgeline.analysis.diagnosis.inputs import HistogramSeries, Series
@@ -17,6 +18,14 @@ from ridgeline.analysis.diagnosis.run import Rule, RunCurves
 EXPLAINED = frozenset({"lr_too_high", "vanishing_gradients", "exploding_gradients", "overfitting"})
 # Of a loss that is not explained otherwise, the first of these that fires.
 FLAT_LOSS_RULES: tuple[Rule, ...] = (loss_rules.lr_too_low, loss_rules.plateau, loss_rules.underfitting)
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    """A run's findings (most confident first) and, in plain words, what was checked (see :mod:`.checks`)."""
+
+    findings: list[Finding]
+    checked: list[str]
 
 
 def diagnose(
@@ -33,17 +42,32 @@ def diagnose(
     validation run are diagnosed together (``train/epoch_loss`` + ``validation/epoch_loss``). ``runs`` lists the
     runs involved (default: ``run``).
     """
+    return diagnose_run(run, scalars, histograms, config, runs=runs, explain=False).findings
+
+
+def diagnose_run(
+    run: str,
+    scalars: Mapping[str, Series],
+    histograms: Mapping[str, HistogramSeries] | None = None,
+    config: DiagnosisConfig | None = None,
+    *,
+    runs: Sequence[str] = (),
+    explain: bool = True,
+) -> Diagnosis:
+    """:func:`diagnose`, and (``explain``) what was checked."""
     config = config or DiagnosisConfig()
     # Overflow and 0/0 on extreme values become inf/NaN, which no rule accepts (errstate is thread-local).
     with np.errstate(all="ignore"):
-        hits = _hits(RunCurves(scalars, histograms or {}, config))
+        curves = RunCurves(scalars, histograms or {}, config)
+        hits = _hits(curves)
+        checked = checks.checked(curves) if explain else []
     involved = tuple(runs) or (run,)
     findings = [
         Finding(run, h.kind, h.confidence, h.step, h.tags, h.evidence, h.message, involved, h.spots)
         for h in hits
         if h.confidence >= config.min_confidence
     ]
-    return sorted(findings, key=lambda f: (-f.confidence, KINDS.index(f.kind)))
+    return Diagnosis(sorted(findings, key=lambda f: (-f.confidence, KINDS.index(f.kind))), checked)
 
 
 def _hits(run: RunCurves) -> list[Hit]:

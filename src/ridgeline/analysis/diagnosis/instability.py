@@ -20,6 +20,11 @@ MIN_SWING = 0.04
 MIN_SWING_RATIO = 1.0
 UNSETTLED_IMPROVEMENT = 0.6  # a loss that lost more than this much of its start is learning, swings or not
 MIN_POINTS_FOR_SWINGS = 16
+# A learning rate that varies (warm-up, decay): the loss, no better at the end of the high-learning-rate part
+# than at its start, is this much noisier there than where the learning rate is low.
+HIGH_LR = 0.7  # of the peak
+LOW_LR = 0.5
+MIN_NOISE_GROWTH = 1.5
 
 
 def lr_too_high(run: RunCurves) -> Hit | None:
@@ -27,7 +32,7 @@ def lr_too_high(run: RunCurves) -> Hit | None:
     c, shape = run.train, run.train_shape
     if c is None or shape is None:
         return None
-    for rule in (_nonfinite, _diverged, _blew_up, _unstable, _wild):
+    for rule in (_nonfinite, _diverged, _blew_up, _unstable, _noisy_at_high_lr, _wild):
         found = rule(run, c, shape)
         if found is not None:
             return found
@@ -131,6 +136,58 @@ def _unstable(run: RunCurves, c: Curve, shape: Shape) -> Hit | None:
         f"{pct(max(shape.improvement, 0))}).{lr_words} Lower the learning rate (or its peak), or clip gradients."
     )
     return Hit("lr_too_high", confidence, onset, tags, evidence, message, tuple(spots))
+
+
+def _noisy_at_high_lr(run: RunCurves, c: Curve, shape: Shape) -> Hit | None:
+    """Where the logged learning rate is high the loss is much noisier than where it is low, and does not
+    improve: the noise grows with the learning rate, the step is too large for the loss to settle."""
+    lr = _learning_rate(run)
+    if lr is None or float(lr.raw.min()) > LOW_LR * float(lr.raw.max()):
+        return None  # a constant learning rate says nothing here
+    rate = np.interp(c.step, lr.step, lr.raw) / float(lr.raw.max())
+    high, low = rate >= HIGH_LR, rate <= LOW_LR
+    minimum = max(5, run.config.min_points // 2)
+    if high.sum() < max(minimum, run.config.min_points) or low.sum() < minimum:
+        return None
+    noise_high, noise_low = _jitter(c.raw, high), _jitter(c.raw, low)
+    growth = noise_high / max(noise_low, 1e-12)
+    part = c.raw[high]
+    k = max(3, len(part) // 5)
+    first, last = float(np.median(part[:k])), float(np.median(part[-k:]))
+    improvement = (first - last) / max(abs(first), 1e-12)
+    if growth < MIN_NOISE_GROWTH or improvement > 0.05 or noise_high < 0.02:
+        return None
+    steps = c.step[high]
+    start, end = int(steps[0]), int(steps[-1])
+    peak = float(lr.raw.max())
+    evidence = _evidence(shape) | {
+        "learning_rate_peak": sig(peak),
+        "noise_at_high_lr": sig(noise_high),
+        "noise_at_low_lr": sig(noise_low),
+        "improvement_at_high_lr": sig(improvement),
+    }
+    message = (
+        f"While the learning rate ({lr.name}) was near its peak of {num(peak)} (steps {start}-{end}) the training "
+        f"loss ({c.name}) did not improve ({num(first)} -> {num(last)}) and was {growth:.1f}x as noisy as where "
+        "the learning rate was lower: the learning rate is too high there. Lower its peak (or warm up longer)."
+    )
+    spots = (
+        Spot(c.name, start, f"the learning rate reaches {pct(HIGH_LR)} of its peak"),
+        Spot(lr.name, start, f"learning rate {num(float(np.interp(start, lr.step, lr.raw)))}"),
+        Spot(c.name, end, f"no better ({num(last)})"),
+    )
+    confidence = confidence_of(ramp(growth, MIN_NOISE_GROWTH, 3), ramp(-improvement, -0.05, 0.1))
+    return Hit("lr_too_high", confidence, start, [c.name, lr.name], evidence, message, spots)
+
+
+def _jitter(values: np.ndarray, where: np.ndarray) -> float:
+    """The point-to-point noise of ``values`` at the points ``where`` is true (pairs of neighbours both in it),
+    relative to their level."""
+    both = where[1:] & where[:-1]
+    if both.sum() < 3:
+        return 0.0
+    level = max(float(np.median(np.abs(values[where]))), 1e-12)
+    return mad(np.diff(values)[both]) / np.sqrt(2) / level
 
 
 def _wild(run: RunCurves, c: Curve, shape: Shape) -> Hit | None:

@@ -25,7 +25,7 @@ PLATEAU_MIN_FALL = 0.25  # of its start, before the plateau
 PLATEAU_MIN_LENGTH = 0.35  # of the run
 PLATEAU_LATEST_START = 0.45  # of the run
 PLATEAU_FLAT = 0.02  # the most the loss may change over a plateau, as a share of its total fall (log)
-PLATEAU_MAX_NOISE = 0.08  # twice the standard error of that change must be under this share of the fall,
+PLATEAU_MAX_NOISE = 0.1  # twice the standard error of that change must be under this share of the fall,
 PLATEAU_MAX_CHANGE = 0.06  # and under this (log units: 6%); nor may the change itself be more
 PLATEAU_SCAN_POINTS = 256  # longer curves are scanned on this many bucket medians
 PLATEAU_RECOVERY = 0.15  # a plateau that ends before the run does: the loss falls this much after it,
@@ -193,6 +193,9 @@ def _flat_stretch(c: Curve) -> tuple[int, int, float, float, float] | None:
         return None
     y = np.log(raw)
     ys = np.log(np.maximum(c.smooth, 1e-300))
+    # How much the smoothed curve wanders by noise alone (a running median over about 8% of the points).
+    window = min(101, max(3, round(0.08 * len(y))))
+    wander = 3 * 1.25 * mad(np.diff(y)) / math.sqrt(2) / math.sqrt(window)
     if len(y) > PLATEAU_SCAN_POINTS:  # the scan needs no finer resolution; bucket medians keep its statistics
         y, ys = bucket_medians(y, PLATEAU_SCAN_POINTS), bucket_medians(ys, PLATEAU_SCAN_POINTS)
     n = len(y)
@@ -202,7 +205,7 @@ def _flat_stretch(c: Curve) -> tuple[int, int, float, float, float] | None:
         return None
     sigma = mad(np.diff(y)) / math.sqrt(2)  # the batch noise of one point, in log units
     # Medians of every window of a few lengths, so that each candidate stretch costs two look-ups.
-    lengths = sorted({int(k) for k in np.geomspace(3, max(3, n // 3), 12)})
+    lengths = sorted({int(k) for k in np.geomspace(3, max(3, n // 3), 24)})
     medians = {k: np.median(np.lib.stride_tricks.sliding_window_view(y, k), axis=1) for k in lengths}
     starts = [
         i
@@ -226,7 +229,7 @@ def _flat_stretch(c: Curve) -> tuple[int, int, float, float, float] | None:
             if 2 * se > min(PLATEAU_MAX_NOISE * fall, PLATEAU_MAX_CHANGE):
                 continue  # too noisy to tell flat from slowly improving
             allowed = min(PLATEAU_FLAT * fall + 2 * se, PLATEAU_MAX_CHANGE)
-            if abs(change) > allowed or float(np.ptp(ys[i : j + 1])) > 2 * allowed + 2 * se:
+            if abs(change) > allowed or float(np.ptp(ys[i : j + 1])) > 2 * allowed + 2 * wander:
                 continue
             best = (i, j, change, se, fall)
             break

@@ -1,7 +1,8 @@
 /**
  * The insights dashboard: the alerts of the selected runs (live, sortable, filterable by kind, each linking
  * to its spot on the scalars dashboard, optionally as desktop notifications) and each run's diagnosis in
- * plain words with a button that opens the charts showing it.
+ * plain words with a button that opens the charts showing it, a link to each spot its evidence comes from, and
+ * for the runs with nothing to report, what was checked.
  */
 import { useCallback, useEffect, useLayoutEffect, useMemo, useState } from "preact/hooks";
 import { ALL, type Selection } from "@app/selection";
@@ -12,6 +13,7 @@ import { registry } from "@charts/registry";
 import { fetchDiagnosis, notificationsOn, notificationsSupported, setNotifications, useAlerts } from "./data";
 import {
   ALERT_KINDS,
+  checkedWithoutFindings,
   countKinds,
   evidenceText,
   exactPattern,
@@ -22,9 +24,13 @@ import {
   groupFindings,
   scalarsLink,
   sortAlerts,
+  spotLink,
+  spotText,
   type Alert,
   type AlertSortKey,
+  type Checked,
   type Finding,
+  type Spot,
 } from "./model";
 
 /** Rows drawn at most (the rest are counted): a run with a NaN storm can raise thousands. */
@@ -32,19 +38,21 @@ const MAX_ROWS = 500;
 const KIND_LABELS: Record<string, string> = { outlier: "outlier", nan: "NaN", inf: "Inf", spike: "spike", stalled: "stalled" };
 const fmt = (x: number) => formatNumber(x);
 
-/** Opens the scalars dashboard on runs/tags (and a step), in place: the shell's own URL settings. */
-function useOpenScalars(): (runs: string[], tags: string[], step: number | null) => void {
+type Open = (runs: string[], tags: string[], step: number | null, tab?: string) => void;
+
+/** Opens the scalars (or another) dashboard on runs/tags (and a step), in place: the shell's own URL settings. */
+function useOpenScalars(): Open {
   const [, setTab] = useUrlState("tab", "");
   const [, setRunFilter] = useUrlState("runFilter", "");
   const [, setRunSelection] = useUrlState<Selection>("runs", ALL);
   const [, setTagFilter] = useUrlState("tagFilter", "");
   const [, setFocus] = useUrlState<unknown[]>(FOCUS_KEY, []);
-  return useCallback((runs, tags, step) => {
+  return useCallback((runs, tags, step, tab = "scalars") => {
     setRunFilter(exactPattern(runs));
     setRunSelection(ALL);
     setTagFilter(tags.length ? exactPattern(tags) : "");
-    setFocus(step != null && tags.length ? [tags[0], step] : []);
-    setTab("scalars");
+    setFocus(step != null && tags.length && tab === "scalars" ? [tags[0], step] : []);
+    setTab(tab);
     window.scrollTo(0, 0);
   }, []);
 }
@@ -72,15 +80,17 @@ export function InsightsDashboard({ runs, tagFilter, tick }: DashboardProps) {
   const stream = useAlerts(tick);
   const open = useOpenScalars();
   const [findings, setFindings] = useState<Finding[] | null>(null);
+  const [checked, setChecked] = useState<Checked[]>([]);
   const [diagError, setDiagError] = useState<string | null>(null);
 
   // The diagnosis is asked again when the runs changed (a tick), never more than once per tick.
   useEffect(() => {
     let live = true;
     fetchDiagnosis(tick).then(
-      (f) => {
+      (answer) => {
         if (!live) return;
-        setFindings(f);
+        setFindings(answer.findings);
+        setChecked(answer.checked);
         setDiagError(null);
       },
       (err: unknown) => {
@@ -116,7 +126,7 @@ export function InsightsDashboard({ runs, tagFilter, tick }: DashboardProps) {
         tagFilter={tagFilter}
         open={open}
       />
-      <FindingsPanel findings={findings} error={diagError} runs={runs.map((r) => r.run)} open={open} />
+      <FindingsPanel findings={findings} checked={checked} error={diagError} runs={runs.map((r) => r.run)} open={open} />
     </div>
   );
 }
@@ -128,7 +138,7 @@ function AlertsPanel(props: {
   runs: string[];
   colours: Map<string, string>;
   tagFilter: RegExp | null;
-  open: (runs: string[], tags: string[], step: number | null) => void;
+  open: Open;
 }) {
   const [sortKey, setSortKey] = useUrlState<string>("i.sort", "step");
   const [sortDir, setSortDir] = useUrlState<string>("i.dir", "desc");
@@ -259,15 +269,31 @@ function AlertsPanel(props: {
   );
 }
 
-function FindingsPanel(props: {
-  findings: Finding[] | null;
-  error: string | null;
-  runs: string[];
-  open: (runs: string[], tags: string[], step: number | null) => void;
-}) {
+function SpotList(props: { spots: Spot[]; open: Open }) {
+  if (!props.spots.length) return null;
+  return (
+    <ul class="rl-finding-spots" data-testid="insight-spots" aria-label="Where the evidence is">
+      {props.spots.map((spot, i) => (
+        <li key={`${spot.tag}:${spot.step}:${i}`}>
+          <SpotLink
+            href={spotLink(location.search, spot)}
+            onOpen={() => props.open([spot.run], [spot.tag], spot.step, spot.chart === "histograms" ? "histograms" : "scalars")}
+            label={`Show ${spot.tag} of ${spot.run} at step ${formatStep(spot.step)}`}
+            testId="spot-link"
+          >
+            {spotText(spot, formatStep)} ↗
+          </SpotLink>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function FindingsPanel(props: { findings: Finding[] | null; checked: Checked[]; error: string | null; runs: string[]; open: Open }) {
   const runSet = new Set(props.runs);
   const grouped = groupFindings((props.findings ?? []).filter((f) => runSet.has(f.run)), props.runs);
   const healthy = props.findings && !props.error ? props.runs.filter((r) => !grouped.some(([run]) => run === r)) : [];
+  const looked = props.findings && !props.error ? checkedWithoutFindings(props.checked, props.findings, healthy) : [];
   return (
     <section class="rl-insights-panel" data-testid="insights-panel" aria-label="Diagnosis">
       <header class="rl-insights-head">
@@ -310,6 +336,7 @@ function FindingsPanel(props: {
                     {evidenceText(f.evidence, fmt).join(" · ")}
                   </p>
                 )}
+                <SpotList spots={f.spots ?? []} open={props.open} />
               </li>
             ))}
           </ul>
@@ -320,6 +347,16 @@ function FindingsPanel(props: {
           Nothing to report for {healthy.length === props.runs.length ? "any selected run" : healthy.join(", ")}.
         </p>
       )}
+      {looked.map(({ run, checked }) => (
+        <details class="rl-insights-checked" key={run} data-testid="insight-checked" data-run={run}>
+          <summary>What was checked for {run}</summary>
+          <ul>
+            {checked.map((line, i) => (
+              <li key={i}>{line}</li>
+            ))}
+          </ul>
+        </details>
+      ))}
     </section>
   );
 }

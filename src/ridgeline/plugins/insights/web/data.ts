@@ -7,7 +7,16 @@ import { useEffect, useState } from "preact/hooks";
 import { getJson } from "@api/client";
 import type { Answer, PluginsResponse, QueryOf, RouteOf } from "@api/types";
 import { formatNumber } from "@charts/format";
-import { mergeAlerts, notificationText, type Alert, type AlertsResponse, type Finding, type Forecast, type Segment } from "./model";
+import {
+  mergeAlerts,
+  notificationText,
+  type Alert,
+  type AlertsResponse,
+  type Checked,
+  type Finding,
+  type Forecast,
+  type Segment,
+} from "./model";
 
 const NOTIFY_KEY = "ridgeline.i.notify";
 /** While notifications are on, the stream also polls on its own (any dashboard may be open). */
@@ -193,7 +202,7 @@ function cached<T>(path: RouteOf<T>, params: QueryOf<T>, tick: number): Promise<
 
 type PhasesResponse = Answer<"/api/phases", { segments: Segment[] }>;
 type ForecastResponse = Answer<"/api/forecast", Forecast>;
-type DiagnosisResponse = Answer<"/api/diagnosis", { findings: Finding[] }>;
+type DiagnosisResponse = Answer<"/api/diagnosis", { findings: Finding[]; checked?: Checked[] }>;
 
 export function fetchPhases(run: string, tag: string, tick: number): Promise<Segment[]> {
   return cached<PhasesResponse>("/api/phases", { run, tag }, tick).then((r) => r.segments ?? []);
@@ -203,8 +212,9 @@ export function fetchForecast(run: string, tag: string, tick: number): Promise<F
   return cached<ForecastResponse>("/api/forecast", { run, tag }, tick);
 }
 
-export async function fetchDiagnosis(tick: number): Promise<Finding[]> {
+/** Every run's findings, and what was checked per group of runs. */
+export async function fetchDiagnosis(tick: number): Promise<{ findings: Finding[]; checked: Checked[] }> {
   if (!(await insightsServed())) throw new Error("this server does not serve insights (no insights plugin)");
   const r = await cached<DiagnosisResponse>("/api/diagnosis", {}, tick);
-  return r.findings ?? [];
+  return { findings: r.findings ?? [], checked: r.checked ?? [] };
 }

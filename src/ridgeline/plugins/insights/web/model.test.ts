@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   alertX,
+  checkedWithoutFindings,
   countKinds,
   exactPattern,
   filterAlerts,
@@ -15,7 +16,10 @@ import {
   phaseBands,
   scalarsLink,
   sortAlerts,
+  spotLink,
+  spotText,
   type Alert,
+  type Checked,
   type Finding,
   type Forecast,
 } from "./model";
@@ -114,6 +118,30 @@ describe("links", () => {
     expect(q.get("tagFilter")).toBe("^train/loss$");
     expect(JSON.parse(q.get("s.focus")!)).toEqual(["train/loss", 40]);
     expect(new URLSearchParams(scalarsLink("?s.focus=x", ["r1"], ["a", "b"], null)).get("s.focus")).toBeNull();
+  });
+  it("opens a spot's chart: scalars zoomed onto its step, or the histograms of its run and tag", () => {
+    const spot = { run: "exp/validation", tag: "epoch_loss", step: 850, what: "validation at its best (0.3)", chart: "scalars" as const };
+    const q = new URLSearchParams(spotLink("?tab=insights&theme=dark", spot));
+    expect([q.get("tab"), q.get("runFilter"), q.get("tagFilter"), q.get("theme")]).toEqual([
+      "scalars",
+      "^exp/validation$",
+      "^epoch_loss$",
+      "dark",
+    ]);
+    expect(JSON.parse(q.get("s.focus")!)).toEqual(["epoch_loss", 850]);
+    const h = new URLSearchParams(spotLink("?tab=insights&s.focus=x", { ...spot, tag: "fc1.weight", chart: "histograms" }));
+    expect([h.get("tab"), h.get("tagFilter"), h.get("s.focus")]).toEqual(["histograms", "^fc1\\.weight$", null]);
+    expect(spotText(spot, String)).toBe("validation at its best (0.3): epoch_loss at step 850");
+  });
+  it("says what was checked for the shown runs whose group has no finding", () => {
+    const checked: Checked[] = [
+      { run: "a/train", runs: ["a/train", "a/validation"], checked: ["Training loss epoch_loss: ..."] },
+      { run: "b", runs: ["b"], checked: ["Training loss loss: ..."] },
+    ];
+    const findings = [{ run: "b", kind: "plateau" } as Finding];
+    expect(checkedWithoutFindings(checked, findings, ["a/validation", "b", "c"])).toEqual([
+      { run: "a/validation", checked: ["Training loss epoch_loss: ..."] },
+    ]);
   });
   it("centres a focus range on the step", () => {
     expect(focusRange(50, 0, 100)).toEqual([40, 60]);

@@ -23,6 +23,15 @@ export interface Alert {
 /** `GET /api/alerts?since=cursor`: the alerts after the cursor, and the cursor to ask from next. */
 export type AlertsResponse = Answer<"/api/alerts", { alerts: Alert[]; cursor: number }>;
 
+/** A place on a chart a finding's evidence comes from: the run and tag, the step, what is seen there. */
+export interface Spot {
+  run: string;
+  tag: string;
+  step: number;
+  what: string;
+  chart: "scalars" | "histograms";
+}
+
 export interface Finding {
   run: string;
   kind: string;
@@ -31,6 +40,14 @@ export interface Finding {
   tags: string[];
   evidence: Record<string, number | string>;
   message: string;
+  spots?: Spot[];
+}
+
+/** What the diagnosis looked at for one group of runs (reported under `run`), in plain words. */
+export interface Checked {
+  run: string;
+  runs: string[];
+  checked: string[];
 }
 
 export type Phase = "warmup" | "descent" | "convergence";
@@ -163,6 +180,45 @@ export function scalarsLink(search: string, runs: readonly string[], tags: reado
   if (step != null && tags.length) params.set(FOCUS_KEY, JSON.stringify([tags[0], step]));
   else params.delete(FOCUS_KEY);
   return `?${params.toString()}`;
+}
+
+/**
+ * The query string that opens the chart a spot is on: the scalars dashboard zoomed onto the step (see
+ * `scalarsLink`), or the histograms dashboard on that run and tag.
+ */
+export function spotLink(search: string, spot: Spot): string {
+  if (spot.chart !== "histograms") return scalarsLink(search, [spot.run], [spot.tag], spot.step);
+  const params = new URLSearchParams(search);
+  params.set("tab", "histograms");
+  params.set("runFilter", exactPattern([spot.run]));
+  params.delete("runs");
+  params.set("tagFilter", exactPattern([spot.tag]));
+  params.delete(FOCUS_KEY);
+  return `?${params.toString()}`;
+}
+
+/** The text of a spot's link: "validation at its best (0.3): val/loss at step 850". */
+export function spotText(spot: Spot, fmtStep: (x: number) => string): string {
+  return `${spot.what}: ${spot.tag} at step ${fmtStep(spot.step)}`;
+}
+
+/**
+ * What was checked for each shown run that has no finding (its group's findings are reported under the
+ * group's run, which may be a sibling: `exp/train` answers for `exp/validation`), in the order of `runs`.
+ */
+export function checkedWithoutFindings(
+  checked: readonly Checked[],
+  findings: readonly Finding[],
+  runs: readonly string[],
+): { run: string; checked: string[] }[] {
+  const reported = new Set(findings.map((f) => f.run));
+  const out: { run: string; checked: string[] }[] = [];
+  for (const run of runs) {
+    const group = checked.find((c) => c.run === run || c.runs.includes(run));
+    if (!group || reported.has(group.run)) continue;
+    out.push({ run, checked: group.checked });
+  }
+  return out;
 }
 
 /** The x range centring `x` within a chart whose data spans [lo, hi]: a tenth of the span on each side. */
