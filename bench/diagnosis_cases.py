@@ -8,7 +8,7 @@ Everything comes from ``numpy.random.default_rng`` seeded by (split, seed, kind,
 
 The two halves share nothing but the kinds: the development half uses seeds 0.., Gaussian (additive) and
 multiplicative (log-normal) noise and the torch-examples and Lightning naming conventions; the held-out half
-uses seeds 1,000,000.., Laplace and Student-t noise and the Hugging Face and Keras conventions (train and
+uses seeds 2,000,000.., Laplace and Student-t noise and the Hugging Face and Keras conventions (train and
 validation as two runs, as Keras writes them). Rules are developed on the first and reported on the second.
 
 What each label means here (the margin between kinds is kept on purpose, so that a label is true):
@@ -135,7 +135,9 @@ class Split:
 
 SPLITS = {
     "dev": Split("dev", 0, ("gaussian", "multiplicative"), ("torch", "lightning")),
-    "heldout": Split("heldout", 1_000_000, ("laplace", "student_t"), ("huggingface", "keras")),
+    # Seeds 1,000,000-1,000,009 of this half were looked at a few times while the rules were developed (whether
+    # they generalise); the figures reported come from seeds 2,000,000 on, which nobody looked at before.
+    "heldout": Split("heldout", 2_000_000, ("laplace", "student_t"), ("huggingface", "keras")),
 }
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import sys
 import tempfile
 import time
@@ -129,8 +130,13 @@ def evaluate_event_files(chosen: list[Case], per_generator: int) -> dict[str, An
             subset.append(case)
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        for case in subset:
-            write_case(root, case, SummaryWriter)
+        quiet = logging.getLogger("tensorboardX.x2num")  # it warns once for every NaN it writes
+        level, quiet.level = quiet.level, logging.ERROR
+        try:
+            for case in subset:
+                write_case(root, case, SummaryWriter)
+        finally:
+            quiet.setLevel(level)
         started = time.perf_counter()
         findings = diagnose_logdir(ridgeline.open(root, cache=False))
         seconds = time.perf_counter() - started
@@ -144,7 +150,8 @@ def evaluate_event_files(chosen: list[Case], per_generator: int) -> dict[str, An
 
 def write_case(root: Path, case: Case, writer_class: Any) -> None:
     """One case as event files: run ``<case>``, or ``<case>/train`` and ``<case>/validation`` for names that
-    start with those run parts (the Keras convention). Histograms are written from their summaries' spread."""
+    start with those run parts (the Keras convention). Histograms are written from their summaries' mean and
+    spread (around one fixed shape, so a histogram that does not change is written the same every step)."""
     import numpy as np
 
     writers: dict[str, Any] = {}
@@ -163,11 +170,11 @@ def write_case(root: Path, case: Case, writer_class: Any) -> None:
             w, tag = writer(name)
             for step, value in zip(series.step.tolist(), series.value.tolist(), strict=True):
                 w.add_scalar(tag, value, step)
-        rng = np.random.default_rng(0)
         for name, h in case.histograms.items():
             w, tag = writer(name)
+            base = np.random.default_rng(0).standard_normal(256)  # the same shape every step: a frozen layer stays so
             for i, step in enumerate(h.step.tolist()):
-                values = h.mean[i] + h.std[i] * rng.standard_normal(256)
+                values = h.mean[i] + h.std[i] * base
                 if np.isfinite(values).all():
                     w.add_histogram(tag, values, step)
     finally:

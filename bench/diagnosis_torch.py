@@ -2,9 +2,10 @@
 scikit-learn's bundled digits (1,797 8x8 images, no download), broken on purpose, logged with torch's own
 ``SummaryWriter`` as people log them, then diagnosed from the event files.
 
-Runs (:data:`RUNS`): a healthy tiny CNN (Adam), the same with a learning rate far too high (SGD at 3.0: NaN), a
-too-high one that does not blow up but never settles (SGD with momentum at 0.6), far too low (SGD at 1e-4), ReLU death by
-a large negative bias in the first layer (its activations and every earlier gradient exactly zero from the first
+Runs (:data:`RUNS`): a healthy tiny CNN (Adam at 2e-3, SGD with momentum at 0.05), the same with a learning rate
+far too high (SGD with momentum at 3.0 and at 0.6; Adam at 0.05, which still learns), too low (SGD with
+momentum at 2e-3), ReLU death by a
+large negative bias in the first layer (its activations and every earlier gradient exactly zero from the first
 step), a 10-layer sigmoid MLP (vanishing gradients), and an MLP without weight decay on 120 examples
 (overfitting). Each run logs ``train/loss`` and ``lr`` every step, the gradient norm of every weight
 (``grad_norm/<name>``) and the total, ``val/loss`` and ``val/acc`` every epoch, and weight and activation
@@ -42,12 +43,21 @@ class TorchRun:
     activation: str = "relu"
 
 
+# What a far too high learning rate leaves behind is also a fair reading: units it killed, a loss that is stuck.
+KILLED = frozenset({"dead_units", "underfitting"})
 RUNS: dict[str, TorchRun] = {
     "digits_cnn_healthy": TorchRun(frozenset(), frozenset(), "cnn", "adam", 2e-3, 12),
     "digits_cnn_sgd_healthy": TorchRun(frozenset(), frozenset(), "cnn", "sgd", 0.05, 12, momentum=0.9),
-    "digits_cnn_lr_nan": TorchRun(frozenset({"lr_too_high"}), frozenset(), "cnn", "sgd", 3.0, 6, momentum=0.9),
-    "digits_cnn_lr_unsettled": TorchRun(frozenset({"lr_too_high"}), frozenset(), "cnn", "sgd", 0.6, 12, momentum=0.9),
-    "digits_cnn_lr_too_low": TorchRun(frozenset({"lr_too_low"}), frozenset({"underfitting"}), "cnn", "sgd", 1e-4, 12),
+    "digits_cnn_sgd_lr_3": TorchRun(frozenset({"lr_too_high"}), KILLED, "cnn", "sgd", 3.0, 6, momentum=0.9),
+    "digits_cnn_sgd_lr_0.6": TorchRun(frozenset({"lr_too_high"}), KILLED, "cnn", "sgd", 0.6, 12, momentum=0.9),
+    # 25x Adam's usual rate: it still reaches 93% validation accuracy (healthy: 96%), so nothing is required of
+    # the diagnosis here, and lr_too_high is allowed.
+    "digits_cnn_adam_lr_0.05": TorchRun(frozenset(), frozenset({"lr_too_high"}), "cnn", "adam", 0.05, 12),
+    # 25x lower than the healthy SGD run (plain SGD at 2e-3 learns nothing visible in 12 epochs: that reads as
+    # underfitting, also allowed).
+    "digits_cnn_lr_too_low": TorchRun(
+        frozenset({"lr_too_low"}), frozenset({"underfitting"}), "cnn", "sgd", 2e-3, 12, momentum=0.9
+    ),
     "digits_cnn_dead_relu": TorchRun(
         frozenset({"dead_units"}), frozenset({"underfitting", "plateau"}), "cnn", "adam", 2e-3, 12, dead_bias=-20.0
     ),
@@ -119,8 +129,8 @@ def train(root: Path, name: str, spec: TorchRun, seed: int = 0) -> None:
     loss_fn = torch.nn.CrossEntropyLoss()
     activations: dict[str, Any] = {}
     for i, module in enumerate(model):
-        if isinstance(module, torch.nn.ReLU | torch.nn.Sigmoid):
-            module.register_forward_hook(lambda _m, _i, out, key=f"activations/layer{i}": activations.update({key: out}))
+        if isinstance(module, torch.nn.ReLU | torch.nn.Sigmoid):  # the activations of the last forward pass
+            module.register_forward_hook(lambda _m, _i, out, k=f"activations/layer{i}": activations.update({k: out}))
     writer = SummaryWriter(str(root / name))
     batch = 64 if spec.train_size > 200 else spec.train_size
     step = 0

@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import math
-import re
 
 import numpy as np
 
-from ridgeline.analysis.diagnosis.curves import Curve, head, log10, rolling_median, shape_of, tail
+from ridgeline.analysis.diagnosis.curves import AGGREGATE, Curve, head, log10, rolling_median, shape_of, tail
 from ridgeline.analysis.diagnosis.findings import Hit, Spot, confidence_of, num, pct, ramp, sig
 from ridgeline.analysis.diagnosis.run import RunCurves
-
-_AGGREGATE = re.compile(r"(?i)(?:^|[/_.])(?:total|global|all|overall|model)(?:_?norm)?$")
 
 
 def exploding(run: RunCurves) -> Hit | None:
@@ -121,7 +118,7 @@ def vanishing_by_depth(run: RunCurves) -> Hit | None:
     grads, loss = run.grads, run.train
     levels: dict[str, float] = {}
     for g in grads:
-        if _AGGREGATE.search(g.name):  # a total norm is no layer
+        if AGGREGATE.search(g.name):  # a total norm is no layer
             continue
         if len(g) >= run.config.min_points and g.name not in run.dead_gradients:
             positive = np.abs(g.raw[g.raw != 0])

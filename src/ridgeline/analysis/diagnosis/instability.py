@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ridgeline.analysis.diagnosis.curves import Curve, Shape, clean_curve, mad, rolling_median
+from ridgeline.analysis.diagnosis.curves import AGGREGATE, Curve, Shape, clean_curve, mad, rolling_median
 from ridgeline.analysis.diagnosis.findings import Hit, Spot, confidence_of, num, pct, ramp, sig
 from ridgeline.analysis.diagnosis.roles import primary
 from ridgeline.analysis.diagnosis.run import RunCurves
@@ -20,6 +20,7 @@ MIN_SWING = 0.04
 MIN_SWING_RATIO = 1.0
 UNSETTLED_IMPROVEMENT = 0.6  # a loss that lost more than this much of its start is learning, swings or not
 MIN_POINTS_FOR_SWINGS = 16
+KILLED_WITHIN = 0.15  # of the run: most layers alive at first and dead this soon were killed by the first steps
 # A learning rate that varies (warm-up, decay): the loss, no better at the end of the high-learning-rate part
 # than at its start, is this much noisier there than where the learning rate is low.
 HIGH_LR = 0.7  # of the peak
@@ -32,7 +33,7 @@ def lr_too_high(run: RunCurves) -> Hit | None:
     c, shape = run.train, run.train_shape
     if c is None or shape is None:
         return None
-    for rule in (_nonfinite, _diverged, _blew_up, _unstable, _noisy_at_high_lr, _wild):
+    for rule in (_nonfinite, _diverged, _blew_up, _killed_early, _unstable, _noisy_at_high_lr, _wild):
         found = rule(run, c, shape)
         if found is not None:
             return found
@@ -87,6 +88,45 @@ def _blew_up(run: RunCurves, c: Curve, shape: Shape) -> Hit | None:
     )
     confidence = confidence_of(ramp(peak / max(abs(shape.end), 1e-12), 10, 100))
     return Hit("lr_too_high", confidence, step, [c.name], evidence, message, (Spot(c.name, step, "blow-up"),))
+
+
+def _killed_early(run: RunCurves, c: Curve, shape: Shape) -> Hit | None:
+    """Most layers' gradients were alive at the first step and exactly zero within the first steps of the run,
+    and the loss learned nothing after: the first updates were so large they killed the units (dying ReLUs)."""
+    layers = [g for g in run.grads if not AGGREGATE.search(g.name)]
+    killed = [
+        (g, i)
+        for g in layers
+        if (i := run.dead_gradients.get(g.name)) is not None and i > 0 and g.step[i] <= _at(c, KILLED_WITHIN)
+    ]
+    if len(killed) < 2 or 2 * len(killed) < len(layers) or shape.improvement > 0.25:
+        return None
+    last = max(int(g.step[i]) for g, i in killed)
+    evidence = _evidence(shape) | {"layers_killed": len(killed), "of_layers": len(layers), "all_dead_by_step": last}
+    tags = [c.name] + [g.name for g, _ in killed]
+    lr = _learning_rate(run)
+    lr_words = ""
+    if lr is not None:
+        tags.append(lr.name)
+        lr_words = f" at a learning rate of {num(float(np.median(lr.raw)))} ({lr.name})"
+        evidence["learning_rate"] = sig(float(np.median(lr.raw)))
+    message = (
+        f"The first updates killed the network{lr_words}: the gradients of {len(killed)} of {len(layers)} layers "
+        f"were alive at the start and exactly zero by step {last}, and the loss ({c.name}) learned nothing after "
+        f"({num(shape.start)} -> {num(shape.end)}). The learning rate is too high (dying ReLUs): lower it, or warm "
+        "up."
+    )
+    spots = (
+        *(Spot(g.name, int(g.step[i]), "gradients drop to zero") for g, i in killed[:4]),
+        Spot(c.name, int(c.step[-1]), f"no better ({num(shape.end)})"),
+    )
+    confidence = confidence_of(ramp(len(killed) / len(layers), 0.5, 1.0), ramp(0.25 - shape.improvement, 0, 0.2))
+    return Hit("lr_too_high", confidence, last, tags, evidence, message, spots)
+
+
+def _at(c: Curve, fraction: float) -> float:
+    """The step ``fraction`` of the way through ``c``."""
+    return float(c.step[0] + fraction * (c.step[-1] - c.step[0]))
 
 
 def _unstable(run: RunCurves, c: Curve, shape: Shape) -> Hit | None:

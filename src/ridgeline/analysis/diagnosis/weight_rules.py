@@ -1,5 +1,6 @@
 """Weight rules: dead units. A layer is dead when its weights stop changing, its gradients drop to exactly zero
-(or stick at one value), or its activations are all zero (or constant), while training goes on; whether it
+(or, as a histogram, never change again), or its activations are all zero (or the same for every unit), while
+training goes on; whether it
 died on the way (dying ReLUs after a too-large step) or was dead from the first step (a large negative bias, a
 saturated sigmoid). Weights frozen from the first step are a choice (a frozen backbone), not a problem."""
 
@@ -9,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ridgeline.analysis.diagnosis.curves import constant_from, mad
+from ridgeline.analysis.diagnosis.curves import mad
 from ridgeline.analysis.diagnosis.findings import Hit, Spot, confidence_of, ramp
 from ridgeline.analysis.diagnosis.inputs import HistogramSeries
 from ridgeline.analysis.diagnosis.run import RunCurves
@@ -77,21 +78,26 @@ def _dead_gradients(run: RunCurves) -> list[Dead]:
 
 
 def _dead_activations(run: RunCurves) -> list[Dead]:
-    """Activation histograms all zero or exactly constant, from the first step or from some step on."""
+    """Activation histograms all zero, or with every unit at the same value (no spread: saturated), from the
+    first step or from some step to the end. (Not histograms that merely repeat from step to step: a layer that
+    barely learns gives the same activations on a fixed probe batch.)"""
     out = []
     for name in run.roles.activation_hists:
         h = run.histograms[name]
-        rows = h.vectors()
-        ok = np.isfinite(rows).all(axis=1)
-        rows, steps = rows[ok], h.step[ok]
-        n = len(rows)
+        ok = np.isfinite(h.vectors()).all(axis=1)
+        steps, rms, std = h.step[ok], h.rms[ok], h.std[ok]
+        n = len(steps)
         if n < 3:
             continue
-        start = constant_from(rows)
-        if start is None or n - start < max(3, 0.2 * n):
+        dead = (rms == 0) | (std <= 1e-9 * np.abs(rms))
+        if not dead[-1]:
+            continue
+        alive = np.nonzero(~dead)[0]
+        start = int(alive[-1]) + 1 if len(alive) else 0
+        if n - start < max(3, 0.2 * n):
             continue
         step = int(steps[start])
-        what = "all zero" if float(np.abs(h.rms[ok][-1])) == 0 else "constant"
+        what = "all zero" if float(rms[-1]) == 0 else "the same for every unit"
         how = f"activations {what} from the first step" if start == 0 else f"activations {what} from step {step}"
         out.append(Dead(name, step, how, "histograms"))
     return out
