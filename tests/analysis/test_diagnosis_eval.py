@@ -18,7 +18,6 @@ from tests.bench.runner import BENCH_DIR, run_bench
 sys.path.append(str(BENCH_DIR))
 from diagnosis_cases import GENERATORS, NAMINGS, SPLITS, cases  # bench/diagnosis_cases.py
 
-
 # Kinds below the 0.9 target on the full held-out half: (false findings, misses) allowed on the slice.
 SHORT_OF_TARGET = {"underfitting": (2, 1), "plateau": (1, 2), "lr_too_high": (1, 2)}
 
