@@ -218,3 +218,47 @@ def test_gradients_orders_of_magnitude_apart_across_layers_while_the_loss_is_fla
     }
     assert [f.kind for f in diagnose("run", {"train/loss": flat, **close})] == ["underfitting"]
     assert diagnose("run", {**healthy(0.05, 0), **layers}) == []
+
+
+@pytest.mark.parametrize(
+    ("settings", "named"),
+    [({"max_points": 0}, "max_points"), ({"min_points": -3}, "min_points"), ({"min_confidence": 7}, "min_confidence")],
+)
+def test_config_values_out_of_range_are_errors_that_name_them(settings: dict[str, object], named: str) -> None:
+    with pytest.raises(ValueError, match=named):
+        DiagnosisConfig.from_mapping(settings)
+    with pytest.raises(ValueError, match=named):
+        DiagnosisConfig(**settings)  # type: ignore[arg-type]
+
+
+def test_a_flat_curve_has_no_trend_and_a_nan_at_step_0_counts() -> None:
+    from ridgeline.analysis.diagnosis.curves import rank_correlation
+
+    assert rank_correlation(np.arange(10.0), np.ones(10)) == 0.0  # ties share their rank: no +1 for a flat line
+    values = 2.0 * (1 + T / 0.05) ** -0.3
+    values[0] = np.nan
+    (finding,) = diagnose("run", {"loss": Series(STEPS, values)})
+    assert finding.kind == "lr_too_high" and finding.step == 0 == finding.evidence["first_nonfinite_step"]
+
+
+def test_a_layer_dead_from_the_first_step_is_dead_and_a_smooth_decay_is_vanishing() -> None:
+    loss = Series(STEPS, noisy(0.1 + 2.0 * (1 + T / 0.05) ** -0.7, 0.05, 0))
+    alive = {f"grad_norm/fc{i}": Series(STEPS, noisy(np.full(len(STEPS), 0.5), 0.2, i)) for i in (2, 3)}
+    never = {"grad_norm/fc1": Series(STEPS, np.zeros(len(STEPS)))}
+    (finding,) = diagnose("run", {"train/loss": loss, **alive, **never})
+    assert finding.kind == "dead_units" and finding.tags == ["grad_norm/fc1"] and finding.step == 0
+    assert "from the first step" in finding.message
+    stalled = Series(STEPS, noisy(np.full(len(STEPS), 1.5), 0.02, 1))
+    decays = {f"grad_norm/fc{i}": Series(STEPS, noisy(10 ** (-8 * T), 0.1, i)) for i in (1, 2, 3)}
+    kinds = [f.kind for f in diagnose("run", {"train/loss": stalled, **decays})]
+    assert kinds == ["vanishing_gradients"]  # down to 1e-8, smoothly: not dead
+
+
+def test_a_run_without_findings_says_what_was_checked() -> None:
+    from ridgeline.analysis.diagnosis import diagnose_run
+
+    report = diagnose_run("run", healthy(0.05, 0))
+    assert report.findings == []
+    assert report.checked[0].startswith("Training loss train/loss: 300 points")
+    assert any(line.startswith("Validation loss val/loss") for line in report.checked)
+    assert any("weight" in line and "dead units were not checked" not in line for line in report.checked)
