@@ -26,7 +26,8 @@ PLATEAU_MIN_LENGTH = 0.35  # of the run
 PLATEAU_LATEST_START = 0.45  # of the run
 PLATEAU_FLAT = 0.02  # the most the loss may change over a plateau, as a share of its total fall (log)
 PLATEAU_MAX_NOISE = 0.1  # twice the standard error of that change must be under this share of the fall,
-PLATEAU_MAX_CHANGE = 0.05  # and under this (log units: 5%); nor may the change itself be more
+PLATEAU_RESOLUTION = 0.06  # and under this (log units: 6%), else flat and slowly improving look alike
+PLATEAU_MAX_CHANGE = 0.05  # the most the change itself may be (log units: 5%)
 PLATEAU_SCAN_POINTS = 256  # longer curves are scanned on this many bucket medians
 PLATEAU_RECOVERY = 0.15  # a plateau that ends before the run does: the loss falls this much after it,
 PLATEAU_RECOVERY_WITHIN = 0.15  # within this share of the run (a slow fall hidden in noise is no recovery)
@@ -226,7 +227,7 @@ def _flat_stretch(c: Curve) -> tuple[int, int, float, float, float] | None:
             k = max(x for x in lengths if x <= max(3, (j - i + 1) // 3))
             change = float(medians[k][i] - medians[k][j - k + 1])
             se = 1.25 * sigma * math.sqrt(2 / k)
-            if 2 * se > min(PLATEAU_MAX_NOISE * fall, PLATEAU_MAX_CHANGE):
+            if 2 * se > min(PLATEAU_MAX_NOISE * fall, PLATEAU_RESOLUTION):
                 continue  # too noisy to tell flat from slowly improving
             allowed = min(PLATEAU_FLAT * fall + 2 * se, PLATEAU_MAX_CHANGE)
             if abs(change) > allowed or float(np.ptp(ys[i : j + 1])) > 2 * allowed + 2 * wander:
