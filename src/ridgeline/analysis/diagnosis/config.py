@@ -41,11 +41,7 @@ class DiagnosisConfig:
     def __post_init__(self) -> None:
         checks = (
             ("min_points", _integer(self.min_points) and self.min_points >= 3, "an integer >= 3"),
-            (
-                "max_points",
-                _integer(self.max_points) and self.max_points >= max(self.min_points, 16),
-                f"an integer >= 16 and >= min_points ({self.min_points})",
-            ),
+            ("max_points", _integer(self.max_points) and self.max_points >= 16, "an integer >= 16"),
             (
                 "min_confidence",
                 _number(self.min_confidence) and 0 <= self.min_confidence <= 1,
