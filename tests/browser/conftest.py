@@ -3,7 +3,7 @@
 - ``browser``: one headless chromium per test process (pytest-xdist workers each start their own).
 - ``serve``: serves a log directory with a real server on a free port and returns its base URL.
 - ``page``: a fresh context (its own localStorage) at 1280x800 that records console errors and uncaught page
-  errors; any of them fails the test at teardown.
+  errors; any of them fails the test at teardown. Its waits (and expect()'s) give up after WAIT_MS.
 
 Nothing is skipped silently: a missing chromium or an unbuilt UI fails with what to run.
 """
@@ -14,12 +14,13 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, ConsoleMessage, Error, Page, Playwright, sync_playwright
+from playwright.sync_api import Browser, ConsoleMessage, Error, Page, Playwright, expect, sync_playwright
 
-from tests.browser.helpers import CHROMIUM, CHROMIUM_ARGS, STATIC, ServedLogdir, serve_logdir
+from tests.browser.helpers import CHROMIUM, CHROMIUM_ARGS, STATIC, WAIT_MS, ServedLogdir, serve_logdir
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
 VIEWPORT = {"width": 1280, "height": 800}
+expect.set_options(timeout=WAIT_MS)  # expect()'s own default is 5 s
 
 
 def check_prerequisites() -> None:
@@ -110,7 +111,7 @@ def strict_page(browser: Browser, request: pytest.FixtureRequest) -> Iterator[Pa
 
 def _page(browser: Browser, request: pytest.FixtureRequest, *, bypass_csp: bool) -> Iterator[Page]:
     context = browser.new_context(viewport=VIEWPORT, device_scale_factor=1, bypass_csp=bypass_csp)
-    context.set_default_timeout(10_000)
+    context.set_default_timeout(WAIT_MS)
     page = context.new_page()
     errors = PageErrors()
     request.node.stash[PAGE_ERRORS] = errors

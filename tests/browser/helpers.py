@@ -11,7 +11,7 @@ import re
 import subprocess
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,6 +20,7 @@ from playwright.sync_api import Locator, Page
 
 import ridgeline
 from ridgeline import SummaryWriter
+from tests.conftest import WAIT_S
 
 CHROMIUM = Path("/usr/bin/chromium")
 # Playwright cannot download its own browsers here: it drives Debian's chromium, sandboxless (tests run as root
@@ -27,6 +28,9 @@ CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking"]
 STATIC = Path(ridgeline.__file__).resolve().parent / "_static"
 RELOAD_INTERVAL = 0.3  # seconds: the server re-reads the log directory this often
+# How long anything the page should do may take before the test fails (Playwright's waits, expect included):
+# generous, as every wait of the suite (tests/conftest.py); how fast the page is is measured in bench/ui*.py.
+WAIT_MS = WAIT_S * 1000
 
 
 @dataclass
@@ -60,7 +64,7 @@ def serve_logdir(logdir: Path, workdir: Path, pythonpath: Sequence[Path] = ()) -
     with log.open("wb") as out:
         process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, env=env)
     served = ServedLogdir("", process, log)
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + WAIT_S
     while time.monotonic() < deadline:
         if match := re.search(r"serving .* at (http://127\.0\.0\.1:\d+/?)", log.read_text(errors="replace")):
             served.url = match.group(1).rstrip("/") + "/"
@@ -109,7 +113,7 @@ def open_dashboard(page: Page, url: str) -> None:
     wait_charts_ready(page)
 
 
-def wait_charts_ready(page: Page, timeout: float = 10_000) -> None:
+def wait_charts_ready(page: Page, timeout: float = WAIT_MS) -> None:
     page.wait_for_function("document.body?.dataset.chartsReady === 'true'", timeout=timeout)
 
 
@@ -120,7 +124,7 @@ def points(page: Page, tag: str) -> int:
     return int(value)
 
 
-def wait_points(page: Page, tag: str, predicate: str, timeout: float = 10_000) -> int:
+def wait_points(page: Page, tag: str, predicate: str, timeout: float = WAIT_MS) -> int:
     """Wait until the ready card's point count ``n`` satisfies the JS expression ``predicate`` (e.g. ``n < 10``)."""
     page.wait_for_function(
         """([tag, predicate]) => {
@@ -133,6 +137,23 @@ def wait_points(page: Page, tag: str, predicate: str, timeout: float = 10_000) -
         timeout=timeout,
     )
     return points(page, tag)
+
+
+def wait_changed(page: Page, read: Callable[[], Any], before: Any, what: str, timeout: float = WAIT_S) -> Any:
+    """Polls ``read()`` (every 50 ms of the page's time) until it differs from ``before`` and returns it; fails
+    after ``timeout`` seconds saying that ``what`` changed nothing."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        now = read()
+        if now != before:
+            return now
+        page.wait_for_timeout(50)
+    raise AssertionError(f"{what} did not change the drawn chart within {timeout:.0f} s")
+
+
+def after_next_frame(page: Page) -> None:
+    """Returns once the page drew two more frames: whatever a resize or a state change laid out is painted."""
+    page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
 
 
 def has_chart_handles(page: Page) -> bool:

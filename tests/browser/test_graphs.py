@@ -17,7 +17,7 @@ from tests.browser.helpers import ServedLogdir, css_string
 
 pytest.importorskip("torch")
 from ridgeline.format.proto import event_pb2
-from tests.server.graph_logs import LONG_MODULE, big_graph, write_event_file, write_graph_logs
+from tests.plugins.graphs.graph_logs import LONG_MODULE, big_graph, write_event_file, write_graph_logs
 
 LONG_SCOPE = f"SmallCnn/Linear[{LONG_MODULE}]"
 
@@ -37,8 +37,8 @@ def url(logdir: Path, serve: Callable[[Path], ServedLogdir]) -> str:
 def open_graph(page: Page, url: str, run: str, theme: str = "light") -> Locator:
     page.goto(f"{url}?tab=graphs&g.run={run}&theme={theme}")
     view = page.locator("[data-testid=graph-view][data-ready=true]")
-    expect(view).to_be_visible(timeout=20_000)
-    page.wait_for_function("document.body?.dataset.chartsReady === 'true'", timeout=20_000)
+    expect(view).to_be_visible()
+    page.wait_for_function("document.body?.dataset.chartsReady === 'true'")
     return view
 
 
@@ -177,7 +177,7 @@ def test_corrupt_graph_is_explained(page: Page, url: str, request: pytest.Fixtur
     assert len(expected) == 1
     recorded.remove(expected[0])
     page.locator("[data-testid=graph-run]").select_option("torch_cnn")
-    expect(page.locator("[data-testid=graph-view][data-ready=true]")).to_be_visible(timeout=20_000)
+    expect(page.locator("[data-testid=graph-view][data-ready=true]")).to_be_visible()
 
 
 def test_big_graph_starts_collapsed(page: Page, url: str) -> None:
@@ -217,7 +217,7 @@ def test_a_rewritten_graph_is_redrawn_on_reload(
     with ridgeline.SummaryWriter(tmp_path / "logs" / "run") as writer:
         writer.add_graph(second, torch.zeros(2, 4))
     page.locator("[data-testid=reload]").click()
-    expect(page.locator("[data-testid=edge-shape]", has_text="2×5").first).to_be_attached(timeout=20_000)
+    expect(page.locator("[data-testid=edge-shape]", has_text="2×5").first).to_be_attached()
 
 
 def test_dark_theme(page: Page, url: str, artifacts: Path) -> None:

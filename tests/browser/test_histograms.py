@@ -1,5 +1,5 @@
 """The histograms and distributions dashboards in a real browser, on histograms written by torch, ridgeline
-and a TF2-style writer (tests/server/histogram_logs.py): offset and overlay plots, hover, the step slider
+and a TF2-style writer (tests/plugins/histogram_logs.py): offset and overlay plots, hover, the step slider
 reaching a step outside the drawn sample, percentile bands, and the bad cases shown in their cards."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from playwright.sync_api import Locator, Page, expect
 
 import ridgeline
 from tests.browser.helpers import css_string, open_dashboard, serve_logdir
-from tests.server.histogram_logs import STEPS, write_histogram_logs
+from tests.plugins.histogram_logs import STEPS, write_histogram_logs
 
 LONG = 120  # steps of long/w: more than the 50 a card draws
 

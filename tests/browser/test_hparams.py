@@ -11,8 +11,13 @@ import pytest
 from playwright.sync_api import Locator, Page, expect
 
 import ridgeline
-from tests.browser.helpers import card, css_string, open_dashboard, serve_logdir
-from tests.server.hparams_logs import write_bad_hparams, write_ridgeline_sweep, write_tf2_sweep, write_torch_sweep
+from tests.browser.helpers import after_next_frame, card, css_string, open_dashboard, serve_logdir
+from tests.plugins.hparams.hparams_logs import (
+    write_bad_hparams,
+    write_ridgeline_sweep,
+    write_tf2_sweep,
+    write_torch_sweep,
+)
 
 FAST = "lr_0.1/1700000000.0"  # lr 0.1, batch 32, augment true
 SLOW = "lr_0.01/1700000001.0"  # lr 0.01, batch "auto", augment false, NaN loss
@@ -61,7 +66,7 @@ def open_hparams(page: Page, url: str, query: str = "") -> None:
 def screenshot(page: Page, path: Path) -> None:
     """The whole dashboard (its page scrolls inside the shell's main area: a taller window shows all of it)."""
     page.set_viewport_size({"width": 1280, "height": 1700})
-    page.wait_for_timeout(100)  # one layout at the new size
+    after_next_frame(page)  # laid out and painted at the new size
     page.screenshot(path=path)
 
 

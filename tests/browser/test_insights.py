@@ -313,5 +313,5 @@ def test_new_alerts_arrive_live_and_notify(page: Page, logs: tuple[str, Path], t
     with SummaryWriter(logdir / "healthy") as writer:
         writer.add_scalar("train/loss", math.nan, late, walltime=1_700_000_000.0 + late)
     row = page.locator(f'[data-testid=alert-row][data-kind=nan][data-run="healthy"][data-step="{late}"]')
-    expect(row).to_have_count(1, timeout=20_000)
-    page.wait_for_function("window.__notes.some(([title, body]) => body && body.includes('healthy'))", timeout=20_000)
+    expect(row).to_have_count(1)
+    page.wait_for_function("window.__notes.some(([title, body]) => body && body.includes('healthy'))")

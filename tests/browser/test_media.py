@@ -1,5 +1,5 @@
 """The images and audio dashboards in a real browser, on files written by torch's and ridgeline's writers
-(tests/server/media_logs.py): step sliders, batches as grids, fit/native, brightness and contrast, the
+(tests/plugins/media_logs.py): step sliders, batches as grids, fit/native, brightness and contrast, the
 full-size overlay, audio players with labels and sample rate, and placeholders for bad values."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from playwright.sync_api import Locator, Page, expect
 
 from ridgeline import SummaryWriter
 from tests.browser.helpers import ServedLogdir, css_string, serve_logdir, wait_charts_ready
-from tests.server.media_logs import LABELS, STEPS, TF2_IMAGES, write_media_logs
+from tests.plugins.media_logs import LABELS, STEPS, TF2_IMAGES, write_media_logs
 
 
 @pytest.fixture(scope="module")
@@ -162,7 +162,7 @@ def test_a_new_step_appears_and_the_slider_follows_it(
     with SummaryWriter(logdir / "run") as writer:
         writer.add_image("live/a", np.full((3, 8, 8), 0.9), 5)
         writer.add_image("live/b", np.full((3, 8, 8), 0.9), 5)
-    expect(a).to_have_attribute("data-step", "5", timeout=15_000)
+    expect(a).to_have_attribute("data-step", "5")
     expect(a.get_by_test_id("step-label")).to_contain_text("(3 of 3)")
     expect(b.get_by_test_id("step-label")).to_contain_text("(1 of 3)")
     expect(b).to_have_attribute("data-step", "0")

@@ -12,7 +12,7 @@ from playwright.sync_api import Locator, Page, expect
 
 from ridgeline import SummaryWriter
 from tests.browser.helpers import ServedLogdir, css_string, open_dashboard
-from tests.server.text_pr_logs import RAW_PR, write_logs
+from tests.plugins.text_pr_logs import RAW_PR, write_logs
 
 
 @pytest.fixture
@@ -135,5 +135,5 @@ def test_a_curve_flushed_after_the_page_loaded_appears(
         flipped = {key: values[::-1] for key, values in RAW_PR.items()}  # recall rising with the threshold
         writer.add_pr_curve_raw("pr/live", *flipped.values(), global_step=3, num_thresholds=4)
         writer.flush()
-        expect(card).to_have_attribute("data-step", "3", timeout=10_000)
+        expect(card).to_have_attribute("data-step", "3")
         expect(card.locator("[data-testid=step-label]")).to_contain_text("(2 of 2)")

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import math
 import re
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ from tests.browser.helpers import (
     open_dashboard,
     points,
     serve_logdir,
+    wait_changed,
     wait_points,
     write_runs,
 )
@@ -53,16 +53,6 @@ def drawn(page: Page, tag: str) -> Any:
 
 def pixels(page: Page, tag: str) -> bytes:
     return card(page, tag).locator("canvas").first.screenshot()
-
-
-def wait_changed(page: Page, read: Callable[[], Any], before: Any, what: str, timeout: float = 5.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        now = read()
-        if now != before:
-            return now
-        page.wait_for_timeout(50)
-    pytest.fail(f"{what} did not change the drawn chart within {timeout} s")
 
 
 def test_smoothing_changes_the_drawn_curve(page: Page, two_runs: str) -> None:
@@ -103,9 +93,10 @@ def test_the_crosshair_is_linked_across_charts(page: Page, two_runs: str, artifa
     assert box is not None, "the chart's hover layer is not on screen"
     seen = []
     for fraction in (0.25, 0.75):
+        before = cursor_x(page, "train/acc")
         page.mouse.move(box["x"] + fraction * box["width"], box["y"] + box["height"] / 2)
-        page.wait_for_timeout(100)
-        hovered, other = cursor_x(page, "train/loss"), cursor_x(page, "train/acc")
+        other = wait_changed(page, lambda: cursor_x(page, "train/acc"), before, f"hovering train/loss at {fraction}")
+        hovered = cursor_x(page, "train/loss")
         assert other["left"] is not None and other["left"] >= 0, f"the other chart's crosshair is hidden: {other}"
         if hovered["idx"] is not None:
             assert other["idx"] == hovered["idx"], "both charts mark the same step (they share the steps)"
@@ -129,9 +120,7 @@ def test_a_value_flushed_after_the_page_loaded_appears_without_a_reload(
         for step in range(10, 15):
             writer.add_scalar("live/loss", 1.0 / (step + 1), step)
         writer.flush()
-        start = time.monotonic()
-        after = wait_points(page, "live/loss", f"n >= {before + 5}", timeout=10_000)
-        print(f"new points drawn {time.monotonic() - start:.2f} s after the flush")
+        after = wait_points(page, "live/loss", f"n >= {before + 5}")
     assert after == before + 5
     assert navigations == [], "the page was not reloaded"
     if has_chart_handles(page):
@@ -173,8 +162,9 @@ def test_nonfinite_values_are_drawn_and_counted(
     # The count of non-finite points in the card's header.
     expect(weird).to_contain_text(re.compile(r"(?<!\d)3(?!\d)[^\n]*(non-finite|nan|inf)", re.IGNORECASE))
     # Smoothing across a NaN must not turn the rest of the smoothed curve into NaN.
+    before = drawn(page, "weird/loss")
     page.locator("[data-testid=smoothing]").fill("0.9")
-    page.wait_for_timeout(200)
+    wait_changed(page, lambda: drawn(page, "weird/loss"), before, "smoothing 0.6 -> 0.9")
     expect(weird).to_have_attribute("data-ready", "true")
     if has_chart_handles(page):
         data = chart_state(page, "weird/loss")["data"]
@@ -201,7 +191,6 @@ def test_a_reduced_series_that_grows_live_is_reduced_again(
         page.wait_for_function(
             "() => { const u = window.__ridgeline.charts.get('live/loss');"
             " return u && u.data[0][u.data[0].length - 1] === 5999 && u.data[0].length < 1500; }",
-            timeout=15_000,
         )
         after = wait_points(page, "live/loss", "n > 0")
     assert after < 1500

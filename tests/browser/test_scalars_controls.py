@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.helpers import card, noisy_curve, open_dashboard, points, serve_logdir, write_runs
+from tests.browser.helpers import card, noisy_curve, open_dashboard, points, serve_logdir, wait_changed, write_runs
 
 RUNS = ("run_a", "run_b")
 STEPS = 50
@@ -148,8 +148,8 @@ def test_theme_toggle_redraws_in_place_and_nan_markers_explain_themselves(page: 
     light = canvas.screenshot()
     page.locator("[data-testid=theme]").click()
     expect(page.locator("html")).to_have_attribute("data-theme", "dark")
-    page.wait_for_timeout(100)
-    assert canvas.screenshot() != light, "the grid and axes were redrawn in the dark theme's colours"
+    # The grid and axes are redrawn in the dark theme's colours.
+    wait_changed(page, canvas.screenshot, light, "the dark theme")
     assert page.evaluate("window.__before === window.__ridgeline.charts.get('train/loss')"), "without a rebuild"
     # A NaN is marked on the bottom edge at its step; hovering it says what it is.
     nan = card(page, "weird/nan")

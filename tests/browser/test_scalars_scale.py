@@ -79,7 +79,6 @@ def test_the_last_section_is_reachable_by_scrolling_and_draws(page: Page, many_t
             return !!c && c.dataset.ready === 'true';
         }""",
         arg=last,
-        timeout=10_000,
     )
     assert points(page, last) == POINTS
     # Its neighbours in the last section drew too; the cards far above were let go (the page stays small).

@@ -19,6 +19,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 import ridgeline
 from tests.browser.conftest import PAGE_ERRORS
 from tests.browser.helpers import ServedLogdir, css_string, serve_logdir, wait_charts_ready
+from tests.conftest import WAIT_S
 
 WALL = 1_700_000_000.0
 TORCH_TRIALS = {
@@ -60,7 +61,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServedLogdir]:
 def api_search(served: ServedLogdir, q: str) -> tuple[int, dict[str, object]]:
     url = f"{served.url}api/search?{urllib.parse.urlencode({'q': q})}"
     try:
-        with urllib.request.urlopen(url, timeout=10) as response:
+        with urllib.request.urlopen(url, timeout=WAIT_S) as response:
             return response.status, json.loads(response.read())
     except urllib.error.HTTPError as err:
         return err.code, json.loads(err.read())
@@ -132,7 +133,7 @@ def expect_drawn(page: Page, tag: str, runs: list[str]) -> None:
         return JSON.stringify(got) === JSON.stringify(want);
     }"""
     try:
-        page.wait_for_function(script, arg=[tag, sorted(runs)], timeout=10_000)
+        page.wait_for_function(script, arg=[tag, sorted(runs)])
     except PlaywrightTimeoutError:
         got = page.evaluate("tag => (window.__ridgeline?.series?.get(tag) || []).map(s => s.run).sort()", tag)
         raise AssertionError(f"the card of {tag!r} draws {got}, expected {sorted(runs)}") from None

@@ -15,6 +15,7 @@ from tests.browser.helpers import (
     open_dashboard,
     points,
     serve_logdir,
+    wait_changed,
     wait_points,
     write_runs,
 )
@@ -54,9 +55,11 @@ def test_page_loads_with_every_run_and_tag_and_no_console_errors(page: Page, swe
         expect(card(page, tag)).to_have_attribute("data-ready", "true")
         assert points(page, tag) >= 3 * 100, f"{tag}: every point of the three runs is drawn"
     page.screenshot(path=artifacts / "scalars-light.png")
+    canvas = card(page, "train/loss").locator("canvas").first
+    light = canvas.screenshot()
     page.locator("[data-testid=theme]").click()
     expect(page.locator("html")).to_have_attribute("data-theme", "dark")
-    page.wait_for_timeout(200)  # let the charts redraw in the dark palette
+    wait_changed(page, canvas.screenshot, light, "the dark theme")  # the charts redrew in the dark palette
     page.screenshot(path=artifacts / "scalars-dark.png")
     # The choice survives a reload (settings live in the URL and local storage).
     page.reload()

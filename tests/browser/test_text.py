@@ -11,7 +11,7 @@ from playwright.sync_api import Locator, Page, expect
 
 from ridgeline import SummaryWriter
 from tests.browser.helpers import ServedLogdir, css_string, open_dashboard
-from tests.server.text_pr_logs import write_logs
+from tests.plugins.text_pr_logs import write_logs
 
 
 @pytest.fixture
@@ -36,7 +36,11 @@ def test_injected_script_is_shown_as_text_and_never_runs(page: Page, url: str, a
     expect(body).to_contain_text("<script>window.__pwned = 'script'; alert('script')</script>")
     expect(body).to_contain_text("onerror=")
     assert body.locator("script, img, [onerror]").count() == 0
-    page.wait_for_timeout(300)  # an <img src=x> would have failed to load (and fired onerror) by now
+    # A sentinel <img src="x"> made now has failed to load (and fired onerror) when this returns: an injected
+    # one rendered earlier would have too.
+    page.evaluate(
+        "() => new Promise(done => { const img = document.createElement('img'); img.onerror = done; img.src = 'x'; })"
+    )
     assert page.evaluate("() => window.__pwned") is None
     assert dialogs == []
     assert (
@@ -115,5 +119,5 @@ def test_a_text_flushed_after_the_page_loaded_appears(
         writer.add_text("log", "second *entry*", 7)
         writer.flush()
         # The slider was at the newest step, so it follows the new one (auto-reload, no page reload).
-        expect(card).to_have_attribute("data-step", "7", timeout=10_000)
+        expect(card).to_have_attribute("data-step", "7")
         expect(run_block(page, "log/text_summary", "run").locator("em")).to_have_text("entry")

@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 
 import ridgeline
-from tests.server.alert_logs import LABELS, STEPS, labelled_series, write_ridgeline, write_torch
-from tests.server.conftest import clean_env, wall
+from tests.conftest import wall
+from tests.plugins.insights.alert_logs import LABELS, STEPS, labelled_series, write_ridgeline, write_torch
+from tests.server.conftest import clean_env
 
 
 def alerts_command(*args: str) -> list[str]:

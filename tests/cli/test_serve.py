@@ -18,7 +18,8 @@ import httpx
 from click.testing import CliRunner, Result
 
 from ridgeline.cli import main
-from tests.server.conftest import Served, clean_env, serving, write_ridgeline_run
+from tests.conftest import write_ridgeline_run
+from tests.server.conftest import Served, clean_env, serving
 
 
 def run_serve(*args: str) -> Result:

@@ -82,9 +82,9 @@ def test_a_run_deleted_then_written_again_is_indexed_afresh(tmp_path: Path) -> N
 
 
 def test_unreadable_records_are_skipped(tmp_path: Path) -> None:
-    """A corrupt hparams session start (and the other awkward trials of tests/server/hparams_logs.py) leave the
-    rest of the log directory searchable."""
-    from tests.server.hparams_logs import write_bad_hparams
+    """A corrupt hparams session start (and the other awkward trials of tests/plugins/hparams/hparams_logs.py)
+    leave the rest of the log directory searchable."""
+    from tests.plugins.hparams.hparams_logs import write_bad_hparams
 
     write_bad_hparams(tmp_path)
     searcher = Searcher(ridgeline.open(tmp_path, cache=False))

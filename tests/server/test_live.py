@@ -4,26 +4,16 @@ from __future__ import annotations
 
 import shutil
 import threading
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import httpx
 
 import ridgeline
 from ridgeline.server import create_app
-from tests.server.conftest import in_thread, wall, write_ridgeline_run
+from tests.conftest import wait_until, wall, write_ridgeline_run
+from tests.server.conftest import in_thread
 
 INTERVAL = 0.2
-
-
-def wait_for(condition: Callable[[], bool], timeout: float = 60) -> None:
-    """Waits until ``condition()`` holds (polling every 10 ms); fails after ``timeout``, generous because a busy
-    machine is slow (how fast a point appears is measured in bench/, never asserted here)."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "condition not met in time"
-        time.sleep(0.01)
 
 
 def test_a_flushed_value_appears_through_since_step(tmp_path: Path) -> None:
@@ -45,7 +35,7 @@ def test_a_flushed_value_appears_through_since_step(tmp_path: Path) -> None:
             steps: list[int] = body["step"]
             return steps
 
-        wait_for(lambda: new_points() == [10, 11])
+        wait_until(lambda: new_points() == [10, 11], "steps 10 and 11 after the since_step cursor")
         later = client.get("/api/runs").json()
         assert later["generation"] > first["generation"]
         assert later["runs"][0]["last_step"] == 11
@@ -66,7 +56,7 @@ def test_a_run_deleted_while_served_goes_away_without_breaking_requests(tmp_path
 
         assert runs() == ["doomed", "keep"]
         shutil.rmtree(tmp_path / "doomed")
-        wait_for(lambda: runs() == ["keep"])
+        wait_until(lambda: runs() == ["keep"], "the deleted run to leave /api/runs")
         response = client.get("/api/scalars", params={"run": "doomed", "tag": "loss"})
         assert response.status_code == 404 and "no run 'doomed'" in response.json()["error"]
         pairs = [{"run": "doomed", "tag": "loss"}, {"run": "keep", "tag": "loss"}]
@@ -83,11 +73,11 @@ def test_an_empty_log_directory_serves_no_runs(tmp_path: Path) -> None:
         assert client.get("/").status_code == 200
         # A run that appears later is found by the reload loop.
         write_ridgeline_run(tmp_path / "late", {"loss": [(3, 1.0)]})
-        wait_for(lambda: len(client.get("/api/runs").json()["runs"]) == 1)
+        wait_until(lambda: len(client.get("/api/runs").json()["runs"]) == 1, "the late run in /api/runs")
         # The run can be listed by a pass that read only the writer's first record (the file is created before
         # the points are written); its points come at the latest with the next pass.
         late = {"run": "late", "tag": "loss"}
-        wait_for(lambda: client.get("/api/scalars", params=late).json().get("step") == [3])
+        wait_until(lambda: client.get("/api/scalars", params=late).json().get("step") == [3], "the late run's point")
 
 
 def test_no_reload_interval_means_no_reload(tmp_path: Path) -> None:

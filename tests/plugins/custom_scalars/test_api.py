@@ -1,4 +1,4 @@
-"""GET /api/custom_scalars against a real server, on layouts written by torch's SummaryWriter and ridgeline's:
+"""GET /api/custom_scalars in process, on layouts written by torch's SummaryWriter and ridgeline's:
 merged by category title (as TensorBoard merges them), regexes resolved to tags with ``re.match``, a corrupt
 layout listed as a problem, 404 for an unknown run and 400 for a bad run regex."""
 
@@ -11,7 +11,7 @@ import pytest
 
 import ridgeline
 from ridgeline.writer import summaries
-from tests.server.conftest import Served, serving_logdir
+from tests.plugins.conftest import Api, in_process
 
 TORCH_LAYOUT = {
     "Loss": {
@@ -56,12 +56,12 @@ def write(logdir: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    with serving_logdir(write(tmp_path_factory.mktemp("custom_scalars"))) as served:
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]:
+    with in_process(write(tmp_path_factory.mktemp("custom_scalars"))) as served:
         yield served
 
 
-def test_layouts_are_merged_by_category(server: Served) -> None:
+def test_layouts_are_merged_by_category(server: Api) -> None:
     response = server.get("/api/custom_scalars")
     assert response.status_code == 200, response.text
     body = response.json()
@@ -87,13 +87,13 @@ def test_layouts_are_merged_by_category(server: Served) -> None:
     assert body["categories"][2]["charts"][0]["matched"] == []  # "lr$" must match from the tag's start
 
 
-def test_corrupt_layout_is_a_problem_not_an_error(server: Served) -> None:
+def test_corrupt_layout_is_a_problem_not_an_error(server: Api) -> None:
     body = server.get("/api/custom_scalars").json()
     assert [p["run"] for p in body["problems"]] == ["d_corrupt"]
     assert "d_corrupt" not in body["runs"]
 
 
-def test_runs_list_the_layout_kind(server: Served) -> None:
+def test_runs_list_the_layout_kind(server: Api) -> None:
     runs = {item["run"]: item["tags"] for item in server.get("/api/runs").json()["runs"]}
     assert runs["a_torch"]["custom_scalars"] == ["custom_scalars__config__"]
     assert runs["b_ridgeline"]["custom_scalars"] == ["custom_scalars__config__"]
@@ -101,7 +101,7 @@ def test_runs_list_the_layout_kind(server: Served) -> None:
     assert "custom_scalars__config__" not in runs["a_torch"]["scalars"]
 
 
-def test_run_selection(server: Served) -> None:
+def test_run_selection(server: Api) -> None:
     body = server.get("/api/custom_scalars", run="b_ridgeline").json()
     assert body["runs"] == ["b_ridgeline"]
     assert [c["title"] for c in body["categories"]] == ["Loss", "Learning rate"]
@@ -111,14 +111,14 @@ def test_run_selection(server: Served) -> None:
     assert server.get("/api/custom_scalars", run_regex="^c_").json() == {"runs": [], "categories": [], "problems": []}
 
 
-def test_errors(server: Served) -> None:
+def test_errors(server: Api) -> None:
     response = server.get("/api/custom_scalars", run="nope")
     assert response.status_code == 404 and "nope" in response.json()["error"]
     response = server.get("/api/custom_scalars", run_regex="(")
     assert response.status_code == 400 and "run_regex" in response.json()["error"]
 
 
-def test_openapi_documents_the_route(server: Served) -> None:
+def test_openapi_documents_the_route(server: Api) -> None:
     spec = server.get("/api/openapi.json").json()
     route = spec["paths"]["/api/custom_scalars"]["get"]
     assert "merged" in route["description"]

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 
 import ridgeline
-from tests.server.conftest import wall
+from tests.conftest import wall
 
 STEPS = 400
 

@@ -1,9 +1,8 @@
-"""GET /api/hparams/table against real servers over sweeps written by torch's add_hparams, the TF2 hparams
+"""GET /api/hparams/table in process, over sweeps written by torch's add_hparams, the TF2 hparams
 plugin's protos and ridgeline's SummaryWriter(hparams=)."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -12,8 +11,9 @@ from typing import Any
 import pytest
 
 import ridgeline
-from tests.server.conftest import Served, serving
-from tests.server.hparams_logs import (
+from tests.conftest import wait_until
+from tests.plugins.conftest import Api, in_process
+from tests.plugins.hparams.hparams_logs import (
     WALL,
     write_bad_hparams,
     write_ridgeline_sweep,
@@ -22,25 +22,22 @@ from tests.server.hparams_logs import (
 )
 
 
-def serve_args(logdir: Path) -> list[str]:
-    return ["--logdir", str(logdir), "--port", "0", "--reload-interval", "0.2", "--no-cache"]
-
-
 @contextmanager
-def serving_sweep(root: Path, write: Callable[[Path], object]) -> Iterator[Served]:
+def serving_sweep(root: Path, write: Callable[[Path], object]) -> Iterator[Api]:
+    """``write(root)``, then the app over it, re-reading it every 0.2 s."""
     write(root)
-    with serving(*serve_args(root)) as served:
+    with in_process(root, reload_interval=0.2) as served:
         yield served
 
 
 @pytest.fixture(scope="module")
-def torch_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+def torch_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]:
     with serving_sweep(tmp_path_factory.mktemp("torch_sweep"), write_torch_sweep) as served:
         yield served
 
 
 @pytest.fixture(scope="module")
-def tf2_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+def tf2_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]:
     with serving_sweep(tmp_path_factory.mktemp("tf2_sweep"), write_tf2_sweep) as served:
         yield served
 
@@ -49,14 +46,14 @@ def trials_by_parent(body: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {row["run"].split("/")[0]: row for row in body["trials"]}
 
 
-def test_runs_list_trials_under_the_hparams_kind(torch_server: Served) -> None:
+def test_runs_list_trials_under_the_hparams_kind(torch_server: Api) -> None:
     runs = {item["run"]: item["tags"] for item in torch_server.get("/api/runs").json()["runs"]}
     trials = sorted(run for run, tags in runs.items() if "hparams" in tags)
     assert trials == ["lr_0.001/1700000002.0", "lr_0.01/1700000001.0", "lr_0.1/1700000000.0"]
     assert "hparams" not in runs["lr_0.1"]  # the run above a trial holds the curves, not the hyperparameters
 
 
-def test_torch_values_as_written(torch_server: Served) -> None:
+def test_torch_values_as_written(torch_server: Api) -> None:
     body = torch_server.get("/api/hparams/table").json()
     columns = {column["name"]: column for column in body["hparams"]}
     assert list(columns) == ["lr", "batch", "optimizer", "augment", "ema"]  # the experiment's order
@@ -72,7 +69,7 @@ def test_torch_values_as_written(torch_server: Served) -> None:
     assert rows["lr_0.1"]["related_runs"] == ["lr_0.1", "lr_0.1/1700000000.0"]
 
 
-def test_torch_metrics_are_the_declared_ones(torch_server: Served) -> None:
+def test_torch_metrics_are_the_declared_ones(torch_server: Api) -> None:
     body = torch_server.get("/api/hparams/table").json()
     assert body["metrics_source"] == "experiment"
     assert [(m["id"], m["goal"]) for m in body["metrics"]] == [("hparam/accuracy", "max"), ("hparam/loss", "min")]
@@ -84,7 +81,7 @@ def test_torch_metrics_are_the_declared_ones(torch_server: Served) -> None:
     assert rows["lr_0.001"]["metrics"]["hparam/loss"]["final"] == 0.25
 
 
-def test_run_regex_filters_trials(torch_server: Served) -> None:
+def test_run_regex_filters_trials(torch_server: Api) -> None:
     body = torch_server.get("/api/hparams/table", run_regex=r"^lr_0\.1/").json()
     assert [row["run"] for row in body["trials"]] == ["lr_0.1/1700000000.0"]
     response = torch_server.get("/api/hparams/table", run_regex="lr_(")
@@ -92,7 +89,7 @@ def test_run_regex_filters_trials(torch_server: Served) -> None:
     assert "run_regex" in response.json()["error"]
 
 
-def test_the_old_route_is_unchanged(torch_server: Served) -> None:
+def test_the_old_route_is_unchanged(torch_server: Api) -> None:
     body = torch_server.get("/api/hparams").json()
     assert body["runs"]["lr_0.1/1700000000.0"] == {
         "lr": 0.1,
@@ -103,7 +100,7 @@ def test_the_old_route_is_unchanged(torch_server: Served) -> None:
     }
 
 
-def test_tf2_experiment_config_and_metric_groups(tf2_server: Served) -> None:
+def test_tf2_experiment_config_and_metric_groups(tf2_server: Api) -> None:
     body = tf2_server.get("/api/hparams/table").json()
     columns = {column["name"]: column for column in body["hparams"]}
     assert set(columns) == {"units", "dropout", "optimizer", "batch_norm"}
@@ -139,11 +136,12 @@ def test_ridgeline_trials_share_their_scalar_tags_and_new_trials_appear(tmp_path
         with ridgeline.SummaryWriter(tmp_path / "c", hparams={"lr": "cosine", "layers": 8}) as writer:
             writer.add_scalar("loss", 0.5, 0)
             writer.add_scalar("accuracy", 0.5, 0)
-        deadline = time.monotonic() + 10
-        while "c" not in {row["run"] for row in body["trials"]}:
-            assert time.monotonic() < deadline, "the new trial never appeared"
-            time.sleep(0.1)
-            body = served.get("/api/hparams/table").json()
+
+        def table_with_c() -> dict[str, Any] | None:
+            table: dict[str, Any] = served.get("/api/hparams/table").json()
+            return table if "c" in {row["run"] for row in table["trials"]} else None
+
+        body = wait_until(table_with_c, "the new trial c in /api/hparams/table")
         assert {column["name"]: column["type"] for column in body["hparams"]}["lr"] == "mixed"
 
 
@@ -160,7 +158,7 @@ def test_bad_input_is_reported_not_fatal(tmp_path: Path) -> None:
         assert served.get("/api/hparams").status_code == 200
 
 
-def test_openapi_documents_the_table(torch_server: Served) -> None:
+def test_openapi_documents_the_table(torch_server: Api) -> None:
     paths = torch_server.get("/api/openapi.json").json()["paths"]
     assert "/api/hparams/table" in paths
     parameters = [p["name"] for p in paths["/api/hparams/table"]["get"].get("parameters", [])]

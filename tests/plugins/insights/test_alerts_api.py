@@ -1,4 +1,4 @@
-"""GET /api/alerts on real ``ridgeline serve`` processes over event files written by ridgeline's writer and by
+"""GET /api/alerts, in process, over event files written by ridgeline's writer and by
 torch's, with labelled anomalies; the cursor, the filters, bad input, and alerts that appear while a run
 grows (--reload-interval)."""
 
@@ -6,22 +6,22 @@ from __future__ import annotations
 
 import math
 import shutil
-import time
 from pathlib import Path
 
 import pytest
 
 import ridgeline
-from tests.server.alert_logs import LABELS, labelled_series, write_ridgeline, write_torch
-from tests.server.conftest import Served, serving, serving_logdir, wall
+from tests.conftest import wait_until, wall
+from tests.plugins.conftest import Api, in_process
+from tests.plugins.insights.alert_logs import LABELS, labelled_series, write_ridgeline, write_torch
 
 
 @pytest.fixture(scope="module")
-def alerts_server(tmp_path_factory: pytest.TempPathFactory) -> Served:
+def alerts_server(tmp_path_factory: pytest.TempPathFactory) -> Api:
     root = tmp_path_factory.mktemp("alerts")
     write_ridgeline(root / "ours", labelled_series())
     write_torch(root / "torch", labelled_series())
-    with serving_logdir(root) as served:
+    with in_process(root) as served:
         yield served  # type: ignore[misc]
 
 
@@ -29,7 +29,7 @@ def found(alerts: list[dict[str, object]]) -> set[tuple[object, object, object, 
     return {(a["run"], a["tag"], a["kind"], a["step"]) for a in alerts}
 
 
-def test_alerts_are_the_labelled_ones_for_both_writers(alerts_server: Served) -> None:
+def test_alerts_are_the_labelled_ones_for_both_writers(alerts_server: Api) -> None:
     response = alerts_server.get("/api/alerts")
     assert response.status_code == 200
     body = response.json()
@@ -58,7 +58,7 @@ def test_alerts_are_the_labelled_ones_for_both_writers(alerts_server: Served) ->
     }
 
 
-def test_cursor_and_filters(alerts_server: Served) -> None:
+def test_cursor_and_filters(alerts_server: Api) -> None:
     everything = alerts_server.get("/api/alerts").json()
     cursor = everything["cursor"]
     assert alerts_server.get("/api/alerts", since=cursor).json() == {"alerts": [], "cursor": cursor}
@@ -80,21 +80,21 @@ def test_cursor_and_filters(alerts_server: Served) -> None:
         ({"tag_regex": "[a"}, "'tag_regex'"),
     ],
 )
-def test_bad_parameters_are_400(alerts_server: Served, params: dict[str, object], message: str) -> None:
+def test_bad_parameters_are_400(alerts_server: Api, params: dict[str, object], message: str) -> None:
     response = alerts_server.get("/api/alerts", **params)
     assert response.status_code == 400
     assert message in response.json()["error"]
 
 
 def test_alerts_appear_as_a_live_run_grows(tmp_path: Path) -> None:
-    """A server re-reading the log directory every 0.2 s: the page's cursor gets only the new alerts."""
+    """An app re-reading the log directory every 0.2 s: the page's cursor gets only the new alerts."""
     series = labelled_series()
     writer = ridgeline.SummaryWriter(str(tmp_path / "live"))
     for step in range(240):
         for tag in ("train/loss", "spiky"):
             writer.add_scalar(tag, series[tag][step], step, walltime=wall(step))
     writer.flush()
-    with serving("--logdir", str(tmp_path), "--port", "0", "--reload-interval", "0.2", "--no-cache") as served:
+    with in_process(tmp_path, reload_interval=0.2) as served:
         first = served.get("/api/alerts").json()
         assert first["alerts"] == []
         for step in range(240, 320):
@@ -102,20 +102,21 @@ def test_alerts_appear_as_a_live_run_grows(tmp_path: Path) -> None:
                 writer.add_scalar(tag, series[tag][step], step, walltime=wall(step))
         writer.add_scalar("spiky", math.nan, 320, walltime=wall(320))
         writer.flush()
-        deadline = time.monotonic() + 20
         new: list[dict[str, object]] = []
         cursor = first["cursor"]
-        while len(new) < 2 and time.monotonic() < deadline:
-            time.sleep(0.2)
+
+        def two_new_alerts() -> bool:
+            nonlocal cursor
             answer = served.get("/api/alerts", since=cursor).json()
-            new += answer["alerts"]
+            new.extend(answer["alerts"])
             cursor = answer["cursor"]
+            return len(new) >= 2
+
+        wait_until(two_new_alerts, "two new alerts after the cursor")
         assert found(new) == {("live", "spiky", "spike", 250), ("live", "spiky", "nan", 320)}
         assert served.get("/api/alerts", since=cursor).json()["alerts"] == []
         writer.close()
         # The run's directory is deleted: its alerts go with it at the next reload (the cursor stays).
         shutil.rmtree(tmp_path / "live")
-        deadline = time.monotonic() + 20
-        while served.get("/api/alerts").json()["alerts"] and time.monotonic() < deadline:
-            time.sleep(0.2)
+        wait_until(lambda: not served.get("/api/alerts").json()["alerts"], "the deleted run's alerts to go")
         assert served.get("/api/alerts").json() == {"alerts": [], "cursor": cursor}

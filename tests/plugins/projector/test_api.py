@@ -1,5 +1,5 @@
-"""GET /api/embeddings against a real server: the embeddings torch's and ridgeline's ``add_embedding`` wrote, with
-the tag and step each name encodes; a config added while the server runs shows at the next request (embeddings
+"""GET /api/embeddings in process: the embeddings torch's and ridgeline's ``add_embedding`` wrote, with
+the tag and step each name encodes; a config added while the app runs shows at the next request (embeddings
 are not in the event files); an unreadable config is listed under ``errors`` while the other runs answer; a bad
 run regex is a 400."""
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 import ridgeline
-from tests.server.conftest import serving_logdir
+from tests.plugins.conftest import in_process
 
 
 def write(logdir: Path) -> None:
@@ -34,7 +34,7 @@ def write(logdir: Path) -> None:
 
 def test_embeddings_with_their_tags_and_steps(tmp_path: Path) -> None:
     write(tmp_path)
-    with serving_logdir(tmp_path) as served:
+    with in_process(tmp_path) as served:
         body = served.client.get("/api/embeddings").json()
         assert sorted(body["runs"]) == ["a_torch", "b_ridgeline"]
         torch_listing = [(e["tag"], e["step"], e["metadata"]) for e in body["runs"]["a_torch"]]

@@ -1,4 +1,4 @@
-"""The binary form of ``POST /api/scalars/batch`` on a real ``ridgeline serve``: the same numbers as the JSON form
+"""The binary form of ``POST /api/scalars/batch`` (in process): the same numbers as the JSON form
 and as what was written (NaN and ±Inf included), per-entry errors, 8-byte aligned float64 columns."""
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from ridgeline.plugins.scalars.binary import decode_batch
-from tests.server.conftest import RIDGELINE_SERIES, TORCH_SERIES, Served, as_read
+from tests.conftest import RIDGELINE_SERIES, TORCH_SERIES, as_read
+from tests.plugins.conftest import Api
 
 PAIRS = [
     *({"run": "mixed", "tag": tag} for tag in RIDGELINE_SERIES if tag != "backwards"),
@@ -38,9 +39,9 @@ def parse(body: bytes) -> list[dict[str, Any]]:
     return entries
 
 
-def post(server: Served, binary: bool, **body: object) -> Any:
+def post(api: Api, binary: bool, **body: object) -> Any:
     params = {"format": "binary"} if binary else None
-    response = server.client.post("/api/scalars/batch", params=params, json={"series": PAIRS, **body})
+    response = api.client.post("/api/scalars/batch", params=params, json={"series": PAIRS, **body})
     assert response.status_code == 200
     if not binary:
         return response.json()["series"]
@@ -55,9 +56,9 @@ def same(ours: list[float], json_values: list[float | None]) -> bool:
     )
 
 
-def test_binary_batch_has_the_json_numbers_and_what_was_written(server: Served) -> None:
-    entries = parse(post(server, True))
-    as_json = post(server, False)
+def test_binary_batch_has_the_json_numbers_and_what_was_written(api: Api) -> None:
+    entries = parse(post(api, True))
+    as_json = post(api, False)
     assert [(e["run"], e["tag"]) for e in entries] == [(p["run"], p["tag"]) for p in PAIRS]
     for ours, theirs in zip(entries, as_json, strict=True):
         if "error" in theirs:
@@ -79,9 +80,9 @@ def test_binary_batch_has_the_json_numbers_and_what_was_written(server: Served) 
     assert "'nope'" in entries[len(RIDGELINE_SERIES) - 1]["error"] and "no run 'gone'" in entries[-1]["error"]
 
 
-def test_binary_batch_reduced_with_bands(server: Served) -> None:
-    entries = decode_batch(post(server, True, max_points=20))
-    as_json = post(server, False, max_points=20)
+def test_binary_batch_reduced_with_bands(api: Api) -> None:
+    entries = decode_batch(post(api, True, max_points=20))
+    as_json = post(api, False, max_points=20)
     for ours, theirs in zip(entries, as_json, strict=True):
         if "error" in theirs:
             continue
@@ -95,8 +96,8 @@ def test_binary_batch_reduced_with_bands(server: Served) -> None:
     assert loss["reduced"] and loss["n"] <= 20 and loss["total_points"] == 1000
 
 
-def test_binary_since_step_and_accept_header(server: Served) -> None:
-    response = server.client.post(
+def test_binary_since_step_and_accept_header(api: Api) -> None:
+    response = api.client.post(
         "/api/scalars/batch",
         json={"series": [{"run": "mixed", "tag": "loss"}], "since_step": 997},
         headers={"Accept": "application/octet-stream"},
@@ -105,7 +106,7 @@ def test_binary_since_step_and_accept_header(server: Served) -> None:
     (entry,) = decode_batch(response.content)
     assert entry["step"].tolist() == [998.0, 999.0] and entry["total_points"] == 2
     # format=json wins over the Accept header.
-    response = server.client.post(
+    response = api.client.post(
         "/api/scalars/batch",
         params={"format": "json"},
         json={"series": [{"run": "mixed", "tag": "loss"}]},
@@ -115,14 +116,14 @@ def test_binary_since_step_and_accept_header(server: Served) -> None:
 
 
 @pytest.mark.parametrize("params", [{"format": "binary"}, {"format": "xml"}])
-def test_binary_errors_stay_json(server: Served, params: dict[str, str]) -> None:
+def test_binary_errors_stay_json(api: Api, params: dict[str, str]) -> None:
     body: dict[str, object] = {"series": [{"run": "torch"}]} if params["format"] == "binary" else {"series": []}
-    response = server.client.post("/api/scalars/batch", params=params, json=body)
+    response = api.client.post("/api/scalars/batch", params=params, json=body)
     assert response.status_code == 400
     assert response.json()["error"]
 
 
-def test_openapi_documents_the_binary_form(server: Served) -> None:
-    operation = server.get("/api/openapi.json").json()["paths"]["/api/scalars/batch"]["post"]
+def test_openapi_documents_the_binary_form(api: Api) -> None:
+    operation = api.get("/api/openapi.json").json()["paths"]["/api/scalars/batch"]["post"]
     assert "RLSB" in operation["description"] and "float64" in operation["description"]
     assert any(p["name"] == "format" for p in operation["parameters"])

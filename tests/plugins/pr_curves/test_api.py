@@ -1,4 +1,4 @@
-"""GET /api/pr_curves against a real server, on files written by torch's and ridgeline's writers and by hand
+"""GET /api/pr_curves in process, on files written by torch's and ridgeline's writers and by hand
 (a tensor of the wrong shape)."""
 
 from __future__ import annotations
@@ -6,14 +6,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.server.conftest import Served
-from tests.server.text_pr_logs import RAW_PR, WALL, pr_inputs
+from tests.plugins.conftest import Api
+from tests.plugins.text_pr_logs import RAW_PR, WALL, pr_inputs
 
 ROWS = ("tp", "fp", "tn", "fn", "precision", "recall")
 
 
-def test_runs_list_pr_curve_tags(text_pr_server: Served) -> None:
-    runs = {r["run"]: r["tags"] for r in text_pr_server.get("/api/runs").json()["runs"]}
+def test_runs_list_pr_curve_tags(text_pr_api: Api) -> None:
+    runs = {r["run"]: r["tags"] for r in text_pr_api.get("/api/runs").json()["runs"]}
     assert runs["torch"]["pr_curves"] == ["pr/cat", "pr/raw"]
     assert runs["ridgeline"]["pr_curves"] == ["pr/cat", "pr/raw"]
     assert runs["tbx"]["pr_curves"] == ["pr/cat"]
@@ -21,8 +21,8 @@ def test_runs_list_pr_curve_tags(text_pr_server: Served) -> None:
 
 
 @pytest.mark.parametrize("run", ["torch", "ridgeline"])
-def test_raw_curves_are_the_six_rows_as_written(text_pr_server: Served, run: str) -> None:
-    steps = text_pr_server.get("/api/pr_curves", run=run, tag="pr/raw").json()["steps"]
+def test_raw_curves_are_the_six_rows_as_written(text_pr_api: Api, run: str) -> None:
+    steps = text_pr_api.get("/api/pr_curves", run=run, tag="pr/raw").json()["steps"]
     assert len(steps) == 1
     entry = steps[0]
     assert entry["step"] == 0 and entry["wall_time"] == WALL
@@ -31,8 +31,8 @@ def test_raw_curves_are_the_six_rows_as_written(text_pr_server: Served, run: str
         assert entry[row] == pytest.approx(RAW_PR[row]), row
 
 
-def test_torch_add_pr_curve_matches_the_labels(text_pr_server: Served) -> None:
-    steps = text_pr_server.get("/api/pr_curves", run="torch", tag="pr/cat").json()["steps"]
+def test_torch_add_pr_curve_matches_the_labels(text_pr_api: Api) -> None:
+    steps = text_pr_api.get("/api/pr_curves", run="torch", tag="pr/cat").json()["steps"]
     assert [s["step"] for s in steps] == [0, 1, 2]
     for entry in steps:
         labels, predictions = pr_inputs(entry["step"])
@@ -47,24 +47,24 @@ def test_torch_add_pr_curve_matches_the_labels(text_pr_server: Served) -> None:
         assert np.array(entry["precision"], dtype=float) == pytest.approx(expected, abs=1e-6)
 
 
-def test_tensorboardx_pr_curve(text_pr_server: Served) -> None:
-    (entry,) = text_pr_server.get("/api/pr_curves", run="tbx", tag="pr/cat").json()["steps"]
+def test_tensorboardx_pr_curve(text_pr_api: Api) -> None:
+    (entry,) = text_pr_api.get("/api/pr_curves", run="tbx", tag="pr/cat").json()["steps"]
     labels, _ = pr_inputs(2)
     assert entry["thresholds"] == pytest.approx([0, 0.25, 0.5, 0.75, 1])
     assert entry["tp"][0] == labels.sum() and entry["fp"][0] == (1 - labels).sum()
     assert entry["recall"][0] == pytest.approx(1.0)
 
 
-def test_wrong_shape_is_an_error_entry_at_its_step(text_pr_server: Served) -> None:
-    steps = text_pr_server.get("/api/pr_curves", run="odd", tag="pr/bad").json()["steps"]
+def test_wrong_shape_is_an_error_entry_at_its_step(text_pr_api: Api) -> None:
+    steps = text_pr_api.get("/api/pr_curves", run="odd", tag="pr/bad").json()["steps"]
     assert [s["step"] for s in steps] == [0, 1]
     assert "shape [6, n]" in steps[0]["error"] and "[5, 4]" in steps[0]["error"]
     assert "thresholds" not in steps[0]
     assert steps[1]["recall"] == pytest.approx(RAW_PR["recall"]) and "error" not in steps[1]
 
 
-def test_since_step(text_pr_server: Served) -> None:
-    steps = text_pr_server.get("/api/pr_curves", run="torch", tag="pr/cat", since_step=1).json()["steps"]
+def test_since_step(text_pr_api: Api) -> None:
+    steps = text_pr_api.get("/api/pr_curves", run="torch", tag="pr/cat", since_step=1).json()["steps"]
     assert [s["step"] for s in steps] == [2]
 
 
@@ -78,11 +78,11 @@ def test_since_step(text_pr_server: Served) -> None:
         ({"run": "torch", "tag": "pr/cat", "since_step": "1.5"}, 400),
     ],
 )
-def test_errors_are_json(text_pr_server: Served, params: dict[str, str], status: int) -> None:
-    response = text_pr_server.get("/api/pr_curves", **params)
+def test_errors_are_json(text_pr_api: Api, params: dict[str, str], status: int) -> None:
+    response = text_pr_api.get("/api/pr_curves", **params)
     assert response.status_code == status and isinstance(response.json()["error"], str)
 
 
-def test_openapi_documents_the_route(text_pr_server: Served) -> None:
-    paths = text_pr_server.get("/api/openapi.json").json()["paths"]
+def test_openapi_documents_the_route(text_pr_api: Api) -> None:
+    paths = text_pr_api.get("/api/openapi.json").json()["paths"]
     assert "[6, n]" in paths["/api/pr_curves"]["get"]["description"]

@@ -1,4 +1,4 @@
-"""GET /api/phases and GET /api/forecast on a real ``ridgeline serve``, over runs written by torch's writer (a
+"""GET /api/phases and GET /api/forecast in process, over runs written by torch's writer (a
 curve with a warm-up plateau, a decaying one, a short one) and ridgeline's."""
 
 from __future__ import annotations
@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.server.conftest import Served, serving_logdir, write_ridgeline_run, write_torch_run
+from tests.conftest import write_ridgeline_run, write_torch_run
+from tests.plugins.conftest import Api, in_process
 
 WARM = [(step, 2.0 if step < 300 else 0.3 + 1.7 * math.exp(-(step - 300) / 60)) for step in range(0, 1000, 2)]
 DECAY = [(step, 0.5 + 2.0 * math.exp(-step / 200)) for step in range(0, 1000, 5)]
@@ -21,7 +22,7 @@ OVERFIT = [
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]:
     root: Path = tmp_path_factory.mktemp("forecast")
     write_torch_run(root / "torch", {"train/loss": WARM, "short": [(s, 1.0 / (s + 1)) for s in range(5)]})
     write_ridgeline_run(
@@ -34,11 +35,11 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
             "val/other": OVERFIT,
         },
     )
-    with serving_logdir(root) as server:
+    with in_process(root) as server:
         yield server
 
 
-def test_phases_of_a_torch_curve(served: Served) -> None:
+def test_phases_of_a_torch_curve(served: Api) -> None:
     response = served.get("/api/phases", run="torch", tag="train/loss")
     assert response.status_code == 200
     segments = response.json()["segments"]
@@ -48,7 +49,7 @@ def test_phases_of_a_torch_curve(served: Served) -> None:
     assert segments[1]["end_step"] == segments[2]["start_step"]
 
 
-def test_phases_of_an_overfitting_loss_follow_the_tag_name(served: Served) -> None:
+def test_phases_of_an_overfitting_loss_follow_the_tag_name(served: Api) -> None:
     segments = served.get("/api/phases", run="ours", tag="val/loss").json()["segments"]
     assert segments[0] == {"phase": "descent", "start_step": 0, "end_step": segments[0]["end_step"]}
     assert abs(segments[-1]["end_step"] - 170) <= 25  # nothing after the best point: the rise is no descent
@@ -59,7 +60,7 @@ def test_phases_of_an_overfitting_loss_follow_the_tag_name(served: Served) -> No
     assert served.get("/api/phases", run="ours", tag="val/other").json()["segments"] == segments
 
 
-def test_forecast_of_a_decaying_curve(served: Served) -> None:
+def test_forecast_of_a_decaying_curve(served: Api) -> None:
     response = served.get("/api/forecast", run="ours", tag="loss")
     assert response.status_code == 200
     body = response.json()
@@ -71,7 +72,7 @@ def test_forecast_of_a_decaying_curve(served: Served) -> None:
     assert body["final"]["value"] == pytest.approx(truth, abs=0.02)
 
 
-def test_forecast_until(served: Served) -> None:
+def test_forecast_until(served: Api) -> None:
     body = served.get("/api/forecast", run="ours", tag="loss", until=1500).json()
     assert body["final"]["step"] == 1500
 
@@ -85,11 +86,11 @@ def test_forecast_until(served: Served) -> None:
     ("/api/phases", {"run": "nope", "tag": "loss"}, 404, "nope"),
     ("/api/phases", {"run": "ours", "tag": "nope"}, 404, "nope"),
 ])  # fmt: skip
-def test_errors(served: Served, path: str, params: dict[str, object], status: int, text: str) -> None:
+def test_errors(served: Api, path: str, params: dict[str, object], status: int, text: str) -> None:
     response = served.get(path, **params)
     assert response.status_code == status
     assert text in response.json()["error"]
 
 
-def test_short_series_has_no_phases(served: Served) -> None:
+def test_short_series_has_no_phases(served: Api) -> None:
     assert served.get("/api/phases", run="torch", tag="short").json() == {"segments": []}

@@ -1,10 +1,9 @@
-"""GET /api/diagnosis on real ``ridgeline serve`` processes over labelled runs written by ridgeline's writer: the
+"""GET /api/diagnosis in process, over labelled runs written by ridgeline's writer: the
 contract's shape, the ``run`` filter (a Keras-style train/validation pair answers for either run), 404 for an
 unknown run, and a finding that appears once a live run starts to overfit (the cache follows ingest)."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,18 +13,19 @@ import pytest
 import ridgeline
 from ridgeline.analysis.diagnosis import KINDS
 from ridgeline.fixtures.problems import write_problem_runs
-from tests.server.conftest import Served, serving, serving_logdir
+from tests.conftest import wait_until
+from tests.plugins.conftest import Api, in_process
 
 
 @pytest.fixture(scope="module")
-def labelled(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Served, dict[str, frozenset[str]]]]:
+def labelled(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Api, dict[str, frozenset[str]]]]:
     root = tmp_path_factory.mktemp("diagnosis")
     labels = write_problem_runs(root, seeds=(0,), kinds=["healthy", "overfitting", "exploding_gradients"])
-    with serving_logdir(root) as served:
+    with in_process(root) as served:
         yield served, labels
 
 
-def test_findings_follow_the_contract_and_the_labels(labelled: tuple[Served, dict[str, frozenset[str]]]) -> None:
+def test_findings_follow_the_contract_and_the_labels(labelled: tuple[Api, dict[str, frozenset[str]]]) -> None:
     served, labels = labelled
     response = served.get("/api/diagnosis")
     assert response.status_code == 200
@@ -38,7 +38,7 @@ def test_findings_follow_the_contract_and_the_labels(labelled: tuple[Served, dic
     assert found == {(case, kind) for case, kinds in labels.items() for kind in kinds}
 
 
-def test_run_filter_and_a_keras_style_pair(labelled: tuple[Served, dict[str, frozenset[str]]]) -> None:
+def test_run_filter_and_a_keras_style_pair(labelled: tuple[Api, dict[str, frozenset[str]]]) -> None:
     served, _ = labelled
     # overfitting-v2-s0 is written as two runs, .../train and .../validation, both with the tag epoch_loss.
     for run in ("overfitting-v2-s0/train", "overfitting-v2-s0/validation"):
@@ -52,7 +52,7 @@ def test_run_filter_and_a_keras_style_pair(labelled: tuple[Served, dict[str, fro
     assert finding["run"] == "overfitting-v0-s0"
 
 
-def test_unknown_run_is_404(labelled: tuple[Served, dict[str, frozenset[str]]]) -> None:
+def test_unknown_run_is_404(labelled: tuple[Api, dict[str, frozenset[str]]]) -> None:
     served, _ = labelled
     response = served.get("/api/diagnosis", run="no-such-run")
     assert response.status_code == 404
@@ -75,14 +75,13 @@ def test_a_finding_appears_when_a_live_run_starts_to_overfit(tmp_path: Path) -> 
 
     write(slice(0, split))
     try:
-        with serving("--logdir", str(tmp_path), "--port", "0", "--reload-interval", "0.2", "--no-cache") as served:
-            assert served.get("/api/diagnosis", run="live").json()["findings"] == []
+        with in_process(tmp_path, reload_interval=0.2) as served:
+            assert served.get("/api/diagnosis", run="live").json() ["findings"] == []
             write(slice(split, None))
-            deadline = time.monotonic() + 30
-            kinds: list[str] = []
-            while time.monotonic() < deadline and not kinds:
-                time.sleep(0.2)
-                kinds = [f["kind"] for f in served.get("/api/diagnosis", run="live").json()["findings"]]
+            kinds = wait_until(
+                lambda: [f["kind"] for f in served.get("/api/diagnosis", run="live").json()["findings"]],
+                "a finding on the live run",
+            )
             assert kinds == ["overfitting"]
     finally:
         writer.close()

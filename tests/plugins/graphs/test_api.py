@@ -1,5 +1,5 @@
 """GET /api/graphs on graphs written by torch's ``SummaryWriter.add_graph`` and ridgeline's, a TF-style GraphDef
-(control inputs, output indices, dtypes), a large graph and a corrupt record, through a real ``ridgeline serve``."""
+(control inputs, output indices, dtypes), a large graph and a corrupt record, in process."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ import pytest
 
 import ridgeline
 from ridgeline.format.proto import event_pb2, graph_pb2, summary_pb2, tensor_pb2, tensor_shape_pb2, types_pb2
-from tests.server.conftest import Served, serving_logdir
+from tests.plugins.conftest import Api, in_process
 
 pytest.importorskip("torch")
-from tests.server.graph_logs import LONG_MODULE, big_graph, write_event_file, write_graph_logs
+from tests.plugins.graphs.graph_logs import LONG_MODULE, big_graph, write_event_file, write_graph_logs
 
 
 def shape(*dims: int) -> tensor_shape_pb2.TensorShapeProto:
@@ -105,7 +105,7 @@ def function_graphs_metadata(*graphs: graph_pb2.GraphDef) -> bytes:
 
 
 @pytest.fixture(scope="module")
-def graphs_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+def graphs_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]:
     root = write_graph_logs(tmp_path_factory.mktemp("graphs"))
     scalars_only = ridgeline.SummaryWriter(str(root / "no_graph"))
     scalars_only.add_scalar("loss", 1.0, 0)
@@ -120,16 +120,16 @@ def graphs_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
         ]
     )
     write_event_file(root / "tf2", event_pb2.Event(wall_time=2.0, step=3, summary=summary))
-    with serving_logdir(root) as served:
+    with in_process(root) as served:
         yield served
 
 
-def get(served: Served, **params: str) -> httpx.Response:
-    return httpx.get(f"{served.url}api/graphs", params=params, timeout=30)
+def get(served: Api, **params: str) -> httpx.Response:
+    return served.get("/api/graphs", **params)
 
 
 @pytest.mark.parametrize("run", ["torch_cnn", "ridgeline_cnn"])
-def test_torch_cnn_graph(graphs_server: Served, run: str) -> None:
+def test_torch_cnn_graph(graphs_server: Api, run: str) -> None:
     response = get(graphs_server, run=run)
     assert response.status_code == 200
     graph = response.json()
@@ -165,14 +165,14 @@ def test_torch_cnn_graph(graphs_server: Served, run: str) -> None:
     assert any("value" in node["attrs"].get("attr", "") for node in constants)
 
 
-def test_runs_list_graph_tags(graphs_server: Served) -> None:
-    listing = {item["run"]: item for item in httpx.get(f"{graphs_server.url}api/runs").json()["runs"]}
+def test_runs_list_graph_tags(graphs_server: Api) -> None:
+    listing = {item["run"]: item for item in graphs_server.get("/api/runs").json()["runs"]}
     assert "__graph__" in listing["torch_cnn"]["tags"]["graphs"]
     assert "__graph__" in listing["ridgeline_cnn"]["tags"]["graphs"]
     assert "graphs" not in listing["no_graph"]["tags"]
 
 
-def test_tf_style_inputs(graphs_server: Served) -> None:
+def test_tf_style_inputs(graphs_server: Api) -> None:
     graph = get(graphs_server, run="tf").json()
     edges = {(e["source"], e["target"]): e for e in graph["edges"]}
     assert edges[("x", "split/Split")] == {
@@ -194,7 +194,7 @@ def test_tf_style_inputs(graphs_server: Served) -> None:
     assert split["shapes"] == ["?×392", "?×392"]
 
 
-def test_keras_models(graphs_server: Served) -> None:
+def test_keras_models(graphs_server: Api) -> None:
     tags = get(graphs_server, run="tf2").json()["tags"]
     assert tags == ["keras", "keras_seq", "trace"]
     functional = get(graphs_server, run="tf2", tag="keras").json()
@@ -211,7 +211,7 @@ def test_keras_models(graphs_server: Served) -> None:
     assert [(e["source"], e["target"]) for e in sequential["edges"]] == [("seq_input", "dense")]
 
 
-def test_function_graphs_are_merged(graphs_server: Served) -> None:
+def test_function_graphs_are_merged(graphs_server: Api) -> None:
     trace = get(graphs_server, run="tf2", tag="trace").json()
     assert trace["format"] == "run_metadata_graph"
     names = {n["name"] for n in trace["nodes"]}
@@ -219,20 +219,20 @@ def test_function_graphs_are_merged(graphs_server: Served) -> None:
     assert "input" in names and len(names) == len(trace["nodes"]) == 5 + 11
 
 
-def test_big_graph(graphs_server: Served) -> None:
+def test_big_graph(graphs_server: Api) -> None:
     graph = get(graphs_server, run="big").json()  # how fast it answers is for bench/, not a test
     assert len(graph["nodes"]) == 4001 and len(graph["edges"]) == 4000
     assert len(graph["scopes"]) == 401
 
 
-def test_errors(graphs_server: Served) -> None:
+def test_errors(graphs_server: Api) -> None:
     missing_run = get(graphs_server, run="nope")
     assert missing_run.status_code == 404 and "nope" in missing_run.json()["error"]
     no_graph = get(graphs_server, run="no_graph")
     assert no_graph.status_code == 404 and "has no graph" in no_graph.json()["error"]
     bad_tag = get(graphs_server, run="torch_cnn", tag="other")
     assert bad_tag.status_code == 404 and "'other'" in bad_tag.json()["error"]
-    no_run = httpx.get(f"{graphs_server.url}api/graphs")
+    no_run = graphs_server.get("/api/graphs")
     assert no_run.status_code == 400 and "run" in no_run.json()["error"]
     corrupt = get(graphs_server, run="corrupt")
     assert corrupt.status_code == 422 and "cannot be read" in corrupt.json()["error"]
@@ -240,7 +240,7 @@ def test_errors(graphs_server: Served) -> None:
     assert get(graphs_server, run="tf").status_code == 200
 
 
-def test_step_statistics_only(graphs_server: Served) -> None:
+def test_step_statistics_only(graphs_server: Api) -> None:
     tags = get(graphs_server, run="torch_cnn").json()["tags"]
     stats = [tag for tag in tags if tag.startswith("__run_metadata__/")]
     assert stats, tags
@@ -248,8 +248,8 @@ def test_step_statistics_only(graphs_server: Served) -> None:
     assert response.status_code == 422 and "step statistics" in response.json()["error"]
 
 
-def test_openapi_documents_the_route(graphs_server: Served) -> None:
-    spec = httpx.get(f"{graphs_server.url}api/openapi.json").json()
+def test_openapi_documents_the_route(graphs_server: Api) -> None:
+    spec = graphs_server.get("/api/openapi.json").json()
     route = spec["paths"]["/api/graphs"]["get"]
     assert {p["name"] for p in route["parameters"]} == {"run", "tag"}
     assert {"200", "400", "404", "422"} <= set(route["responses"])
