@@ -13,6 +13,7 @@ from typing import TypeVar
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, settings
 
 import ridgeline
 from ridgeline.format import records
@@ -45,6 +46,11 @@ def read_scalars(log_dir: Path, tag: str) -> list[tuple[int, float]]:
                     points.append((event.step, value.simple_value))
     return points
 
+
+# Hypothesis' defaults time each example (a 200 ms deadline) and fail a strategy that generates slowly: timed
+# assertions, which fail on a busy machine. Tests that set their own settings inherit the rest from this profile.
+settings.register_profile("ridgeline", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("ridgeline")
 
 T = TypeVar("T")
 # How long a test waits for something to happen before it fails: generous, because CI is a busy 2-core machine

@@ -12,7 +12,7 @@ from tests.bench.runner import run_bench
 
 @pytest.mark.slow
 def test_forecast_bench_quick_runs(tmp_path: Path) -> None:
-    output, results = run_bench("forecast.py", "--quick", cwd=tmp_path, timeout=300)
+    output, results = run_bench("forecast.py", "--quick", cwd=tmp_path)
     assert "mean MASE" in output
     for part in ("generated", "real"):
         models = results[part]

@@ -11,7 +11,7 @@ from tests.bench.runner import run_bench
 
 @pytest.mark.slow
 def test_insights_bench_quick_runs(tmp_path: Path) -> None:
-    output, results = run_bench("insights.py", "--quick", cwd=tmp_path, timeout=300)
+    output, results = run_bench("insights.py", "--quick", cwd=tmp_path)
     alerts = results["alerts"]
     assert "ns/point" in output
     assert alerts["points"] == 100_000 and alerts["chunk"] == 1000

@@ -9,7 +9,7 @@ from tests.bench.runner import run_bench
 
 
 def test_search_bench_quick_runs(tmp_path: Path) -> None:
-    output, results = run_bench("search.py", "--quick", cwd=tmp_path, timeout=120)
+    output, results = run_bench("search.py", "--quick", cwd=tmp_path)
     assert results["entries"] > 10_000
     documented = "(lr=0.001|batch_size=64).*(dropout=0.2)"
     assert results["patterns"][documented]["total"] > 0

@@ -15,9 +15,7 @@ from tests.browser.conftest import check_prerequisites
 @pytest.mark.parametrize(("key", "name"), [("h", "histograms"), ("i", "images")])
 def test_ui_bench_first_paint_quick_runs(tmp_path: Path, key: str, name: str) -> None:
     check_prerequisites()
-    output, results = run_bench(
-        "ui.py", "--quick", "--only", key, "--data-dir", str(tmp_path), cwd=tmp_path, timeout=180
-    )
+    output, results = run_bench("ui.py", "--quick", "--only", key, "--data-dir", str(tmp_path), cwd=tmp_path)
     assert results["results"] == []
     figures = results[name]
     for dashboard in ("ridgeline", "TensorBoard"):

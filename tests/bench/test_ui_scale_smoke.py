@@ -14,9 +14,7 @@ from tests.browser.conftest import check_prerequisites
 @pytest.mark.slow
 def test_ui_scale_bench_quick_runs(tmp_path: Path) -> None:
     check_prerequisites()
-    _, results = run_bench(
-        "ui_scale.py", "--quick", "--only", "tags", "--data-dir", str(tmp_path), cwd=tmp_path, timeout=120
-    )
+    _, results = run_bench("ui_scale.py", "--quick", "--only", "tags", "--data-dir", str(tmp_path), cwd=tmp_path)
     (result,) = results["results"]
     assert result["errors"] == []
     assert result["ready_s"] > 0 and result["frame_ms_median"] > 0 and result["filter_s"] > 0

@@ -14,7 +14,7 @@ from tests.browser.conftest import check_prerequisites
 @pytest.mark.slow
 def test_ui_bench_quick_runs(tmp_path: Path) -> None:
     check_prerequisites()
-    _, results = run_bench("ui.py", "--quick", "--only", "c", "--data-dir", str(tmp_path), cwd=tmp_path, timeout=120)
+    _, results = run_bench("ui.py", "--quick", "--only", "c", "--data-dir", str(tmp_path), cwd=tmp_path)
     (result,) = results["results"]
     for dashboard in ("ridgeline", "TensorBoard"):
         figures = result[dashboard]

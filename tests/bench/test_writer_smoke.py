@@ -11,7 +11,7 @@ from tests.bench.runner import run_bench
 
 @pytest.mark.slow
 def test_writer_bench_quick_runs(tmp_path: Path) -> None:
-    output, results = run_bench("writer.py", "--quick", cwd=tmp_path, timeout=300)
+    output, results = run_bench("writer.py", "--quick", cwd=tmp_path)
     for writer in ("ridgeline", "torch", "tensorboardX"):
         assert writer in output
     assert "Warning" not in output, "import-time warnings leak into the benchmark's output"
