@@ -4,7 +4,7 @@ with ``reload_interval`` the log directory is re-read in the background exactly 
 
 The log directories several plugins' tests read are written once per session here: text and PR curves (one
 directory, tests/plugins/text_pr_logs.py), histograms and distributions (tests/plugins/histogram_logs.py), images
-and audio (tests/plugins/media_logs.py).
+and audio (tests/plugins/media_logs.py); each test module gets its own app over them.
 """
 
 from __future__ import annotations
@@ -50,26 +50,43 @@ def in_process(
 
 
 @pytest.fixture(scope="session")
-def text_pr_api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]:
+def text_pr_logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from tests.plugins.text_pr_logs import write_logs
 
-    with in_process(write_logs(tmp_path_factory.mktemp("text_pr"))) as api:
-        yield api
+    return write_logs(tmp_path_factory.mktemp("text_pr"))
 
 
 @pytest.fixture(scope="session")
-def histograms_api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]:
+def histogram_logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from tests.plugins.histogram_logs import write_histogram_logs
 
-    with in_process(write_histogram_logs(tmp_path_factory.mktemp("histograms"))) as api:
-        yield api
+    return write_histogram_logs(tmp_path_factory.mktemp("histograms"))
 
 
 @pytest.fixture(scope="session")
-def media_api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]:
+def media_logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from tests.plugins.media_logs import write_media_logs
 
-    with in_process(write_media_logs(tmp_path_factory.mktemp("media"))) as api:
+    return write_media_logs(tmp_path_factory.mktemp("media"))
+
+
+# The apps are per module: a client's thread (and any reload thread) never outlives the tests that use it, so
+# the others run in a worker with the threads they start themselves (forking tests, ingest's parallel read).
+@pytest.fixture(scope="module")
+def text_pr_api(text_pr_logs: Path) -> Iterator[Api]:
+    with in_process(text_pr_logs) as api:
+        yield api
+
+
+@pytest.fixture(scope="module")
+def histograms_api(histogram_logs: Path) -> Iterator[Api]:
+    with in_process(histogram_logs) as api:
+        yield api
+
+
+@pytest.fixture(scope="module")
+def media_api(media_logs: Path) -> Iterator[Api]:
+    with in_process(media_logs) as api:
         yield api
 
 

@@ -10,7 +10,7 @@ import pytest
 from tests.plugins.conftest import Api, in_process
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def api(logs: Path) -> Iterator[Api]:
     with in_process(logs) as client:
         yield client
