@@ -16,7 +16,7 @@ import ridgeline
 from ridgeline.cli import COMMANDS, main
 from ridgeline.server import create_app
 from ridgeline.settings import SETTINGS, for_command
-from tests.server.conftest import write_ridgeline_run
+from tests.conftest import write_ridgeline_run
 
 
 def settings_of(*args: str, env: dict[str, str | None] | None = None) -> dict[str, dict[str, object]]:

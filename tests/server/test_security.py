@@ -16,7 +16,7 @@ import ridgeline
 from ridgeline.server import create_app
 from ridgeline.server.run import bind, make_server
 from ridgeline.server.security import allowed_hosts, host_of
-from tests.server.conftest import write_ridgeline_run
+from tests.conftest import write_ridgeline_run
 
 TOKEN = "s3cret-tøken-✓"  # not ASCII: it must still authenticate
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.server.conftest import write_ridgeline_run
+from tests.conftest import write_ridgeline_run
 
 
 def start(logdir: Path) -> tuple[subprocess.Popen[bytes], int]:

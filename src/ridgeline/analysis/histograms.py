@@ -55,7 +55,7 @@ def rebin(histogram: Buckets, edges: np.ndarray) -> np.ndarray:
     if count.size == 0 or bins < 1:
         return np.zeros(max(bins, 0))
     width = upper - lower
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # an edge near ±1e308 overflows to ±inf
         spread = np.clip((edges[:, None] - lower[None, :]) / width[None, :], 0.0, 1.0)
     point = (edges[:, None] >= lower[None, :]).astype(np.float64)
     fraction = np.where(width[None, :] > 0, spread, point)
