@@ -76,7 +76,7 @@ def test_a_finding_appears_when_a_live_run_starts_to_overfit(tmp_path: Path) -> 
     write(slice(0, split))
     try:
         with in_process(tmp_path, reload_interval=0.2) as served:
-            assert served.get("/api/diagnosis", run="live").json() ["findings"] == []
+            assert served.get("/api/diagnosis", run="live").json()["findings"] == []
             write(slice(split, None))
             kinds = wait_until(
                 lambda: [f["kind"] for f in served.get("/api/diagnosis", run="live").json()["findings"]],
