@@ -10,7 +10,8 @@ Every setting has an environment variable, ``RIDGELINE_<NAME>``, read when its o
 command takes as an option (``cache_dir``) is read from its variable where it is used. ``create_app`` takes the
 table's values as ``setting_values`` (what ``/api/settings`` answers); what plugins read with
 ``ridgeline.plugins.kit.setting`` are its ``settings``: ``alert_config`` and ``diagnosis_config``, the files of
-the ``alerts_config`` and ``diagnosis_config`` settings parsed (None: the defaults).
+the ``alerts_config`` and ``diagnosis_config`` settings parsed (None: the defaults), and ``retention``, the status
+of the sweeps the ``retention`` setting runs (None: off).
 
 This module imports nothing of ridgeline: the server, the CLI and the docs generator all read it.
 """
@@ -111,6 +112,23 @@ SETTINGS: tuple[Setting, ...] = (
         Path,
         None,
         "Diagnosis tag conventions and thresholds, a .toml or .json file (as ridgeline diagnose --config).",
+        ("serve",),
+    ),
+    Setting(
+        "retention",
+        str,
+        None,
+        "Delete old runs while serving, by a policy in ridgeline clean's words plus --every DURATION (how often; "
+        "default 1h), e.g. '--older-than 30d --keep-last 50 --yes'. Without --yes or --trash DIR it is a dry run "
+        "the page reports. Off by default (docs/retention.md).",
+        ("serve",),
+    ),
+    Setting(
+        "path_prefix",
+        str,
+        None,
+        "Serve the page and the API under this path, e.g. /ridgeline, for a reverse proxy that forwards it as it is "
+        "(docs/security.md).",
         ("serve",),
     ),
     Setting(

@@ -16,6 +16,7 @@ from ridgeline._version import __version__
 
 COMMANDS = (
     "alerts",
+    "clean",
     "demo",
     "diagnose",
     "export",

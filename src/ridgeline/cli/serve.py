@@ -16,6 +16,7 @@ from ridgeline.cli._support import logdir_option, open_logdir, read_config, sett
 from ridgeline.settings import for_command
 
 if TYPE_CHECKING:
+    from ridgeline.retention.background import Sweeper
     from ridgeline.store.logdir import LogDir
 
 console = Console(stderr=True)
@@ -42,6 +43,8 @@ def serve(
     allow_host: tuple[str, ...],
     alerts_config: Path | None,
     diagnosis_config: Path | None,
+    retention: str | None,
+    path_prefix: str | None,
     get_path: str | None,
 ) -> None:
     """Serve the dashboards for a log directory at http://HOST:PORT/.
@@ -55,6 +58,8 @@ def serve(
         ridgeline serve --logdir lr1e-3:runs/a,lr1e-4:runs/b --port 0
         ridgeline serve --logdir runs --host 0.0.0.0 --token "$(openssl rand -hex 16)"
         ridgeline serve --logdir runs --get '/api/scalars?run=exp1&tag=loss'
+        ridgeline serve --logdir runs --retention '--older-than 30d --keep-last 50 --yes'
+        ridgeline serve --logdir runs --path-prefix /ridgeline
     """
     from ridgeline.analysis.alert_config import AlertConfig
     from ridgeline.analysis.diagnosis import DiagnosisConfig
@@ -68,7 +73,11 @@ def serve(
     # A bad settings file fails before the long read.
     alert_config = read_config(alerts_config, "alert config", AlertConfig.from_mapping, "--alerts-config")
     diagnosis = read_config(diagnosis_config, "diagnosis config", DiagnosisConfig.from_mapping, "--diagnosis-config")
+    prefix = _prefix(path_prefix)
+    sweeper = _sweeper(logdir, retention) if retention else None
     sock = None if get_path is not None else _bind(host, port)
+    if sweeper is not None and sock is not None:
+        _sweep(sweeper)  # before the read: the page never shows runs the policy is about to take
     try:
         opened = open_logdir(logdir, console, cache=not no_cache, check_crc=not no_checksum, delay=0)
     except BaseException as error:
@@ -88,8 +97,9 @@ def serve(
         reload_interval=reload_interval if reload_interval > 0 else None,
         token=token,
         logdir_label=logdir,
-        settings={"alert_config": alert_config, "diagnosis_config": diagnosis},
+        settings={"alert_config": alert_config, "diagnosis_config": diagnosis, "retention": sweeper},
         setting_values=effective,
+        path_prefix=prefix,
     )
     if get_path is not None:
         headers = {"authorization": f"Bearer {token}"} if token else {}
@@ -99,7 +109,7 @@ def serve(
         sys.exit(0 if status < 400 else 1)
     assert sock is not None
     actual_port = sock.getsockname()[1]
-    url = url_for(host, actual_port)
+    url = url_for(host, actual_port) + prefix.lstrip("/") + ("/" if prefix else "")
     if not is_loopback(host):
         console.print(
             f"[yellow]warning:[/yellow] listening on {host}: anyone who can reach this machine on port "
@@ -115,13 +125,63 @@ def serve(
     shown = f"{url}?token={token}" if token else url
     click.echo(f"ridgeline is serving {logdir} at {shown}  (Ctrl-C to stop)")
     sys.stdout.flush()
+    if sweeper is not None:
+        sweeper.start()
     try:
         serve_app(app, sock, allow_hosts=allow_host)
     except KeyboardInterrupt:
         pass
     finally:
+        if sweeper is not None:
+            sweeper.stop()
         sock.close()
     console.print("stopped")
+
+
+def _prefix(path_prefix: str | None) -> str:
+    from ridgeline.server.prefix import normalise_prefix
+
+    try:
+        return normalise_prefix(path_prefix or "")
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="--path-prefix") from None
+
+
+def _sweeper(logdir: str, spec: str) -> Sweeper:
+    """The retention policy of ``--retention``, checked against the log directories before anything is read."""
+    from ridgeline.cli.clean import parse_retention
+    from ridgeline.ingest.discovery import LogDirError, sources_from
+    from ridgeline.retention.background import Sweeper
+    from ridgeline.retention.sweep import TrashError, prepare
+
+    policy, action, every = parse_retention(spec)
+    try:
+        sources = sources_from(logdir)
+        prepare(sources, action)
+    except (LogDirError, TrashError) as error:
+        raise click.BadParameter(str(error), param_hint="--retention") from None
+    return Sweeper(sources, policy, action, every, spec)
+
+
+def _sweep(sweeper: Sweeper) -> None:
+    """The first sweep, said on the console."""
+    from ridgeline.retention.units import format_duration, format_size
+
+    outcome = sweeper.run_once()
+    mode = sweeper.action.mode
+    every = format_duration(sweeper.every)
+    if outcome is None:
+        console.print(f"[yellow]warning:[/yellow] {sweeper.snapshot()['error']}; retrying every {every}")
+        return
+    went = outcome.plan.going
+    if mode == "dry-run":
+        said = f"would delete {len(went)} run{'s' if len(went) != 1 else ''} ({format_size(outcome.plan.freed)}); "
+        said += "a dry run: add --yes (or --trash DIR) to --retention to delete"
+    else:
+        done = "moved" if mode == "trash" else "deleted"
+        said = f"{done} {len(outcome.removed)} run{'s' if len(outcome.removed) != 1 else ''} "
+        said += f"({format_size(outcome.freed)})"
+    console.print(f"retention ({sweeper.policy.describe()}, every {every}): {said}")
 
 
 def _bind(host: str, port: int) -> socket.socket:

@@ -22,6 +22,7 @@ from ridgeline.server.auth import TokenAuth
 from ridgeline.server.openapi import use_error_responses
 from ridgeline.server.plugin_host import PluginHost, discover
 from ridgeline.server.plugin_web import mount_plugin_web
+from ridgeline.server.prefix import PathPrefix, normalise_prefix
 from ridgeline.server.routes import router as core_router
 from ridgeline.server.security import BodyLimit, SecurityHeaders
 from ridgeline.server.static import mount_static
@@ -31,7 +32,7 @@ from ridgeline.store.logdir import LogDir
 
 # What plugins read with ridgeline.plugins.kit.setting when the caller does not say (ridgeline.settings documents
 # the ones the command line sets).
-DEFAULT_SETTINGS: dict[str, Any] = {"alert_config": None, "diagnosis_config": None}
+DEFAULT_SETTINGS: dict[str, Any] = {"alert_config": None, "diagnosis_config": None, "retention": None}
 
 
 def create_app(
@@ -44,22 +45,27 @@ def create_app(
     logdir_label: str | None = None,
     settings: Mapping[str, Any] | None = None,
     setting_values: Mapping[str, Any] | None = None,
+    path_prefix: str = "",
 ) -> FastAPI:
     """The app serving ``logdir``; with ``reload_interval`` (seconds) the log directory is re-read in the
     background while the app runs (started and stopped by the app's lifespan). ``plugins`` are registered
     after the ones installed (entry points of the ``ridgeline.plugins`` group, the built-ins among them); an
     invalid or duplicate name raises ValueError here. ``settings`` (name -> value) are what plugins read with
-    ``ridgeline.plugins.kit.setting``: ``alert_config`` and ``diagnosis_config`` (None: the defaults).
+    ``ridgeline.plugins.kit.setting``: ``alert_config`` and ``diagnosis_config`` (None: the defaults), and
+    ``retention``, the status of ``serve --retention``'s sweeps (an object whose ``snapshot()`` is what
+    ``/api/retention`` answers; None: off).
     ``setting_values`` (name -> value) are the settings table's values it runs with, which ``/api/settings``
     answers (``ridgeline.settings``): ``reload_interval`` and ``token`` are this call's, the others the defaults
     unless given. With
     ``token`` every request must carry it (see :mod:`ridgeline.server.auth`). ``static_dir`` replaces the built
     UI folder (tests); ``logdir_label`` is what ``/api/runs`` reports as ``logdir`` (default: the log
-    directories' paths)."""
+    directories' paths). With ``path_prefix`` (``/ridgeline``) everything is served under it (see
+    :mod:`ridgeline.server.prefix`); ValueError for one that is not a plain path."""
     if token == "":
         raise ValueError("the token must not be empty: pass None to serve without one")
     if reload_interval is not None and not reload_interval > 0:
         raise ValueError(f"reload_interval must be positive, got {reload_interval}")
+    prefix = normalise_prefix(path_prefix)
     host = PluginHost([*discover(), *plugins])
 
     @asynccontextmanager
@@ -116,6 +122,8 @@ def create_app(
     if token is not None:
         app.add_middleware(TokenAuth, token=token)
     app.add_middleware(BodyLimit)
+    if prefix:
+        app.add_middleware(PathPrefix, prefix=prefix)  # outside the token check, which reads the prefix
     app.add_middleware(SecurityHeaders)  # added last, so outermost: a 401 or a 413 carries the headers too
     return app
 

@@ -8,7 +8,8 @@ Anything else is answered ``401 {"error": ...}``. A pure ASGI middleware: no per
 Tokens are compared as UTF-8 bytes in constant time (any Unicode token works, in the header, the query — where
 browsers percent-encode it — and the cookie, which holds it percent-encoded). A request naming ``token`` twice
 in its query is refused whatever the values (which one counts would be a guess). The cookie is ``HttpOnly`` and
-``SameSite=Strict``, and ``Secure`` when the request came over HTTPS. Cookies that Python's ``http.cookies``
+``SameSite=Strict``, ``Secure`` when the request came over HTTPS, and its ``Path`` is the app's root (``/``, or
+the ``--path-prefix``). Cookies that Python's ``http.cookies``
 cannot parse (``prefs={"theme":"dark"}``) do not hide ours: the header is split by hand.
 """
 
@@ -65,11 +66,11 @@ class TokenAuth:
     ) -> None:
         secure = "; Secure" if scope.get("scheme") in ("https", "wss") else ""
         value = quote(self._token, safe="")
-        cookie = f"{cookie_name}={value}; Path=/; HttpOnly; SameSite=Strict{secure}".encode()
-        path: str = scope.get("path", "/")
+        root, path = _paths(scope)
+        cookie = f"{cookie_name}={value}; Path={root}/; HttpOnly; SameSite=Strict{secure}".encode()
         if scope["type"] == "http" and scope.get("method") == "GET" and not path.startswith("/api/"):
             rest = urlencode([(key, value) for key, value in query if key != "token"])
-            location = (scope.get("root_path", "") + path + (f"?{rest}" if rest else "")).encode()
+            location = (root + path + (f"?{rest}" if rest else "")).encode()
             await _respond(send, 303, b"", [(b"location", location), (b"set-cookie", cookie)])
             return
 
@@ -79,6 +80,16 @@ class TokenAuth:
             await send(message)
 
         await self.app(scope, receive, send_with_cookie)
+
+
+def _paths(scope: Scope) -> tuple[str, str]:
+    """The app's root path (``/ridgeline`` under ``--path-prefix``, else empty) and the request's path below it.
+    ASGI servers pass a mounted app's ``path`` with the root path in front; an older convention, without."""
+    root: str = scope.get("root_path", "").rstrip("/")
+    path: str = scope.get("path", "/")
+    if root and (path == root or path.startswith(root + "/")):
+        path = path[len(root) :] or "/"
+    return root, path
 
 
 def _headers(scope: Scope) -> dict[bytes, bytes]:

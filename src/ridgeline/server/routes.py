@@ -1,5 +1,5 @@
 """The routes that are not a dashboard's: the run listing, annotations, hyperparameters, the plugin list, the
-settings.
+settings, the retention status.
 
 ``/api/runs`` is what a page polls at every reload interval, so its listing is rebuilt only when the store's
 ``generation`` moved (ingest added points, or a run appeared or vanished); the regex filters apply on top.
@@ -11,7 +11,7 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 
-from ridgeline.plugins.kit import ApiError, OrjsonResponse, RunRegex, TagRegex, compile_regex, logdir_of
+from ridgeline.plugins.kit import ApiError, OrjsonResponse, RunRegex, TagRegex, compile_regex, logdir_of, setting
 from ridgeline.services.runs import RunIndex
 from ridgeline.settings import describe
 from ridgeline.store.selection import Matcher
@@ -90,3 +90,14 @@ async def settings(request: Request) -> OrjsonResponse:
     ``value`` is always null (``is_set`` says whether it is set); ``option`` is null for a setting only its
     environment variable sets."""
     return OrjsonResponse({"settings": describe(request.app.state.setting_values)})
+
+
+@router.get("/retention")
+async def retention(request: Request) -> OrjsonResponse:
+    """``{"enabled": false}``, unless ``ridgeline serve --retention`` runs a policy; then ``{"enabled": true,
+    "spec", "policy", "mode" ("dry-run", "delete" or "trash"), "trash", "every", "sweeps", "next",
+    "removed_runs", "removed_bytes", "last", "error"}``, where ``last`` is what the latest sweep did (or, in a dry
+    run, would do) as ``ridgeline clean --json`` prints it (docs/retention.md). Read-only: no request starts or
+    changes a sweep."""
+    status = setting(request, "retention")
+    return OrjsonResponse(status.snapshot() if status is not None else {"enabled": False})

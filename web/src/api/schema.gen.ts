@@ -456,6 +456,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/retention": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retention
+         * @description ``{"enabled": false}``, unless ``ridgeline serve --retention`` runs a policy; then ``{"enabled": true,
+         *     "spec", "policy", "mode" ("dry-run", "delete" or "trash"), "trash", "every", "sweeps", "next",
+         *     "removed_runs", "removed_bytes", "last", "error"}``, where ``last`` is what the latest sweep did (or, in a dry
+         *     run, would do) as ``ridgeline clean --json`` prints it (docs/retention.md). Read-only: no request starts or
+         *     changes a sweep.
+         */
+        get: operations["retention_api_retention_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/runs": {
         parameters: {
             query?: never;
@@ -1555,6 +1579,26 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    retention_api_retention_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
                 };
             };
         };

@@ -88,3 +88,37 @@ export type PluginsResponse = Answer<"/api/plugins", { plugins: string[] }>;
 /** `GET /api/plugin-web`: the web halves of installed third-party plugins, which the page imports at start. */
 export type PluginWebResponse = Answer<"/api/plugin-web", { modules: PluginModule[] }>;
 export type PluginModule = Schemas["PluginModule"];
+
+/** `GET /api/retention`: what `ridgeline serve --retention` does; `{"enabled": false}` when it is off. */
+export type RetentionResponse = Answer<"/api/retention", RetentionOff | RetentionOn>;
+export interface RetentionOff {
+  enabled: false;
+}
+export interface RetentionOn {
+  enabled: true;
+  /** The policy as given to --retention, and in words. */
+  spec: string;
+  policy: string;
+  mode: "dry-run" | "delete" | "trash";
+  trash: string | null;
+  /** Seconds between sweeps; when the next one runs (Unix seconds, null before the first). */
+  every: number;
+  next: number | null;
+  sweeps: number;
+  /** Since the server started. */
+  removed_runs: number;
+  removed_bytes: number;
+  /** What the latest sweep did (or would do, in a dry run); null before the first. */
+  last: RetentionSweep | null;
+  /** Why the latest sweep failed. */
+  error: string | null;
+}
+export interface RetentionSweep {
+  mode: "dry-run" | "delete" | "trash";
+  finished: number;
+  runs: { run: string; runs: string[]; last_event: number | null; size: number; reasons: string[]; done: boolean }[];
+  selected_bytes: number;
+  freed_bytes: number;
+  problems: string[];
+  failures: string[];
+}

@@ -10,6 +10,7 @@ import { FilterInput } from "./FilterInput";
 import { compileFilter, filterByName } from "./filters";
 import { assignColours, colourFor } from "./palette";
 import { RunSelector } from "./RunSelector";
+import { RetentionNotice } from "./RetentionNotice";
 import { QueryNote, SearchBox } from "./SearchBox";
 import { ALL, isSelected, selectionLookup, setRuns, validSelection, type Selection } from "./selection";
 import { useUrlState } from "./state";
@@ -172,6 +173,7 @@ export function App(props: { dashboards?: readonly Dashboard[] }) {
         theme={theme}
         onToggleTheme={toggleTheme}
         search={hasRuns && <SearchBox allRuns={allRuns} dashboards={dashboards.map((d) => d.name)} />}
+        notice={<RetentionNotice tick={tick} />}
       />
       {error && (
         <div class="banner banner-error" role="alert" data-testid="server-error">

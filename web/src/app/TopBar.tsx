@@ -1,4 +1,4 @@
-/** The top bar: the dashboards with data as tabs, the search box, then the reload controls and the theme toggle. */
+/** The top bar: the dashboards with data as tabs, the search box, then a notice, the reload controls and the theme toggle. */
 import type { ComponentChildren } from "preact";
 import type { Dashboard } from "./types";
 import type { Theme } from "./theme";
@@ -17,6 +17,8 @@ export interface TopBarProps {
   onToggleTheme(): void;
   /** The global search box (rendered between the tabs and the tools). */
   search?: ComponentChildren;
+  /** A notice shown first among the tools (the retention status). */
+  notice?: ComponentChildren;
 }
 
 export function TopBar(props: TopBarProps) {
@@ -48,6 +50,7 @@ export function TopBar(props: TopBarProps) {
       </nav>
       {props.search}
       <div class="topbar-tools">
+        {props.notice}
         {props.logdir && (
           <span class="logdir muted" title={`Log directory: ${props.logdir}`}>
             <bdi>{props.logdir}</bdi>
