@@ -165,6 +165,7 @@ class Ingestor:
             except OSError as error:
                 self.store.add_problems([Problem(source.path, None, f"cannot be listed: {error}")])
                 continue
+            self.store.add_problems([Problem(path, None, why) for path, why in getattr(fs, "skipped", ())])
             for name, (location, files) in runs.items():
                 found[name] = (location.fs, files)
                 self.directories[name] = location.directory
