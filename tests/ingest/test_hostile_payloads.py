@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import tracemalloc
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -38,7 +39,7 @@ def value_event(value: summary_pb2.Summary.Value, step: int = 50) -> bytes:
     return event_pb2.Event(wall_time=1.7e9, step=step, summary=summary_pb2.Summary(value=[value])).SerializeToString()
 
 
-def tensor(dtype: int, shape: list[int], **fields: object) -> tensor_pb2.TensorProto:
+def tensor(dtype: int, shape: list[int], **fields: Any) -> tensor_pb2.TensorProto:
     dims = [tensor_shape_pb2.TensorShapeProto.Dim(size=size) for size in shape]
     return tensor_pb2.TensorProto(dtype=dtype, tensor_shape=tensor_shape_pb2.TensorShapeProto(dim=dims), **fields)
 
