@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from api import TAG, free_port, process_group, wait_until, write_logdir  # bench/api.py
+from api import TAG, free_port, process_group, ratio, wait_until, write_logdir  # bench/api.py
 
 CLIENT_TIMEOUT = 60.0  # an answer slower than this is an error: generous, the machine may be busy
 
@@ -196,10 +196,6 @@ def with_writer(logdir: Path, names: list[str], args: argparse.Namespace, work: 
         writer.terminate()  # SIGTERM: the writer flushes what it has (ridgeline's signal handling)
         writer.wait(30)
     return result
-
-
-def ratio(theirs: float | None, ours: float | None) -> str:
-    return f"{theirs / ours:.1f}x" if theirs and ours else "n/a"
 
 
 def report(results: dict[str, Any]) -> None:
