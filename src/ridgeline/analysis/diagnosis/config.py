@@ -19,12 +19,12 @@ class DiagnosisConfig:
     the pattern says otherwise; no lookaround, so matching is linear) and the few thresholds a user may move.
 
     ``train``/``validation`` are matched against ``<run part>/<tag>`` names, so a run named ``exp/val`` or a tag
-    ``loss/val`` both count; removing the match gives the key that pairs a training series with its validation
-    twin (``train/loss`` with ``val/loss``, ``loss_train`` with ``loss_valid``; the match, separators around the
-word included, is replaced by one separator). ``gradient`` marks gradient
-    norms and gradient histograms; every other histogram that is not an ``activation`` is taken as a layer's
-    weights (as written by ``add_histogram(name, param)``). ``loss``, ``accuracy`` and ``learning_rate`` are the
-    alerts' own patterns (:mod:`ridgeline.analysis.alert_config`): one naming rule for both.
+    ``loss/val`` both count; replacing the match (the word and the separators around it) by one separator gives
+    the key that pairs a training series with its validation twin (``train/loss`` with ``val/loss``,
+    ``loss_train`` with ``loss_valid``). ``gradient`` marks gradient norms and gradient histograms; every other
+    histogram that is not an ``activation`` is taken as a layer's weights (as written by
+    ``add_histogram(name, param)``). ``loss``, ``accuracy`` and ``learning_rate`` are the alerts' own patterns
+    (:mod:`ridgeline.analysis.alert_config`): one naming rule for both.
     """
 
     train: str = rf"(?i)(?:^|{_SEP})(?:train|training|trn)(?:$|{_SEP})"
