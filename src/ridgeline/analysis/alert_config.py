@@ -5,15 +5,49 @@ to them, the first matching rule winning. Built-in rules, kept after the user's:
 from outlier and spike alerts, since schedules change them on purpose; losses and gradients alert on rises,
 accuracies on falls. :meth:`AlertConfig.from_mapping` builds a config from the table a settings file holds
 (reading the file is the caller's: ``ridgeline.settings_files.read_table``). Pure; no I/O.
+
+Tag patterns, the built-in ones and those of config files, are compiled by RE2 (:func:`compile_tag_pattern`),
+as every pattern a user gives is: matching takes linear time whatever the pattern, so a config file copied from
+elsewhere cannot freeze the server's alert monitor.
 """
 
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
+
+import re2
+
+MAX_PATTERN = 2_000  # characters, as for the patterns of routes and commands (ridgeline.store.selection)
+
+
+class TagPattern(Protocol):
+    """A compiled RE2 pattern (``re2._Regexp``): what the alerts and the diagnosis match tags with."""
+
+    pattern: str
+
+    def search(self, text: str) -> object | None: ...
+    def sub(self, replacement: str, text: str) -> str: ...
+
+
+def compile_tag_pattern(pattern: str) -> TagPattern:
+    """``pattern`` compiled by RE2; ValueError saying why when it cannot be (over MAX_PATTERN characters, or a
+    construct RE2 has not, such as lookaround or backreferences). Analysis imports nothing of ridgeline's other
+    layers, so this mirrors :func:`ridgeline.store.selection.compile_pattern`."""
+    if len(pattern) > MAX_PATTERN:
+        raise ValueError(f"it is {len(pattern):,} characters long; at most {MAX_PATTERN:,} are accepted")
+    options = re2.Options()
+    options.log_errors = False
+    try:
+        compiled: TagPattern = re2.compile(pattern, options=options)
+    except re2.error as error:
+        raw = error.args[0] if error.args else b""
+        detail = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
+        raise ValueError(detail or "RE2 rejects it") from None
+    return compiled
+
 
 Direction = Literal["both", "up", "down"]  # which departures count: "up" for a loss, "down" for an accuracy
 DIRECTIONS: tuple[Direction, ...] = ("both", "up", "down")
@@ -79,17 +113,17 @@ BUILTIN_RULES: tuple[tuple[str, Mapping[str, Any]], ...] = (
 )
 
 
-def builtin_rules(default: DetectorParams) -> tuple[tuple[re.Pattern[str], DetectorParams], ...]:
+def builtin_rules(default: DetectorParams) -> tuple[tuple[TagPattern, DetectorParams], ...]:
     """:data:`BUILTIN_RULES` on top of ``default``."""
-    return tuple((re.compile(pattern), replace(default, **settings)) for pattern, settings in BUILTIN_RULES)
+    return tuple((compile_tag_pattern(pattern), replace(default, **settings)) for pattern, settings in BUILTIN_RULES)
 
 
 @dataclass(frozen=True)
 class AlertConfig:
-    """Detector settings per tag pattern: ``rules`` are ``(regex, params)`` tried in order with ``re.search``
-    on the tag, the first match wins; ``default`` applies when none matches."""
+    """Detector settings per tag pattern: ``rules`` are ``(RE2 pattern, params)`` tried in order (searched
+    anywhere in the tag), the first match wins; ``default`` applies when none matches."""
 
-    rules: tuple[tuple[re.Pattern[str], DetectorParams], ...] = field(
+    rules: tuple[tuple[TagPattern, DetectorParams], ...] = field(
         default_factory=lambda: builtin_rules(DetectorParams())
     )
     default: DetectorParams = field(default_factory=DetectorParams)
@@ -111,7 +145,7 @@ class AlertConfig:
         if unknown:
             raise ValueError(f"alert config: unknown key(s) {sorted(unknown)}; expected 'default', 'rules'")
         default = _params(DetectorParams(), data.get("default", {}), "default")
-        rules: list[tuple[re.Pattern[str], DetectorParams]] = []
+        rules: list[tuple[TagPattern, DetectorParams]] = []
         entries = data.get("rules", [])
         if not isinstance(entries, list):
             raise ValueError("alert config: 'rules' must be a list of tables with a 'tag' regex")
@@ -119,9 +153,10 @@ class AlertConfig:
             if not isinstance(entry, Mapping) or not isinstance(entry.get("tag"), str):
                 raise ValueError(f"alert config: rule {number} needs a 'tag' (a regular expression)")
             try:
-                pattern = re.compile(entry["tag"])
-            except re.error as error:
-                raise ValueError(f"alert config: rule {number}: invalid tag regex {entry['tag']!r}: {error}") from None
+                pattern = compile_tag_pattern(entry["tag"])
+            except ValueError as error:
+                tag = entry["tag"] if len(entry["tag"]) <= 80 else entry["tag"][:80] + "..."
+                raise ValueError(f"alert config: rule {number}: invalid tag regex {tag!r}: {error}") from None
             settings = {key: value for key, value in entry.items() if key != "tag"}
             rules.append((pattern, _params(default, settings, f"rule {number}")))
         if data.get("builtin_rules", True):

@@ -141,7 +141,7 @@ def segment(step: np.ndarray, value: np.ndarray, progress: Progress | None = Non
     peak = int(np.argmax(trend[: max(1, n // 2)]))
     end_level = float(np.mean(trend[-max(1, width // 2) :]))
     drop = float(trend[peak] - end_level)
-    span = float(steps[-1] - steps[0])
+    span = float(steps[-1]) - float(steps[0])  # in floats: int64 steps near ±2**63 would wrap
     first, last = int(steps[0]), int(steps[-1])
     if not drop > 4 * tolerance:
         return [Segment("convergence", first, last)]

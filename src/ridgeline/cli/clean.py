@@ -227,9 +227,12 @@ def report(outcome: Outcome, logdir: str, console: Console, errors: Console) -> 
 
 
 def _when(wall: float, now: float) -> str:
-    if wall <= 0:
+    if not 0 < wall < float("inf"):
         return "unknown"
-    return time.strftime("%Y-%m-%d %H:%M", time.localtime(wall)) + f" ({format_duration(now - wall)} ago)"
+    try:
+        return time.strftime("%Y-%m-%d %H:%M", time.localtime(wall)) + f" ({format_duration(now - wall)} ago)"
+    except (ValueError, OverflowError, OSError):  # past time_t: a flipped bit
+        return str(wall)
 
 
 @click.command("--retention", add_help_option=False)

@@ -23,8 +23,7 @@ Scalars are decoded at once (``DecodedValue.scalar``); everything else stays in 
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, overload
 
@@ -38,6 +37,7 @@ from ridgeline.ingest.tensors import REAL_DTYPES, dtype_name, make_ndarray, tens
 from ridgeline.store.base import Kind
 from ridgeline.store.media import audio_content_type, image_content_type, wav_sample_rate
 from ridgeline.store.payloads import (
+    MAX_HISTOGRAM_BUCKETS,
     OCTET_STREAM,
     Audio,
     CustomScalarsLayout,
@@ -53,6 +53,8 @@ from ridgeline.store.payloads import (
     PrCurve,
     Tensor,
     Text,
+    check_image_size,
+    load_json_object,
     parse_message,
 )
 
@@ -223,6 +225,8 @@ class EventDecoder:
                 return
             if which == "histo":
                 _legacy_histogram(value.histo)  # checks it; small next to the event just parsed
+            elif which == "image":
+                check_image_size(value.image.width, value.image.height)
             decoded.values.append(DecodedValue(kind, tag, index))
             return
         if which not in ("tensor", None):
@@ -318,6 +322,7 @@ def _decode_value(
         return _legacy_histogram(value.histo)
     if which == "image" and kind == "images":
         image = value.image
+        check_image_size(image.width, image.height)
         encoded = image.encoded_image_string
         return Images(image.width, image.height, (encoded,), (image_content_type(encoded),))
     if which == "audio" and kind == "audio":
@@ -402,6 +407,8 @@ def _check_tensor(kind: Kind, tensor: tensor_pb2.TensorProto) -> tuple[int, ...]
             raise DecodeError(f"a {kind} tensor must hold strings (DT_STRING), got {dtype_name(dtype)}")
         if kind == "images" and _count(shape) < 2:
             raise DecodeError(f"an images tensor holds width, height, images...; got shape {list(shape)}")
+        if kind == "images":
+            _image_size(tensor.string_val[0] if tensor.string_val else b"", tensor.string_val[1:2])
         if kind == "custom_scalars" and _count(shape) != 1:
             raise DecodeError(f"a custom_scalars tensor holds one Layout, got shape {list(shape)}")
         if kind == "graphs" and _count(shape) < 1:
@@ -415,6 +422,8 @@ def _check_tensor(kind: Kind, tensor: tensor_pb2.TensorProto) -> tuple[int, ...]
         raise DecodeError(f"a scalars tensor must hold one number, got shape {list(shape)}")
     if kind == "histograms" and (len(shape) != 2 or shape[1] != 3):
         raise DecodeError(f"a histograms tensor must have shape [k, 3] (left, right, count), got {list(shape)}")
+    if kind == "histograms" and shape[0] > MAX_HISTOGRAM_BUCKETS:
+        raise DecodeError(f"a histogram of {shape[0]} buckets is over the limit of {MAX_HISTOGRAM_BUCKETS}")
     if kind == "pr_curves" and (len(shape) != 2 or shape[0] != 6):
         raise DecodeError(f"a pr_curves tensor must have shape [6, n] (TP, FP, TN, FN, P, R), got {list(shape)}")
     if kind == "meshes" and (len(shape) != 3 or shape[2] != 3):
@@ -430,6 +439,9 @@ def _tensor_scalar(tensor: tensor_pb2.TensorProto) -> float:
 def _legacy_histogram(histo: summary_pb2.HistogramProto) -> Histogram:
     """A HistogramProto as TensorBoard's data_compat converts it: empty buckets at both ends dropped, ``min`` as
     the first left edge and ``max`` as the last right edge (clamped so that no bucket runs backwards)."""
+    if len(histo.bucket) > MAX_HISTOGRAM_BUCKETS or len(histo.bucket_limit) > MAX_HISTOGRAM_BUCKETS:
+        buckets = max(len(histo.bucket), len(histo.bucket_limit))
+        raise DecodeError(f"a histogram of {buckets} buckets is over the limit of {MAX_HISTOGRAM_BUCKETS}")
     counts = np.asarray(histo.bucket, dtype=np.float64)
     limits = np.asarray(histo.bucket_limit, dtype=np.float64)
     stats = {"min": histo.min, "max": histo.max, "num": histo.num, "sum": histo.sum, "sum_squares": histo.sum_squares}
@@ -450,11 +462,23 @@ def _legacy_histogram(histo: summary_pb2.HistogramProto) -> Histogram:
     return Histogram(lower, upper, counts[start : end + 1].copy(), **stats)
 
 
-def _tensor_images(flat: np.ndarray) -> Images:
+def _image_size(width_text: bytes, height_text: Sequence[bytes]) -> tuple[int, int]:
+    """The width and height an images tensor starts with (as ASCII decimals), checked."""
+    height_bytes = height_text[0] if height_text else b""
+    if len(width_text) > 12 or len(height_bytes) > 12:  # no real size needs more digits; int() of 1 MB is slow
+        raise DecodeError("an images tensor's width or height is over 12 characters long")
     try:
-        width, height = int(flat[0].decode("ascii")), int(flat[1].decode("ascii"))
+        width, height = int(width_text.decode("ascii")), int(height_bytes.decode("ascii"))
     except (UnicodeDecodeError, ValueError):
-        raise DecodeError(f"an images tensor starts with width and height, got {flat[0]!r} and {flat[1]!r}") from None
+        raise DecodeError(
+            f"an images tensor starts with width and height, got {width_text!r} and {height_bytes!r}"
+        ) from None
+    check_image_size(width, height)
+    return width, height
+
+
+def _tensor_images(flat: np.ndarray) -> Images:
+    width, height = _image_size(bytes(flat[0]), [bytes(flat[1])])
     encoded = tuple(bytes(item) for item in flat[2:])
     return Images(width, height, encoded, tuple(image_content_type(item) for item in encoded))
 
@@ -480,14 +504,7 @@ def _tensor_audio(array: np.ndarray, metadata: summary_pb2.SummaryMetadata | Non
 def _tensor_mesh(array: np.ndarray, metadata: summary_pb2.SummaryMetadata | None) -> Mesh:
     content = metadata.plugin_data.content if metadata is not None else b""
     data = parse_message(plugins_pb2.MeshPluginData, content, "MeshPluginData")
-    config: Any = {}
-    if data.json_config:
-        try:
-            config = json.loads(data.json_config)
-        except ValueError as error:
-            raise DecodeError(f"the mesh's json_config is not valid JSON: {error}") from None
-        if not isinstance(config, dict):
-            raise DecodeError(f"the mesh's json_config is a JSON {type(config).__name__}, not an object")
+    config: Any = load_json_object(data.json_config, "the mesh's json_config") if data.json_config else {}
     return Mesh(
         data=array,
         content_type=_MESH_CONTENT_NAMES.get(data.content_type, "UNDEFINED"),

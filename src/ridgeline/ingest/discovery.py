@@ -7,6 +7,13 @@ the log directory's own root), where the name is the one given (``name:path``) o
 
 Local paths use ``os`` only; URLs (``s3://``, ``gs://``, ``memory://``, ...) go through fsspec, imported on first
 use. Nothing here ever writes.
+
+Symbolic links on the local disk: the log directory itself may be one (``runs -> /data/runs``). Below it, a link
+is never followed out of the log directory, and each directory is read once. A link to a directory inside the log
+directory names a directory the walk reaches anyway under its own path, so it is not followed again: a link to an
+ancestor (a loop) or to a sibling (``latest -> exp3``) adds no run and cannot make the walk endless. A link to an
+event file counts only where the file it leads to is inside the log directory. What was not followed is told to
+the reader through :attr:`LocalFileSystem.skipped`, and listed as a problem.
 """
 
 from __future__ import annotations
@@ -50,9 +57,59 @@ class LocalFileSystem:
     def is_dir(self, path: str) -> bool:
         return os.path.isdir(path)
 
+    def __init__(self) -> None:
+        self.skipped: list[tuple[str, str]] = []  # (path, why) of the links the last walk did not follow
+
     def walk_files(self, root: str) -> Iterator[tuple[str, list[str]]]:
-        for directory, _, files in os.walk(root, followlinks=True):
+        """Every directory below ``root`` (``root`` first) with the event-file candidates directly in it.
+
+        Directories are entered without following links, each once (by device and inode, so a bind mount or a
+        hard-linked directory cannot loop either), in name order. Files that are links are kept only when they
+        lead to a regular file inside ``root``."""
+        self.skipped = []
+        real_root = os.path.realpath(root)
+        seen: set[tuple[int, int]] = set()
+        pending = [root]
+        while pending:
+            directory = pending.pop()
+            try:
+                status = os.stat(directory)
+            except OSError:
+                continue
+            if (status.st_dev, status.st_ino) in seen:
+                self.skipped.append((directory, "is a directory already read (a loop); not followed"))
+                continue
+            seen.add((status.st_dev, status.st_ino))
+            try:
+                with os.scandir(directory) as listing:
+                    entries = sorted(listing, key=lambda entry: entry.name)
+            except OSError:
+                continue
+            files, subdirectories = [], []
+            for entry in entries:
+                try:
+                    if entry.is_symlink():
+                        if self._linked_file_inside(entry, real_root):
+                            files.append(entry.name)
+                    elif entry.is_dir(follow_symlinks=False):
+                        subdirectories.append(entry.path)
+                    else:
+                        files.append(entry.name)
+                except OSError:
+                    continue
             yield directory, files
+            pending.extend(reversed(subdirectories))
+
+    def _linked_file_inside(self, entry: os.DirEntry[str], real_root: str) -> bool:
+        target = os.path.realpath(entry.path)
+        if not _inside(target, real_root):
+            self.skipped.append((entry.path, f"is a link out of the log directory (to {target}); not followed"))
+            return False
+        if os.path.isdir(target):
+            if _inside(os.path.realpath(os.path.dirname(entry.path)), target):
+                self.skipped.append((entry.path, "is a link to a directory above it (a loop); not followed"))
+            return False  # a directory inside the log directory: the walk reaches it under its own name
+        return os.path.isfile(target)
 
     def size(self, path: str) -> int:
         return os.stat(path).st_size
@@ -110,6 +167,10 @@ class FsspecFileSystem:
 
     def join(self, *parts: str) -> str:
         return "/".join(part.rstrip("/") for part in parts[:-1]) + "/" + parts[-1]
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
 def filesystem_for(path: str) -> FileSystem:

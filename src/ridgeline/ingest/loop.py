@@ -165,6 +165,7 @@ class Ingestor:
             except OSError as error:
                 self.store.add_problems([Problem(source.path, None, f"cannot be listed: {error}")])
                 continue
+            self.store.add_problems([Problem(path, None, why) for path, why in getattr(fs, "skipped", ())])
             for name, (location, files) in runs.items():
                 found[name] = (location.fs, files)
                 self.directories[name] = location.directory
@@ -177,11 +178,16 @@ class Ingestor:
             tail = state.tails.get(path)
             if tail is None:
                 tail = state.tails[path] = FileTail(path)
+            if _rewritten(tail, state.fs):
+                self.store.add_problems([Problem(path, None, "was rewritten in place; run re-read")])
+                return records + self._reread_run(state, files)
             result = read_new(tail, state.fs, run, state.decoder, check_crc=self.check_crc)
             self.store.add_problems(result.problems)
             records += result.records
             if tail.shrank:  # a file was rewritten: what was read from it may no longer be true
                 return records + self._reread_run(state, files)
+            if result.records or tail.fingerprint is None:
+                tail.fingerprint = _fingerprint(tail, state.fs)
         return records
 
     def _reread_run(self, state: RunState, files: list[str]) -> int:
@@ -301,12 +307,32 @@ def _load_run(job: tuple[str, list[str], bool]) -> tuple[RunState, RunData, list
 
 
 def _fingerprint(tail: FileTail, fs: FileSystem) -> int | None:
-    """The CRC of the (up to) 4 KiB before the tail's offset: what must still be there to resume from it."""
-    start = max(0, tail.offset - FINGERPRINT_BYTES)
+    """The CRC of the first and the last (up to) 4 KiB before the tail's offset: what must still be there to
+    resume from it. A file written again from the start (another job, a copy over it) differs in both: its
+    first record holds the writer's own wall time."""
+    end = tail.offset
+    head = min(end, FINGERPRINT_BYTES)
+    start = max(head, end - FINGERPRINT_BYTES)
     try:
-        return masked_crc32c(fs.read(tail.path, start, tail.offset - start))
+        data = fs.read(tail.path, 0, head) + (fs.read(tail.path, start, end - start) if end > start else b"")
     except OSError:
         return None
+    return masked_crc32c(data)
+
+
+def _rewritten(tail: FileTail, fs: FileSystem) -> bool:
+    """Whether a file read before grew since with other bytes before where reading stopped (rewritten in place
+    and already longer than before). Checked only when it grew: an unchanged file costs no read; one that
+    shrank is caught by :func:`read_new`."""
+    if tail.fingerprint is None or tail.offset == 0:
+        return False
+    try:
+        if fs.size(tail.path) <= tail.offset:
+            return False
+    except OSError:
+        return False
+    now = _fingerprint(tail, fs)
+    return now is not None and now != tail.fingerprint
 
 
 def _unchanged(tail: FileTail, fs: FileSystem) -> bool:

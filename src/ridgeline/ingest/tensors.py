@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from ridgeline.format.proto import tensor_pb2, types_pb2
-from ridgeline.store.payloads import DecodeError
+from ridgeline.store.payloads import MAX_STRINGS, MAX_TENSOR_ELEMENTS, DecodeError
 
 _DT = types_pb2
 _NUMPY_DTYPES: dict[int, np.dtype[Any]] = {
@@ -43,7 +43,6 @@ _FIELDS |= {_DT.DT_STRING: "string_val", _DT.DT_BOOL: "bool_val", _DT.DT_UINT32:
 _FIELDS |= {_DT.DT_UINT64: "uint64_val", _DT.DT_COMPLEX64: "scomplex_val", _DT.DT_COMPLEX128: "dcomplex_val"}
 _FIELDS |= {_DT.DT_HALF: "half_val", _DT.DT_BFLOAT16: "half_val"}
 _FIELDS |= dict.fromkeys(_SMALL_INTS, "int_val")
-_MAX_FILLED = 1 << 24  # elements a tensor may be padded out to from fewer stored values
 REAL_DTYPES = frozenset(_NUMPY_DTYPES) - {_DT.DT_STRING, _DT.DT_COMPLEX64, _DT.DT_COMPLEX128}
 
 
@@ -55,7 +54,8 @@ def dtype_name(dtype: int) -> str:
 
 
 def tensor_shape(tensor: tensor_pb2.TensorProto) -> tuple[int, ...]:
-    """The shape of ``tensor``, checked: known rank, no negative (unknown) dimension."""
+    """The shape of ``tensor``, checked: known rank, no negative (unknown) dimension, at most
+    MAX_TENSOR_ELEMENTS elements (MAX_STRINGS for strings), and no more stored values than that either."""
     if tensor.tensor_shape.unknown_rank:
         raise DecodeError("tensor has an unknown rank")
     shape = tuple(dim.size for dim in tensor.tensor_shape.dim)
@@ -66,7 +66,28 @@ def tensor_shape(tensor: tensor_pb2.TensorProto) -> tuple[int, ...]:
         extent *= max(size, 1)
     if extent >= 1 << 62:  # more than numpy can index, even when another dimension is 0
         raise DecodeError(f"tensor shape {list(shape)} is too large")
+    limit = MAX_STRINGS if tensor.dtype == types_pb2.DT_STRING else MAX_TENSOR_ELEMENTS
+    count = 1
+    for size in shape:
+        count *= size
+    if count > limit:
+        raise DecodeError(f"tensor of shape {list(shape)} has {count} elements, over the limit of {limit}")
+    stored = _stored_count(tensor)
+    if stored > limit:  # a repeated field longer than the shape allows: refused before it is converted
+        raise DecodeError(f"tensor of shape {list(shape)} stores {stored} values, over the limit of {limit}")
     return shape
+
+
+def _stored_count(tensor: tensor_pb2.TensorProto) -> int:
+    field = _FIELDS.get(tensor.dtype)
+    if field is None:
+        return 0
+    stored = len(getattr(tensor, field))
+    if tensor.dtype in _SMALL_INTS:
+        stored = max(stored, len(tensor.uint32_val))
+    if tensor.dtype in (_DT.DT_COMPLEX64, _DT.DT_COMPLEX128):
+        stored //= 2
+    return stored
 
 
 def make_ndarray(tensor: tensor_pb2.TensorProto) -> np.ndarray:
@@ -100,9 +121,7 @@ def _make_ndarray(tensor: tensor_pb2.TensorProto) -> np.ndarray:
     values = _values(tensor.dtype, dtype, stored)
     if values.size > count and values.size != 1:
         raise DecodeError(f"tensor of shape {list(shape)} holds {values.size} values, more than its {count} elements")
-    if values.size < count:
-        if count > _MAX_FILLED:
-            raise DecodeError(f"tensor of shape {list(shape)} holds only {values.size} values; refusing to fill it")
+    if values.size < count:  # count is at most MAX_TENSOR_ELEMENTS (tensor_shape)
         fill = values[-1] if values.size else (b"" if dtype.kind == "O" else 0)
         padded = np.full(count, fill, dtype=dtype)
         padded[: values.size] = values

@@ -32,7 +32,10 @@ def _text(value: Any) -> str:
 def _when(seconds: Any) -> str:
     if not isinstance(seconds, int | float) or seconds <= 0:
         return ""
-    return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(seconds))
+    try:
+        return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(seconds))
+    except (ValueError, OverflowError, OSError):  # NaN, ±Inf, past time_t: no date, the number itself
+        return str(seconds)
 
 
 def runs_table(report: Report) -> Table:

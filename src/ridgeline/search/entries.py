@@ -59,9 +59,14 @@ def metadata_lines(info: dict[str, Any] | None) -> list[str]:
     return lines
 
 
-def date_texts(when: float) -> tuple[str, str]:
-    """``20241105143000`` and ``2024-11-05T14:30:00``: a wall time in this machine's local time zone."""
-    moment = datetime.fromtimestamp(when)
+def date_texts(when: float) -> tuple[str, ...]:
+    """``20241105143000`` and ``2024-11-05T14:30:00``: a wall time in this machine's local time zone; none for a
+    wall time that is no date (NaN, ±Inf, or past what time_t or datetime holds: a flipped bit), which the routes
+    still show as a number."""
+    try:
+        moment = datetime.fromtimestamp(when)
+    except (ValueError, OverflowError, OSError):
+        return ()
     return moment.strftime("%Y%m%d%H%M%S"), moment.strftime("%Y-%m-%dT%H:%M:%S")
 
 

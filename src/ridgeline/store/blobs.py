@@ -17,8 +17,8 @@ from typing import TypeVar, cast, overload
 import numpy as np
 
 from ridgeline.store.base import BlobRef
-from ridgeline.store.restarts import visible
-from ridgeline.store.series import MIN_CAPACITY, Restarts, grown, read_only, restarts_within
+from ridgeline.store.restarts import RestartLog, SeriesRestarts, visible
+from ridgeline.store.series import MIN_CAPACITY, Restarts, grown, read_only
 
 T = TypeVar("T")
 
@@ -68,12 +68,13 @@ class BlobSeries:
 
     __slots__ = ("_length", "_refs", "_restarts", "_step", "_wall_time")
 
-    def __init__(self, capacity: int = MIN_CAPACITY) -> None:
+    def __init__(self, capacity: int = MIN_CAPACITY, restart_log: RestartLog | None = None) -> None:
+        """``restart_log``: the run's START events (shared by its series); a series of its own by default."""
         capacity = max(int(capacity), 1)
         self._step = np.empty(capacity, dtype=np.int64)
         self._wall_time = np.empty(capacity, dtype=np.float64)
         self._refs = np.empty(capacity, dtype=object)
-        self._restarts: Restarts = ()
+        self._restarts = SeriesRestarts(restart_log)
         self._length = 0
 
     def __len__(self) -> int:
@@ -82,11 +83,12 @@ class BlobSeries:
     @property
     def restart_marks(self) -> Restarts:
         """``(count, start_step)`` of each START event of the run seen so far: ``count`` references preceded it."""
-        return self._restarts
+        return self._restarts.within(self._length)
 
     # --- writer thread ------------------------------------------------------------------------------------------
     def append(self, ref: BlobRef) -> None:
         n = self._length
+        self._restarts.fold(n)
         if n == self._step.shape[0]:
             self._reserve(n + 1)
         self._refs[n] = ref
@@ -99,6 +101,7 @@ class BlobSeries:
         if count == 0:
             return
         start = self._length
+        self._restarts.fold(start)
         end = start + count
         self._reserve(end)
         self._step[start:end] = [ref.step for ref in refs]
@@ -108,8 +111,9 @@ class BlobSeries:
         self._length = end
 
     def mark_restart(self, step: int) -> None:
-        """Record a START event of the run at ``step``, after the references appended so far."""
-        self._restarts = (*self._restarts, (self._length, int(step)))
+        """Record a START event of the run at ``step``, after the references appended so far (in the run's log:
+        every series sharing it sees the START)."""
+        self._restarts.log.append(int(step))
 
     def _reserve(self, needed: int) -> None:
         if needed <= self._step.shape[0]:
@@ -126,7 +130,7 @@ class BlobSeries:
             read_only(self._step, n),
             read_only(self._wall_time, n),
             read_only(self._refs, n),
-            restarts_within(self._restarts, n),
+            self._restarts.within(n),
         )
 
 

@@ -22,7 +22,7 @@ from typing import Any
 
 from ridgeline._version import __version__
 
-FORMAT = 2  # 2: RunData keeps its first wall time, last steps and epoch
+FORMAT = 3  # 2: RunData keeps its first wall time, last steps and epoch; 3: one restart log per run
 
 
 def default_cache_dir() -> Path:

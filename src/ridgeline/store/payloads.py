@@ -19,9 +19,26 @@ from ridgeline.format.proto import custom_scalars_pb2, graph_pb2
 
 OCTET_STREAM = "application/octet-stream"  # the content type of media whose encoding is not recognised
 
+# How large a decoded value may be (docs/reliability.md). A value over a limit is refused with a DecodeError,
+# which the reader lists as a problem with its file and offset; the rest of the file is read. Every limit is
+# far above what a training job logs (TensorBoard's histograms have 30 to ~800 buckets), and each caps the
+# memory and time one hostile but valid record can cost.
+MAX_HISTOGRAM_BUCKETS = 100_000
+MAX_TENSOR_ELEMENTS = 1 << 24  # 16,777,216 elements (128 MiB as float64)
+MAX_STRINGS = 1 << 20  # strings in one value (text cells, images of one summary, audio clips)
+MAX_IMAGE_SIDE = 1 << 16  # pixels a width or height may state (JPEG's own limit is 65,535)
+MAX_JSON_NESTING = 200  # arrays and objects within each other in a stored JSON text (a Keras model config)
+
 
 class DecodeError(ValueError):
     """A stored value that cannot be decoded into what its kind promises (the caller records a Problem)."""
+
+
+def check_image_size(width: int, height: int) -> None:
+    """Refuse a stated image size no image has (negative, or a side over MAX_IMAGE_SIDE)."""
+    for what, size in (("width", width), ("height", height)):
+        if not 0 <= size <= MAX_IMAGE_SIDE:
+            raise DecodeError(f"image {what} {size} is outside 0..{MAX_IMAGE_SIDE}")
 
 
 # --- payload types -------------------------------------------------------------------------------------------
@@ -197,13 +214,7 @@ class Graph:
         """The Keras model config of a keras_model record."""
         if self.format != "keras_model":
             raise DecodeError(f"a {self.format} record holds no Keras model")
-        try:
-            config = json.loads(self.data)
-        except (ValueError, UnicodeDecodeError) as error:
-            raise DecodeError(f"the Keras model config is not valid JSON: {error}") from None
-        if not isinstance(config, dict):
-            raise DecodeError(f"the Keras model config is a JSON {type(config).__name__}, not an object")
-        return config
+        return load_json_object(self.data, "the Keras model config")
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -216,6 +227,25 @@ class Tensor:
 DecodedPayload = (
     float | Histogram | Images | Audio | Text | Tensor | PrCurve | HParams | CustomScalarsLayout | Mesh | Graph
 )
+
+
+def load_json_object(data: str | bytes, what: str) -> dict[str, Any]:
+    """A stored JSON object, nested at most MAX_JSON_NESTING deep; DecodeError (naming ``what``) otherwise."""
+    try:
+        value = json.loads(data)
+    except (ValueError, UnicodeDecodeError) as error:
+        raise DecodeError(f"{what} is not valid JSON: {error}") from None
+    except RecursionError:
+        raise DecodeError(f"{what} is nested deeper than {MAX_JSON_NESTING} levels") from None
+    if not isinstance(value, dict):
+        raise DecodeError(f"{what} is a JSON {type(value).__name__}, not an object")
+    level: list[Any] = [value]
+    for _ in range(MAX_JSON_NESTING):
+        level = [item for parent in level for item in (parent.values() if isinstance(parent, dict) else parent)]
+        level = [item for item in level if isinstance(item, dict | list)]
+        if not level:
+            return value
+    raise DecodeError(f"{what} is nested deeper than {MAX_JSON_NESTING} levels")
 
 
 # --- protobuf helpers ----------------------------------------------------------------------------------------

@@ -105,3 +105,74 @@ def visible(step: np.ndarray, restarts: Sequence[tuple[int, int]] = ()) -> np.nd
     # (a step of 2**63 - 1 would otherwise compare equal to the sentinel).
     shown[-1] = shown_last
     return shown
+
+
+class RestartLog:
+    """The steps of one run's START events in file order: append-only, shared by every series of the run.
+
+    A START is recorded once here, not once per series: with T tags and S restarts that is S appends, where a
+    mark in every series was T x S (and copying each series' marks at each START, T x S x S). Same threading
+    contract as the series: one writer thread, the data written before the length is published.
+    """
+
+    __slots__ = ("_length", "_steps")
+
+    def __init__(self) -> None:
+        self._steps = np.empty(16, dtype=np.int64)
+        self._length = 0
+
+    def __len__(self) -> int:
+        return self._length
+
+    def append(self, step: int) -> None:
+        n = self._length
+        if n == self._steps.shape[0]:
+            grown = np.empty(2 * n, dtype=np.int64)  # a new array: readers keep their views of the old one
+            grown[:n] = self._steps[:n]
+            self._steps = grown
+        self._steps[n] = step
+        self._length = n + 1
+
+    def steps(self, start: int, end: int) -> np.ndarray:
+        return self._steps[start:end]
+
+
+class SeriesRestarts:
+    """One series' view of its run's :class:`RestartLog`: how many of its points preceded each START.
+
+    The series calls :meth:`fold` before each append; the STARTs logged since its previous append all came
+    after the same number of points, so they are kept as one span ``(count, first, end)`` of the log. Work and
+    memory are per append that follows a START, never per START per series. STARTs logged before the series
+    existed do not concern it.
+    """
+
+    __slots__ = ("_first", "_log", "_seen", "_spans")
+
+    def __init__(self, log: RestartLog | None = None) -> None:
+        self._log = RestartLog() if log is None else log
+        self._first = self._seen = len(self._log)
+        self._spans: list[tuple[int, int, int]] = []  # (points before, log start, log end), contiguous in the log
+
+    @property
+    def log(self) -> RestartLog:
+        return self._log
+
+    def fold(self, length: int) -> None:
+        """Writer thread, before points are appended to a series of ``length`` points."""
+        logged = len(self._log)
+        if logged > self._seen:
+            self._spans.append((length, self._seen, logged))
+            self._seen = logged
+
+    def within(self, length: int) -> tuple[tuple[int, int], ...]:
+        """``(count, start_step)`` of each START seen so far after at most ``length`` points (a snapshot's)."""
+        spans = self._spans[:]
+        folded = spans[-1][2] if spans else self._first
+        logged = len(self._log)
+        if logged > folded:  # STARTs since the last append: after all the points there are
+            spans.append((length, folded, logged))
+        marks: list[tuple[int, int]] = []
+        for count, first, end in spans:
+            if count <= length:
+                marks.extend((count, step) for step in self._log.steps(first, end).tolist())
+        return tuple(marks)

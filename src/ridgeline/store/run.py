@@ -16,6 +16,7 @@ import numpy as np
 from ridgeline.format.tags import RUN_METADATA_TAG
 from ridgeline.store.base import BlobRef, Kind, Problem
 from ridgeline.store.blobs import BlobSeries
+from ridgeline.store.restarts import RestartLog
 from ridgeline.store.series import ScalarSeries
 
 SeriesKey = tuple[Kind, str]
@@ -42,6 +43,7 @@ class RunData:
     last_wall_time: float = 0.0
     first_wall_time: float | None = None
     epoch: int = field(default_factory=lambda: next(_epochs))
+    restart_log: RestartLog = field(default_factory=RestartLog, repr=False)  # the START events, for every series
     _last_steps: dict[SeriesKey, int] = field(default_factory=dict, repr=False)
     _last_step: int | None = field(default=None, repr=False)
     _last_step_stale: bool = field(default=False, repr=False)
@@ -49,7 +51,7 @@ class RunData:
     def scalar_series(self, tag: str) -> ScalarSeries:
         series = self.scalars.get(tag)
         if series is None:
-            series = self.scalars[tag] = ScalarSeries()
+            series = self.scalars[tag] = ScalarSeries(restart_log=self.restart_log)
         return series
 
     def append_scalars(self, tag: str, step: np.ndarray, wall_time: np.ndarray, value: np.ndarray) -> None:
@@ -60,7 +62,7 @@ class RunData:
     def append_blob(self, kind: Kind, tag: str, ref: BlobRef) -> None:
         series = self.blobs.get((kind, tag))
         if series is None:
-            series = self.blobs[(kind, tag)] = BlobSeries()
+            series = self.blobs[(kind, tag)] = BlobSeries(restart_log=self.restart_log)
         series.append(ref)
         # The run metadata is recorded when the writer opens: it says when the writer started, not when the run
         # last logged something, so it does not move ``last_wall_time``.
@@ -88,11 +90,9 @@ class RunData:
         return self._last_step
 
     def mark_restart(self, step: int) -> None:
-        """A SessionLog START at ``step``: earlier points at steps >= step are hidden from now on."""
-        for series in self.scalars.values():
-            series.mark_restart(step)
-        for blobs in self.blobs.values():
-            blobs.mark_restart(step)
+        """A SessionLog START at ``step``: earlier points at steps >= step are hidden from now on (O(1): one entry
+        in the run's log, which every series reads)."""
+        self.restart_log.append(int(step))
 
     def tags(self) -> dict[str, list[str]]:
         """Tags per kind, sorted; kinds without tags are left out."""

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ridgeline.store.restarts import visible
+from ridgeline.store.restarts import RestartLog, SeriesRestarts, visible
 
 MIN_CAPACITY = 16
 GROWTH = 1.5
@@ -75,12 +75,13 @@ class ScalarSeries:
 
     __slots__ = ("_length", "_restarts", "_step", "_value", "_wall_time")
 
-    def __init__(self, capacity: int = MIN_CAPACITY) -> None:
+    def __init__(self, capacity: int = MIN_CAPACITY, restart_log: RestartLog | None = None) -> None:
+        """``restart_log``: the run's START events (shared by its series); a series of its own by default."""
         capacity = max(int(capacity), 1)
         self._step = np.empty(capacity, dtype=np.int64)
         self._wall_time = np.empty(capacity, dtype=np.float64)
         self._value = np.empty(capacity, dtype=np.float64)
-        self._restarts: Restarts = ()
+        self._restarts = SeriesRestarts(restart_log)
         self._length = 0
 
     def __len__(self) -> int:
@@ -98,7 +99,7 @@ class ScalarSeries:
     @property
     def restart_marks(self) -> Restarts:
         """``(count, start_step)`` of each START event of the run seen so far: ``count`` points preceded it."""
-        return self._restarts
+        return self._restarts.within(self._length)
 
     # --- writer thread ------------------------------------------------------------------------------------------
     def append(self, step: np.ndarray, wall_time: np.ndarray, value: np.ndarray) -> None:
@@ -115,6 +116,7 @@ class ScalarSeries:
         if count == 0:
             return
         start = self._length
+        self._restarts.fold(start)
         end = start + count
         self._reserve(end)
         self._step[start:end] = steps
@@ -125,6 +127,7 @@ class ScalarSeries:
     def append_one(self, step: int, wall_time: float, value: float) -> None:
         """Append a single point (the slow decode path's way in)."""
         n = self._length
+        self._restarts.fold(n)
         if n == self._step.shape[0]:
             self._reserve(n + 1)
         self._step[n] = step
@@ -133,8 +136,9 @@ class ScalarSeries:
         self._length = n + 1
 
     def mark_restart(self, step: int) -> None:
-        """Record a START event of the run at ``step``, after the points appended so far."""
-        self._restarts = (*self._restarts, (self._length, int(step)))
+        """Record a START event of the run at ``step``, after the points appended so far (in the run's log: every
+        series sharing it sees the START)."""
+        self._restarts.log.append(int(step))
 
     def compact(self) -> None:
         """Drop the spare capacity (into new arrays: snapshots already taken keep theirs)."""
@@ -162,7 +166,7 @@ class ScalarSeries:
             read_only(self._step, n),
             read_only(self._wall_time, n),
             read_only(self._value, n),
-            restarts_within(self._restarts, n),
+            self._restarts.within(n),
         )
 
 

@@ -4,31 +4,31 @@ move; built from a settings table by :meth:`DiagnosisConfig.from_mapping` (readi
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
-from ridgeline.analysis.alert_config import ACCURACY, LEARNING_RATE, LOSS
+from ridgeline.analysis.alert_config import ACCURACY, LEARNING_RATE, LOSS, TagPattern, compile_tag_pattern
 
 _SEP = r"[/_.\-\s:]"
 
 
 @dataclass(frozen=True)
 class DiagnosisConfig:
-    """How tags are recognised (regular expressions, searched anywhere in the name, case-insensitive unless the
-    pattern says otherwise) and the few thresholds a user may want to move.
+    """How tags are recognised (RE2 regular expressions, searched anywhere in the name, case-insensitive unless
+    the pattern says otherwise; no lookaround, so matching is linear) and the few thresholds a user may move.
 
     ``train``/``validation`` are matched against ``<run part>/<tag>`` names, so a run named ``exp/val`` or a tag
-    ``loss/val`` both count; removing the match gives the key that pairs a training series with its validation
-    twin (``train/loss`` with ``val/loss``, ``loss_train`` with ``loss_valid``). ``gradient`` marks gradient
-    norms and gradient histograms; every other histogram that is not an ``activation`` is taken as a layer's
-    weights (as written by ``add_histogram(name, param)``). ``loss``, ``accuracy`` and ``learning_rate`` are the
-    alerts' own patterns (:mod:`ridgeline.analysis.alert_config`): one naming rule for both.
+    ``loss/val`` both count; replacing the match (the word and the separators around it) by one separator gives
+    the key that pairs a training series with its validation twin (``train/loss`` with ``val/loss``,
+    ``loss_train`` with ``loss_valid``). ``gradient`` marks gradient norms and gradient histograms; every other
+    histogram that is not an ``activation`` is taken as a layer's weights (as written by
+    ``add_histogram(name, param)``). ``loss``, ``accuracy`` and ``learning_rate`` are the alerts' own patterns
+    (:mod:`ridgeline.analysis.alert_config`): one naming rule for both.
     """
 
-    train: str = rf"(?i)(?:^|(?<={_SEP}))(?:train|training|trn)(?=$|{_SEP})"
-    validation: str = rf"(?i)(?:^|(?<={_SEP}))(?:val|valid|validation|eval|evaluation|test|dev|holdout)(?=$|{_SEP})"
+    train: str = rf"(?i)(?:^|{_SEP})(?:train|training|trn)(?:$|{_SEP})"
+    validation: str = rf"(?i)(?:^|{_SEP})(?:val|valid|validation|eval|evaluation|test|dev|holdout)(?:$|{_SEP})"
     loss: str = LOSS
     accuracy: str = ACCURACY
     learning_rate: str = LEARNING_RATE
@@ -66,9 +66,10 @@ class DiagnosisConfig:
                 if not isinstance(value, str):
                     raise ValueError(f"diagnosis config: {name!r} must be a regular expression (a string)")
                 try:
-                    re.compile(value)
-                except re.error as error:
-                    raise ValueError(f"diagnosis config: {name!r}: {value!r} does not compile: {error}") from None
+                    compile_tag_pattern(value)
+                except ValueError as error:
+                    shown = value if len(value) <= 80 else value[:80] + "..."
+                    raise ValueError(f"diagnosis config: {name!r}: {shown!r} does not compile: {error}") from None
             elif (
                 isinstance(value, bool) or not isinstance(value, int | float) or (kind == "int" and value != int(value))
             ):
@@ -78,27 +79,27 @@ class DiagnosisConfig:
 
     def compiled(self) -> Patterns:
         return Patterns(
-            train=re.compile(self.train),
-            validation=re.compile(self.validation),
-            loss=re.compile(self.loss),
-            accuracy=re.compile(self.accuracy),
-            learning_rate=re.compile(self.learning_rate),
-            gradient=re.compile(self.gradient),
-            activation=re.compile(self.activation),
+            train=compile_tag_pattern(self.train),
+            validation=compile_tag_pattern(self.validation),
+            loss=compile_tag_pattern(self.loss),
+            accuracy=compile_tag_pattern(self.accuracy),
+            learning_rate=compile_tag_pattern(self.learning_rate),
+            gradient=compile_tag_pattern(self.gradient),
+            activation=compile_tag_pattern(self.activation),
         )
 
 
 @dataclass(frozen=True)
 class Patterns:
-    """A config's patterns, compiled."""
+    """A config's patterns, compiled by RE2."""
 
-    train: re.Pattern[str]
-    validation: re.Pattern[str]
-    loss: re.Pattern[str]
-    accuracy: re.Pattern[str]
-    learning_rate: re.Pattern[str]
-    gradient: re.Pattern[str]
-    activation: re.Pattern[str]
+    train: TagPattern
+    validation: TagPattern
+    loss: TagPattern
+    accuracy: TagPattern
+    learning_rate: TagPattern
+    gradient: TagPattern
+    activation: TagPattern
 
 
 def _integer(value: object) -> bool:

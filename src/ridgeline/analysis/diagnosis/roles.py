@@ -8,6 +8,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from ridgeline.analysis.alert_config import TagPattern
 from ridgeline.analysis.diagnosis.config import Patterns
 from ridgeline.analysis.diagnosis.inputs import HistogramSeries, Series
 
@@ -29,9 +30,9 @@ class Roles:
     activation_hists: list[str] = field(default_factory=list)
 
 
-def pairing_key(name: str, pattern: re.Pattern[str]) -> str:
+def pairing_key(name: str, pattern: TagPattern) -> str:
     """``name`` without its train/validation word and separators, lowercased: the pairing key."""
-    return re.sub(r"[/_.\-\s:]+", "/", pattern.sub("", name)).strip("/").lower()
+    return re.sub(r"[/_.\-\s:]+", "/", pattern.sub("/", name)).strip("/").lower()
 
 
 def recognise(scalars: Mapping[str, Series], histograms: Mapping[str, HistogramSeries], p: Patterns) -> Roles:
