@@ -128,7 +128,7 @@ SETTINGS: tuple[Setting, ...] = (
         str,
         None,
         "Serve the page and the API under this path, e.g. /ridgeline, for a reverse proxy that forwards it as it is "
-        "(docs/security.md).",
+        "(docs/retention.md).",
         ("serve",),
     ),
     Setting(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import socket
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,15 +15,20 @@ from ridgeline import SummaryWriter
 def s3_endpoint() -> Iterator[str]:
     from moto.server import ThreadedMotoServer
 
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    # Port 0: the server binds a free port itself. Probing for one first and handing it over left a window in
+    # which another process on a busy machine could take it (and a test then met "connection refused").
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()
     try:
-        yield f"http://127.0.0.1:{port}"
+        host, port = server.get_host_and_port()
+        yield f"http://{host}:{port}"
     finally:
         server.stop()
+        # fsspec keeps one S3FileSystem per set of arguments, and the endpoint comes from the environment, not
+        # the arguments: without this the next module's server (another port) would be asked on this one's.
+        import s3fs
+
+        s3fs.S3FileSystem.clear_instance_cache()
 
 
 def test_runs_on_s3_read_like_local_ones(s3_endpoint: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -57,6 +57,18 @@ def test_keep_last_and_max_size_take_the_oldest_first(tmp_path: Path) -> None:
     assert going(clean(tmp_path, Policy(max_size=0), Action())) == ["run_1.5d", "run_3d", "run_5d", "run_8d"]
 
 
+def test_max_size_never_keeps_an_older_run_that_a_newer_one_made_room_for(tmp_path: Path) -> None:
+    # Sizes differ by run (here by design; the writer's metadata alone makes them differ by a byte or two): a
+    # small old run that would fit beside the newest ones still goes once a newer run went.
+    write_run(tmp_path / "new", 1.5, steps=20)
+    write_run(tmp_path / "big_middle", 3, steps=400)
+    write_run(tmp_path / "small_old", 5, steps=2)
+    size = {path.name: sum(f.stat().st_size for f in path.iterdir()) for path in tmp_path.iterdir()}
+    assert size["small_old"] < size["big_middle"]
+    limit = size["new"] + size["small_old"]
+    assert going(clean(tmp_path, Policy(max_size=limit), Action())) == ["big_middle", "small_old"]
+
+
 def test_keep_and_the_last_hour_rule_win_over_every_rule(tmp_path: Path) -> None:
     write_run(tmp_path / "baseline", 60)
     write_run(tmp_path / "resumed", 60)

@@ -30,7 +30,10 @@ console = Console(stderr=True)
     "get_path",
     default=None,
     metavar="PATH",
-    help="Answer one request in-process, print its body and exit (no server): e.g. --get /api/runs.",
+    help=(
+        "Answer one request in-process, print its body and exit (no server): e.g. --get /api/runs (under "
+        "--path-prefix when one is set)."
+    ),
 )
 def serve(
     logdir: str,
@@ -103,6 +106,9 @@ def serve(
     )
     if get_path is not None:
         headers = {"authorization": f"Bearer {token}"} if token else {}
+        # --get names a route as the page does, under the prefix or not: /api/runs means /ridgeline/api/runs.
+        if prefix and get_path != prefix and not get_path.startswith(prefix + "/"):
+            get_path = prefix + "/" + get_path.lstrip("/")
         status, body = request_in_process(app, get_path, headers)
         sys.stdout.buffer.write(body + b"\n")
         sys.stdout.flush()

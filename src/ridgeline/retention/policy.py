@@ -133,17 +133,20 @@ def decide(candidates: list[Candidate], policy: Policy, now: float) -> list[Deci
 
 
 def _over_size(decisions: list[Decision], limit: int) -> list[Decision]:
-    """Select the oldest of what would stay until the rest takes at most ``limit`` bytes."""
+    """Select the oldest of what would stay until the rest takes at most ``limit`` bytes: once the newer runs
+    reach the limit, every older one goes, even one small enough to fit in what is left (it is older than a run
+    that went; kept runs still count and still stay)."""
     total = 0
+    full = False
     decided = []
     for decision in decisions:
         if not decision.goes:
             size = decision.candidate.size
-            over = total + size > limit
-            if over:
+            full = full or total + size > limit
+            if full:
                 reason = f"over --max-size {format_size(limit)}: the newer runs take {format_size(total)}"
                 decision = Decision(decision.candidate, (*decision.reasons, reason), decision.kept)
-            if not over or decision.kept is not None:
+            if not full or decision.kept is not None:
                 total += size
         decided.append(decision)
     return decided

@@ -22,9 +22,12 @@ class PatternError(ValueError):
 
 
 class Matcher(Protocol):
-    """A compiled pattern: ``search(text)`` finds it anywhere in ``text`` (a match object, or None)."""
+    """A compiled pattern: ``search(text)`` finds it anywhere in ``text``, ``match(text)`` only at its start (a
+    match object, or None)."""
 
     def search(self, text: str) -> object | None: ...
+
+    def match(self, text: str) -> object | None: ...
 
 
 def compile_pattern(pattern: str) -> Matcher:

@@ -1,6 +1,6 @@
 """GET /api/custom_scalars in process, on layouts written by torch's SummaryWriter and ridgeline's:
-merged by category title (as TensorBoard merges them), regexes resolved to tags with ``re.match``, a corrupt
-layout listed as a problem, 404 for an unknown run and 400 for a bad run regex."""
+merged by category title (as TensorBoard merges them), regexes resolved to tags by RE2, anchored as
+``re.match``, a corrupt layout listed as a problem, 404 for an unknown run and 400 for a bad run regex."""
 
 from __future__ import annotations
 
@@ -123,3 +123,36 @@ def test_openapi_documents_the_route(server: Api) -> None:
     route = spec["paths"]["/api/custom_scalars"]["get"]
     assert "merged" in route["description"]
     assert {p["name"] for p in route["parameters"]} == {"run", "run_regex"}
+
+
+def test_a_backtracking_pattern_from_a_log_file_cannot_freeze_the_route(tmp_path: Path) -> None:
+    # With Python's re, '^(([a-z_/]+)*)*!' against a 40-character tag backtracks for hours; RE2 answers at once.
+    # Run in a subprocess so that a regression fails on the timeout instead of hanging the suite.
+    layout = {"Hostile": {"freeze": ["Multiline", [r"^(([a-z_/]+)*)*!", r"loss\Z", "(?=lookahead)"]]}}
+    with ridgeline.SummaryWriter(tmp_path / "run") as writer:
+        writer.add_custom_scalars(layout)
+        writer.add_scalar("a_very_long_tag_name/made_of_letters_only", 1.0, 0)
+        writer.add_scalar("loss", 1.0, 0)
+    script = (
+        "import json, sys\n"
+        "from tests.plugins.conftest import in_process\n"
+        "with in_process(sys.argv[1]) as api:\n"
+        "    print(json.dumps(api.get('/api/custom_scalars').json()))\n"
+    )
+    import json
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[3]
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=root,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    (chart,) = json.loads(done.stdout)["categories"][0]["charts"]
+    assert chart["matched"] == ["loss"]  # Python's \Z read as RE2's \z
+    assert len(chart["errors"]) == 1 and "(?=lookahead)" in chart["errors"][0]

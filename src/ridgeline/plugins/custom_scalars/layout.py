@@ -3,9 +3,11 @@ merged into one, and each multiline chart's tag regexes resolved to the scalar t
 
 Merging follows TensorBoard: layouts are read run after run (in name order); a category whose title was seen
 before gets the new charts appended (a chart equal to one it has is skipped), a new title adds a category.
-Tag regexes match as TensorBoard's custom scalars plugin matches them: Python ``re.match``, anchored at the
-start of the tag only (``loss`` matches ``loss/train``). They are resolved here, on the server, so the page
-gets exactly the tags Python's regex dialect picks (JavaScript's differs: ``(?P<name>...)``, ``\\Z``, ...).
+Tag regexes match as TensorBoard's custom scalars plugin matches them, anchored at the start of the tag only
+(``loss`` matches ``loss/train``), but compiled by RE2, not Python's ``re``: the layout is read from an event
+file, and a backtracking pattern there must not freeze the server. RE2 takes Python's named groups and ``\\A``,
+and Python's ``\\Z`` is read as RE2's ``\\z``; a lookaround or backreference is reported as the chart's
+error. They are resolved here, on the server, so the page never runs a log file's pattern in JavaScript.
 
 Pure: no I/O, tested alone. The route feeds it the LogDir's layouts and scalar tags.
 """
@@ -17,6 +19,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ridgeline.format.proto import custom_scalars_pb2
+from ridgeline.store.selection import PatternError, compile_pattern
 
 
 def chart_dict(chart: custom_scalars_pb2.Chart) -> dict[str, Any]:
@@ -76,11 +79,18 @@ def resolve_tags(categories: list[dict[str, Any]], scalar_tags: Iterable[str]) -
             chart["errors"] = errors
 
 
+# Python's \Z (end of text) is RE2's \z; a \Z after an even number of backslashes is that escape.
+_PYTHON_END = re.compile(r"(?<!\\)((?:\\\\)*)\\Z")
+
+
 def _match(pattern: str, tags: list[str]) -> list[str] | str:
+    # The layout comes from an event file, which anyone who can write into the log directory controls: RE2, so a
+    # pattern cannot freeze the route (issue 13). Anchored at the start, as TensorBoard's re.match.
     try:
-        regex = re.compile(pattern)
-    except re.error as error:
-        return f"{pattern!r} is not a valid regular expression: {error}"
+        regex = compile_pattern(_PYTHON_END.sub(r"\1\\z", pattern))
+    except PatternError as error:
+        shown = pattern if len(pattern) <= 200 else pattern[:200] + "..."
+        return f"{shown!r} is not a valid regular expression: {error}"
     return [tag for tag in tags if regex.match(tag)]
 
 
