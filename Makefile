@@ -12,14 +12,19 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 
+# The compiled core (build_core.py): the editable install compiles it in place, so a change to its sources
+# reinstalls. The Makefile insists on it (a C compiler and Python's headers); pip alone falls back to numpy.
+CORE_SOURCES := build_core.py hatch_build.py $(wildcard src/ridgeline/ingest/*.c src/ridgeline/ingest/*.h)
+export RIDGELINE_BUILD_CORE := required
+
 # What serving needs: the package itself (editable).
-$(VENV)/.serve-deps: pyproject.toml | $(BIN)/python
+$(VENV)/.serve-deps: pyproject.toml $(CORE_SOURCES) | $(BIN)/python
 	$(BIN)/python -m pip install -q -e .
 	touch $@
 
 # What the tests need: the dev extra plus the compatibility oracles. torch is pinned to the CPU wheel this
 # machine carries; an unpinned torch would pull a multi-GB CUDA build.
-$(VENV)/.test-deps: pyproject.toml | $(BIN)/python
+$(VENV)/.test-deps: pyproject.toml $(CORE_SOURCES) | $(BIN)/python
 	$(BIN)/python -m pip install -q -e ".[dev]" "torch==2.13.0"
 	touch $@
 
