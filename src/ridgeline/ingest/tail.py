@@ -5,22 +5,51 @@ the records the fast path left over, and appends everything to the run, in recor
 the end is left for the next pass; corrupt records are skipped and reported with their byte offset; the rest of
 the file is still read. A file that shrank (rewritten or truncated) cannot be continued: the pass says so and
 the caller re-reads its run from scratch.
+
+Memory stays bounded whatever the file holds (the rules are :mod:`ridgeline.ingest.fastpath`'s; this module
+applies them across chunks):
+
+- a record longer than a chunk is read whole when it ends within the file and is at most
+  ``WHOLE_RECORD_BYTES``; a longer one has its data CRC checked in windows first, and is read only if intact
+  (a damaged one is reported and skipped without being held);
+- a damaged span longer than a chunk (a bad length CRC, or a length claiming past the end of the file) is
+  searched for where the records resume in ``WINDOW_BYTES`` windows, never held whole. A bad length CRC is
+  reported as soon as it is met, even while no intact record follows it yet; the search's progress is kept in
+  the :class:`FileTail`, so the next pass looks only at what the file gained;
+- scalar series are sized from the file: when a series must grow, it grows to the points the rest of the file
+  will bring at the rate seen so far (plus 5 %), so a large file is appended without copies of its columns.
 """
 
 from __future__ import annotations
 
+import struct
 from dataclasses import dataclass, field
 
 import numpy as np
+from crc32c import crc32c
 
 from ridgeline.format import records
 from ridgeline.ingest.decode import DecodedEvent, EventDecoder
 from ridgeline.ingest.discovery import FileSystem
-from ridgeline.ingest.fastpath import ParsedRecords, parse_records
+from ridgeline.ingest.fastpath import (
+    DATA_CRC,
+    FOUND,
+    LENGTH_CRC,
+    PAST_END,
+    UNDECIDED,
+    ParsedRecords,
+    parse_records,
+    resume_point,
+)
 from ridgeline.store.base import BlobRef, Problem
 from ridgeline.store.run import RunData
 
 CHUNK_BYTES = 1 << 20  # small chunks keep the transient buffers (several times a chunk) well under the data
+WINDOW_BYTES = 1 << 20  # what a resync over a long damaged span reads at a time
+WHOLE_RECORD_BYTES = 64 << 20  # a longer record's data CRC is checked in windows before it is read whole
+PRESIZE_MARGIN = 1.05
+_LENGTH = struct.Struct("<Q")
+_CRC = struct.Struct("<I")
 
 
 @dataclass
@@ -31,6 +60,9 @@ class FileTail:
     offset: int = 0  # the next byte to read: always a record boundary (or a resync point)
     shrank: bool = False
     fingerprint: int | None = None  # CRC of the bytes before offset, taken when cached
+    # A damaged span at offset whose resume point is not written yet: the positions before this one were ruled
+    # out by an earlier pass (0: none).
+    resync_from: int = 0
 
 
 @dataclass
@@ -53,28 +85,127 @@ def read_new(
         tail.shrank = True
         result.problems.append(Problem(tail.path, None, f"shrank from {tail.offset} to {size} bytes; run re-read"))
         return result
-    while tail.offset < size:
-        want = min(CHUNK_BYTES, size - tail.offset)
-        try:
-            buffer = fs.read(tail.path, tail.offset, want)
-        except OSError as error:
-            result.problems.append(Problem(tail.path, tail.offset, f"cannot be read: {error}"))
-            return result
-        parsed = parse_records(buffer, check_crc=check_crc)
-        while parsed.end == 0 and not parsed.corrupt and tail.offset + len(buffer) < size:
-            # Nothing complete in the buffer: one record larger than a chunk (a big image), or a damaged span
-            # longer than a chunk before the next intact record. Read more of the file and try again.
-            whole = records.record_size(buffer)
-            want = whole if whole is not None and whole > len(buffer) else 2 * len(buffer)
-            buffer = fs.read(tail.path, tail.offset, min(want, size - tail.offset))
-            parsed = parse_records(buffer, check_crc=check_crc)
-        if parsed.end == 0 and not parsed.corrupt:
-            break  # a record still being written: the next pass gets it
-        result.records += apply_records(parsed, buffer, tail.path, tail.offset, run, decoder, result.problems)
-        tail.offset += parsed.end
-        if parsed.end == 0:
-            break
+    sizing = _Sizing(size, tail.offset)
+    try:
+        while tail.offset < size:
+            available = size - tail.offset
+            buffer = fs.read(tail.path, tail.offset, min(CHUNK_BYTES, available))
+            parsed = parse_records(buffer, check_crc=check_crc, available=available)
+            if parsed.end == 0:  # the record at offset needs more than a chunk, or its resync does
+                beyond = _beyond_the_chunk(tail, fs, buffer, size, check_crc, result.problems)
+                if beyond is None:
+                    break  # a record still being written, or damage whose end is not written yet
+                parsed, buffer = beyond
+            sizing.reserve(run, parsed)
+            result.records += apply_records(parsed, buffer, tail.path, tail.offset, run, decoder, result.problems)
+            tail.offset += parsed.end
+            tail.resync_from = 0
+    except OSError as error:
+        result.problems.append(Problem(tail.path, tail.offset, f"cannot be read: {error}"))
     return result
+
+
+def _beyond_the_chunk(
+    tail: FileTail, fs: FileSystem, buffer: bytes, size: int, check_crc: bool, problems: list[Problem]
+) -> tuple[ParsedRecords, bytes] | None:
+    """What to make of the record at ``tail.offset`` when its chunk decided nothing: the record read whole, or
+    the damaged span skipped (as a parse of its own); None when the next pass must decide."""
+    if len(buffer) < records.HEADER_SIZE:
+        return None  # a header cut short
+    whole = records.record_size(buffer)
+    available = size - tail.offset
+    if whole is not None and whole <= available:  # a record longer than the chunk, wholly in the file
+        if whole > WHOLE_RECORD_BYTES and not _intact(fs, tail.path, tail.offset, whole - records.FOOTER_SIZE):
+            return _skipped(whole, DATA_CRC), b""
+        buffer = fs.read(tail.path, tail.offset, whole)
+        parsed = parse_records(buffer, check_crc=check_crc, available=available)
+        return None if parsed.end == 0 else (parsed, buffer)
+    # A bad length CRC, or a length past the end of the file: where do intact records resume?
+    intact, reason = (True, PAST_END) if whole is not None else (False, LENGTH_CRC)
+    start = max(tail.offset + 1, tail.resync_from)
+    resume, scanned = _resume(fs, tail.path, start, size, intact=intact)
+    if resume is None:
+        tail.resync_from = scanned
+        if not intact:  # a bad length CRC is damage whatever follows: say so now (the store lists it once)
+            problems.append(Problem(tail.path, tail.offset, LENGTH_CRC))
+        return None
+    return _skipped(resume - tail.offset, reason), b""
+
+
+def _resume(fs: FileSystem, path: str, start: int, size: int, *, intact: bool) -> tuple[int | None, int]:
+    """(where records resume, at or after ``start``, or None; where a later pass must look again from)."""
+    position = start
+    pending = None  # the first candidate that claims past the file's end: the file may grow to hold it
+    while size - position >= records.HEADER_SIZE:
+        window = fs.read(path, position, min(WINDOW_BYTES, size - position))
+        available = size - position
+        status, found = resume_point(window, 0, intact=intact, available=available)
+        if intact and pending is None:
+            claimed, at = resume_point(window, 0, intact=False, available=available)
+            pending = position + at if claimed == FOUND and status != FOUND else None
+        if status == FOUND:
+            return position + found, position
+        if status == UNDECIDED:  # a candidate whose record ends within the file but past the window
+            candidate = position + found
+            if _intact(fs, path, candidate, records.HEADER_SIZE + _LENGTH.unpack_from(window, found)[0]):
+                return candidate, position
+            position = candidate + 1
+            continue
+        position += len(window) - (records.HEADER_SIZE - 1)  # every position with a whole header was tried
+    return None, position if pending is None else pending
+
+
+def _intact(fs: FileSystem, path: str, at: int, data_end: int) -> bool:
+    """Whether the record at ``at`` (length CRC already checked) has a matching data CRC; ``data_end`` is where
+    its data ends, relative to ``at``. Read in windows: the record is never held whole."""
+    crc, position, end = 0, at + records.HEADER_SIZE, at + data_end
+    while position < end:
+        piece = fs.read(path, position, min(WINDOW_BYTES, end - position))
+        if not piece:
+            return False
+        crc = crc32c(piece, value=crc)
+        position += len(piece)
+    stored = fs.read(path, end, records.FOOTER_SIZE)
+    return len(stored) == records.FOOTER_SIZE and records.mask(crc) == _CRC.unpack(stored)[0]
+
+
+_NO_INT = np.empty(0, np.int64)
+_NO_FLOAT = np.empty(0, np.float64)
+_BOUNDS = np.zeros(1, np.int64)
+
+
+def _skipped(length: int, reason: str) -> ParsedRecords:
+    """A parse that skips ``length`` bytes as one damaged record or span."""
+    none = np.empty(0, np.int32)
+    corrupt = [(0, reason)]
+    return ParsedRecords(
+        length, [], none, _NO_INT, _NO_FLOAT, _NO_FLOAT, _NO_INT, _NO_INT, _NO_INT, _NO_INT, corrupt, _NO_INT, _BOUNDS
+    )
+
+
+class _Sizing:
+    """Sizes the run's scalar series from the file: a series that must grow grows to what the rest of the file
+    will bring at the rate of its points seen so far in this pass (see the module docstring)."""
+
+    def __init__(self, size: int, offset: int) -> None:
+        self.size = size
+        self.start = offset
+        self.read = 0
+        self.seen: dict[str, int] = {}
+
+    def reserve(self, run: RunData, parsed: ParsedRecords) -> None:
+        if not parsed.tags:
+            self.read += parsed.end
+            return
+        self.read += parsed.end
+        remaining = self.size - self.start - self.read
+        counts = np.diff(parsed.tag_bounds).tolist()
+        for tag, count in zip(parsed.tags, counts, strict=True):
+            seen = self.seen[tag] = self.seen.get(tag, 0) + count
+            series = run.scalar_series(tag)
+            needed = len(series) + count
+            if needed > series.capacity and remaining > 0:
+                series.reserve(needed + int(seen / self.read * remaining * PRESIZE_MARGIN))
 
 
 def apply_records(
@@ -132,12 +263,23 @@ def _append_segment(
                 ref = BlobRef(path, data_offset, length, decoded.value_index, event.step, event.wall_time)
                 run.append_blob(decoded.kind, decoded.tag, ref)
 
-    fast_by_tag = _fast_slices(parsed, begin, end)
-    for tag in fast_by_tag.keys() | slow_scalars.keys():
-        order, step, wall_time, value = fast_by_tag.get(tag, _EMPTY)
+    fast = _fast_rows(parsed, begin, end)
+    for tag in fast.keys() | slow_scalars.keys():
+        rows = fast.get(tag)
+        if rows is None:
+            order, step, wall_time, value = _EMPTY
+        else:
+            order, step, wall_time, value = (
+                parsed.scalar_order,
+                parsed.step[rows],
+                parsed.wall_time[rows],
+                parsed.value[rows],
+            )
         extra = slow_scalars.get(tag)
         if extra:
-            order = np.concatenate([order, np.array([e[0] for e in extra], dtype=np.int64)])
+            order = np.concatenate(
+                [order if rows is None else order[rows], np.array([e[0] for e in extra], dtype=np.int64)]
+            )
             step = np.concatenate([step, np.array([e[1] for e in extra], dtype=np.int64)])
             wall_time = np.concatenate([wall_time, np.array([e[2] for e in extra], dtype=np.float64)])
             value = np.concatenate([value, np.array([e[3] for e in extra], dtype=np.float64)])
@@ -154,22 +296,20 @@ _EMPTY = (
 )
 
 
-def _fast_slices(
-    parsed: ParsedRecords, begin: int, end: int
-) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
-    """The fast-path scalars in [begin, end), grouped by tag, each group in record order."""
+def _fast_rows(parsed: ParsedRecords, begin: int, end: int) -> dict[str, np.ndarray | slice]:
+    """For each tag, which of the fast-path scalars [begin, end) are its (ascending: record order)."""
     if begin >= end:
         return {}
-    tag_index = parsed.tag_index[begin:end]
-    columns = (parsed.scalar_order, parsed.step, parsed.wall_time, parsed.value)
     if len(parsed.tags) == 1:
-        return {parsed.tags[0]: tuple(column[begin:end] for column in columns)}  # type: ignore[dict-item]
+        return {parsed.tags[0]: slice(begin, end)}
+    if begin == 0 and end == len(parsed.step):  # the whole parse: its grouping by tag
+        bounds = parsed.tag_bounds.tolist()
+        return {tag: parsed.tag_order[bounds[i] : bounds[i + 1]] for i, tag in enumerate(parsed.tags)}
+    tag_index = parsed.tag_index[begin:end]
     by_tag = np.argsort(tag_index, kind="stable")
-    sorted_index = tag_index[by_tag]
-    present, starts = np.unique(sorted_index, return_index=True)
-    bounds = [*starts.tolist(), len(sorted_index)]
-    groups = {}
-    for position, tag_number in enumerate(present.tolist()):
-        rows = by_tag[bounds[position] : bounds[position + 1]] + begin
-        groups[parsed.tags[tag_number]] = tuple(column[rows] for column in columns)
-    return groups  # type: ignore[return-value]
+    present, starts = np.unique(tag_index[by_tag], return_index=True)
+    bounds = [*starts.tolist(), len(by_tag)]
+    return {
+        parsed.tags[number]: by_tag[bounds[position] : bounds[position + 1]] + begin
+        for position, number in enumerate(present.tolist())
+    }
