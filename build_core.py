@@ -24,6 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent
 EXTENSIONS = {
     "ridgeline.ingest._core": ["src/ridgeline/ingest/_core.c"],
+    "ridgeline.writer.summaries._histogram_core": ["src/ridgeline/writer/summaries/_histogram_core.c"],
 }
 # What the extensions' sources include, for the Makefile's and the build's notion of "changed".
 HEADERS = ["src/ridgeline/ingest/_crc32c.h"]
