@@ -1,5 +1,5 @@
 """The compiled record loop against the numpy one: the same answer on real event files (ridgeline's, torch's,
-tensorboardX's), and on mutated files (bit flips, cuts, huge lengths, junk); and with threads."""
+tensorboardX's), on the fuzz corpus, and on mutated files (bit flips, cuts, huge lengths, junk); and with threads."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import subprocess
 import sys
 import threading
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -21,6 +22,9 @@ from ridgeline.ingest.fastpath import FOUND, NONE, UNDECIDED, parse_records, res
 from tests.ingest.fastpath_helpers import SETTINGS, assert_same_parse, check, events, scalar_bytes, stream
 
 pytestmark = pytest.mark.skipif("core" not in fastpath.implementations(), reason="the compiled core is not built")
+
+CORPUS = Path(__file__).resolve().parents[2] / "fuzz" / "corpus" / "records"
+
 
 def both_agree(buffer: bytes, *, check_crc: bool = True, available: int | None = None) -> fastpath.ParsedRecords:
     """Both implementations parse ``buffer`` alike, and as the plain reference reader does."""
@@ -82,6 +86,21 @@ def test_real_event_files(real_files: list[bytes]) -> None:
         both_agree(data[:cut], available=len(data))  # a chunk of a longer file
         sizes = [4096, 1000, 65536] * (len(data) // 1000 + 1)
         assert chunked(data, sizes, "core") == chunked(data, sizes, "numpy")
+
+
+def test_the_fuzz_corpus() -> None:
+    """Every seed and every input the fuzzer added to fuzz/corpus/records, with the options fuzz_records.py reads."""
+    files = sorted(CORPUS.iterdir())
+    assert len(files) >= 20
+    for path in files:
+        data = path.read_bytes()
+        check_crc = bool(data[0] & 1) if data else True
+        if data and data[0] & 2 and len(data) >= 5:
+            payload = data[5:]
+            available: int | None = len(payload) + int.from_bytes(data[1:5], "little") + 1
+        else:
+            payload, available = data[1:], None
+        both_agree(payload, check_crc=check_crc, available=available)
 
 
 @SETTINGS
