@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from multiprocessing import get_all_start_methods, get_context
 
 from ridgeline.format.records import masked_crc32c
+from ridgeline.ingest import fastpath
 from ridgeline.ingest.decode import EventDecoder, decode_value
 from ridgeline.ingest.discovery import (
     FileSystem,
@@ -198,6 +199,10 @@ class Ingestor:
     # --- parallel first pass ------------------------------------------------------------------------------
     def _worth_parallel(self, cold: list[str], discovered: dict[str, tuple[FileSystem, list[str]]]) -> bool:
         if len(cold) < PARALLEL_MIN_RUNS or (os.cpu_count() or 1) < 2:
+            return False
+        # Forking pays for the numpy record loop only: with the compiled core, sending each run back from its
+        # worker costs more than the parse it saves (bench/ingest.py, 100 runs: 0.2-0.3 s serial, 0.4-1.2 forked).
+        if fastpath.IMPLEMENTATION == "core":
             return False
         # Workers are forked: spawn would re-run the caller's script (a script without a __main__ guard would
         # recurse), and forking a process whose other threads may hold locks can deadlock the child.
