@@ -36,13 +36,34 @@ static inline int header_ok(const uint8_t *b, size_t at) {
     return masked_crc32c(b + at, 8) == load_le32(b + at + 8);
 }
 
+static inline uint32_t mask(uint32_t crc) { return ((crc >> 15) | (crc << 17)) + 0xA282EAD8u; }
+
+/* The first position q >= first with a whole header in the buffer whose length CRC matches; n when none. What a
+ * resync spends its time on: one CRC instruction per position where the CPU has them (independent of each other,
+ * so they overlap), a table lookup per byte otherwise. */
+#ifdef RIDGELINE_HAVE_HARDWARE_CRC
+RIDGELINE_CRC_TARGET static size_t next_header_hardware(const uint8_t *b, size_t n, size_t q) {
+    for (; n >= HEADER_SIZE && q <= n - HEADER_SIZE; q++)
+        if (mask(~crc32c_hardware_u64(0xFFFFFFFFu, load_le64(b + q))) == load_le32(b + q + 8)) return q;
+    return n;
+}
+#endif
+
+static size_t next_header(const uint8_t *b, size_t n, size_t q) {
+#ifdef RIDGELINE_HAVE_HARDWARE_CRC
+    if (crc32c_hardware) return next_header_hardware(b, n, q);
+#endif
+    for (; n >= HEADER_SIZE && q <= n - HEADER_SIZE; q++)
+        if (header_ok(b, q)) return q;
+    return n;
+}
+
 /* The first position q >= first (q + 12 <= n) where a record starts after a damaged span:
  * its length CRC matches, and either its record lies in the buffer with a matching data CRC, or (intact == 0
  * only) its claimed end is past `available`, the end of the file (a record still being written).
  * A candidate whose record ends within the file but past the buffer cannot be judged here: UNDECIDED at q. */
 static int find_resume(const uint8_t *b, size_t n, uint64_t available, size_t first, int intact, size_t *out) {
-    for (size_t q = first; n >= HEADER_SIZE && q <= n - HEADER_SIZE; q++) {
-        if (!header_ok(b, q)) continue;
+    for (size_t q = next_header(b, n, first); q < n; q = next_header(b, n, q + 1)) {
         uint64_t length = load_le64(b + q);
         if (!record_fits(q, length, available)) {
             if (intact) continue;

@@ -55,10 +55,16 @@ static uint32_t crc32c_software(uint32_t crc, const uint8_t *p, size_t n) {
     return crc;
 }
 
+/* With hardware CRC: RIDGELINE_CRC_TARGET marks a function that may use it (only called when crc32c_hardware),
+ * crc32c_hardware_u64(register, word) advances the raw register by 8 little-endian bytes in one instruction. */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <nmmintrin.h>
 #define RIDGELINE_HAVE_HARDWARE_CRC 1
-__attribute__((target("sse4.2"))) static uint32_t crc32c_hardware_update(uint32_t crc, const uint8_t *p, size_t n) {
+#define RIDGELINE_CRC_TARGET __attribute__((target("sse4.2")))
+RIDGELINE_CRC_TARGET static inline uint32_t crc32c_hardware_u64(uint32_t crc, uint64_t word) {
+    return (uint32_t)_mm_crc32_u64(crc, word);
+}
+RIDGELINE_CRC_TARGET static uint32_t crc32c_hardware_update(uint32_t crc, const uint8_t *p, size_t n) {
     uint64_t wide = crc;
     while (n >= 8) {
         uint64_t word;
@@ -93,6 +99,9 @@ static int crc32c_detect(void) {
 #else
 #define RIDGELINE_CRC_TARGET __attribute__((target("+crc")))
 #endif
+RIDGELINE_CRC_TARGET static inline uint32_t crc32c_hardware_u64(uint32_t crc, uint64_t word) {
+    return __builtin_aarch64_crc32cx(crc, word);
+}
 RIDGELINE_CRC_TARGET static uint32_t crc32c_hardware_update(uint32_t crc, const uint8_t *p, size_t n) {
     while (n >= 8) {
         uint64_t word;
