@@ -28,6 +28,7 @@ from tests.ingest.fastpath_helpers import (
     check_against,
     each_implementation,
     events,
+    in_record_order,
     reference,
     scalar_bytes,
     simple_scalar,
@@ -172,11 +173,11 @@ def test_chunks_fed_with_their_remainder_add_up_to_the_whole(
         available = len(buffer) - start if knows_the_file_size else None
         parsed = parse_records(buffer[start:read], available=available, implementation=implementation)
         assert not parsed.corrupt
-        steps_seen.extend(parsed.step.tolist())
+        steps_seen.extend(in_record_order(parsed))
         others.extend((parsed.other_offsets + start).tolist())
         start += parsed.end
     assert start == len(buffer)
-    assert steps_seen == whole.step.tolist() and others == whole.other_offsets.tolist()
+    assert steps_seen == in_record_order(whole) and others == whole.other_offsets.tolist()
 
 
 @each_implementation
@@ -211,13 +212,13 @@ def test_growing_file_with_a_corrupt_span_reports_it_once(implementation: str) -
     for cut in range(0, len(broken) + 1, 37):
         parsed = parse_records(bytes(broken[start:cut]), implementation=implementation)
         reported.extend((start + offset, reason) for offset, reason in parsed.corrupt)
-        steps_seen.extend(parsed.step.tolist())
+        steps_seen.extend(in_record_order(parsed))
         start += parsed.end
     parsed = parse_records(bytes(broken[start:]), implementation=implementation)
     reported.extend((start + offset, reason) for offset, reason in parsed.corrupt)
-    steps_seen.extend(parsed.step.tolist())
+    steps_seen.extend(in_record_order(parsed))
     assert reported == whole.corrupt == [(offsets[20], "length CRC mismatch"), (offsets[40], "data CRC mismatch")]
-    assert steps_seen == whole.step.tolist() == [i for i in range(60) if i not in (20, 40)]
+    assert steps_seen == in_record_order(whole) == [i for i in range(60) if i not in (20, 40)]
 
 
 @each_implementation
@@ -348,14 +349,14 @@ def test_a_length_past_the_end_of_the_file_is_skipped_when_intact_records_follow
     for available in (None, len(broken) + 1000):  # the whole file, or the start of a longer one
         parsed, _ = check(broken, implementation, available=available)
         assert parsed.corrupt == [(offsets[20], "length past the end of the file")]
-        assert parsed.step.tolist() == [i for i in range(60) if i != 20] and parsed.end == len(broken)
+        assert in_record_order(parsed) == [i for i in range(60) if i != 20] and parsed.end == len(broken)
     # Read in chunks, each told how long the file is: the same records, the span reported once.
     start, steps, reported = 0, [], []
     while start < len(broken):
         parsed = parse_records(
             broken[start : start + 300], available=len(broken) - start, implementation=implementation
         )
-        steps += parsed.step.tolist()
+        steps += in_record_order(parsed)
         reported += [(start + offset, reason) for offset, reason in parsed.corrupt]
         start += parsed.end
     assert steps == [i for i in range(60) if i != 20]
@@ -368,10 +369,10 @@ def test_a_record_still_being_written_stays_for_the_next_pass(implementation: st
     buffer, offsets = stream(datas)
     growing = buffer[: offsets[5] + 5000]  # the last record's header and part of its data
     parsed, _ = check(growing, implementation)
-    assert parsed.end == offsets[5] and not parsed.corrupt and parsed.step.tolist() == [0, 1, 2, 3, 4]
+    assert parsed.end == offsets[5] and not parsed.corrupt and in_record_order(parsed) == [0, 1, 2, 3, 4]
     # A huge length with nothing intact after it is no different: a partial tail until intact records follow.
     claimed = with_length(buffer[: offsets[5]] + records.frame(b"")[:12] + b"\x00" * 50, offsets[5], 2**62)
     parsed, _ = check(claimed, implementation)
     assert parsed.end == offsets[5] and not parsed.corrupt
     parsed, _ = check(claimed + records.frame(scalar_bytes("a", 9.0, 9, 1.0)), implementation)
-    assert parsed.corrupt == [(offsets[5], "length past the end of the file")] and parsed.step.tolist()[-1] == 9
+    assert parsed.corrupt == [(offsets[5], "length past the end of the file")] and in_record_order(parsed)[-1] == 9

@@ -19,7 +19,15 @@ from ridgeline.fixtures import write_demo
 from ridgeline.format import records
 from ridgeline.ingest import fastpath
 from ridgeline.ingest.fastpath import FOUND, NONE, UNDECIDED, parse_records, resume_point
-from tests.ingest.fastpath_helpers import SETTINGS, assert_same_parse, check, events, scalar_bytes, stream
+from tests.ingest.fastpath_helpers import (
+    SETTINGS,
+    assert_same_parse,
+    check,
+    events,
+    in_record_order,
+    scalar_bytes,
+    stream,
+)
 
 pytestmark = pytest.mark.skipif("core" not in fastpath.implementations(), reason="the compiled core is not built")
 
@@ -42,7 +50,7 @@ def chunked(buffer: bytes, sizes: list[int], implementation: str) -> tuple[list[
             break
         piece = buffer[start : start + size]
         parsed = parse_records(piece, available=len(buffer) - start, implementation=implementation)
-        steps += parsed.step.tolist()
+        steps += in_record_order(parsed)
         corrupt += [(start + offset, reason) for offset, reason in parsed.corrupt]
         start += parsed.end
     return steps, corrupt, start

@@ -90,6 +90,7 @@ typedef struct {
     uint32_t size;
     int32_t index; /* into the tags list; -1: not UTF-8 (its records take the slow path) */
     uint64_t hash;
+    uint64_t head, tail; /* the tag's first and last 8 bytes (see tag_words): all of it up to 16 bytes */
 } TagSlot;
 
 typedef struct {
@@ -99,18 +100,24 @@ typedef struct {
     int32_t valid; /* tags with an index so far */
 } TagTable;
 
-static uint64_t hash_bytes(const uint8_t *p, size_t n) {
-    uint64_t h = 0x9E3779B97F4A7C15ull ^ (uint64_t)n;
-    while (n >= 8) {
-        h = (h ^ load_le64(p)) * 0xBF58476D1CE4E5B9ull;
-        h ^= h >> 31;
-        p += 8;
-        n -= 8;
+/* The first and the last 8 bytes of the tag p[0:n] as words, zero-filled past a tag shorter than 8 (then all of
+ * it is in `head`). Reads up to 8 bytes before p, which a scalar Event's tag always has in the buffer (its record
+ * header and the summary's 6 or more bytes of keys and lengths), and shifts them out. */
+static inline void tag_words(const uint8_t *p, size_t n, uint64_t *head, uint64_t *tail) {
+    if (n >= 8) {
+        *head = load_le64(p);
+        *tail = load_le64(p + n - 8);
+    } else {
+        *head = n ? load_le64(p + n - 8) >> (8 * (8 - n)) : 0;
+        *tail = 0;
     }
-    uint64_t last = 0;
-    for (size_t i = 0; i < n; i++) last |= (uint64_t)p[i] << (8 * i);
-    h = (h ^ last) * 0x94D049BB133111EBull;
-    return h ^ (h >> 29);
+}
+
+static inline uint64_t tag_hash(const uint8_t *p, size_t n, uint64_t head, uint64_t tail) {
+    uint64_t h = (head ^ (0x9E3779B97F4A7C15ull * (n + 1))) * 0xBF58476D1CE4E5B9ull;
+    for (size_t at = 8; at + 8 < n; at += 8) h = (h ^ (h >> 31) ^ load_le64(p + at)) * 0xBF58476D1CE4E5B9ull;
+    h = (h ^ (h >> 29) ^ tail) * 0x94D049BB133111EBull;
+    return h ^ (h >> 32);
 }
 
 /* Strict UTF-8, as Python's bytes.decode("utf-8") and protobuf's string fields take it: no overlong forms, no
@@ -167,24 +174,31 @@ static int tags_grow(TagTable *table) {
     return 0;
 }
 
-/* The slot of the tag `bytes[0:size]`, added on first sight; NULL when out of memory. */
+/* The slot of the tag `bytes[0:size]` (a scalar Event's, see tag_words), added on first sight; NULL when out of
+ * memory. */
 static TagSlot *tags_find(TagTable *table, const uint8_t *bytes, uint32_t size) {
     if (2 * (table->used + 1) > table->capacity && tags_grow(table) < 0) return NULL;
-    uint64_t hash = hash_bytes(bytes, size);
-    size_t mask = table->capacity - 1;
-    size_t at = hash & mask;
+    uint64_t head, tail;
+    tag_words(bytes, size, &head, &tail);
+    uint64_t hash = tag_hash(bytes, size, head, tail);
+    size_t slots = table->capacity - 1;
+    size_t at = hash & slots;
     for (;;) {
         TagSlot *slot = &table->slots[at];
         if (slot->bytes == NULL) {
             slot->bytes = bytes;
             slot->size = size;
             slot->hash = hash;
+            slot->head = head;
+            slot->tail = tail;
             slot->index = utf8_valid(bytes, size) ? table->valid++ : -1;
             table->used++;
             return slot;
         }
-        if (slot->hash == hash && slot->size == size && memcmp(slot->bytes, bytes, size) == 0) return slot;
-        at = (at + 1) & mask;
+        if (slot->hash == hash && slot->size == size && slot->head == head && slot->tail == tail &&
+            (size <= 16 || memcmp(slot->bytes + 8, bytes + 8, size - 16) == 0))
+            return slot;
+        at = (at + 1) & slots;
     }
 }
 
@@ -205,12 +219,12 @@ static int is_varint(const uint8_t *p, uint64_t value, size_t size) {
     return p[size - 1] == value;
 }
 
-/* The length L such that a 1-byte key, a minimal varint of L and L bytes take `total` bytes; -1 if none. */
-static int64_t field_with_length(int64_t total) {
-    for (int64_t size = 1; size <= 3; size++) {
-        int64_t length = total - 1 - size;
-        if (length >= 0 && varint_size((uint64_t)length) == (size_t)size) return length;
-    }
+/* The length L such that a 1-byte key, a minimal varint of L and L bytes take `total` bytes; -1 if none (with
+ * varints of 1 to 3 bytes: L < 2^21, far above MAX_SCALAR). Per size s, L = total - 1 - s needs exactly s bytes. */
+static inline int64_t field_with_length(int64_t total) {
+    if (total >= 2 && total <= 129) return total - 2;          /* L in [0, 127]: 1 byte */
+    if (total >= 131 && total <= 16386) return total - 3;      /* L in [128, 16383]: 2 bytes */
+    if (total >= 16388 && total <= 2097155) return total - 4;  /* L in [16384, 2^21 - 1]: 3 bytes */
     return -1;
 }
 
@@ -289,8 +303,7 @@ typedef struct {
     int64_t *other_offsets;
     int64_t *other_lengths;
     int64_t *other_order;
-    int64_t *tag_order; /* the scalars grouped by tag, each group in record order */
-    int64_t *tag_bounds; /* malloc'd: where each tag's group starts in tag_order, and the end */
+    int64_t *tag_bounds; /* malloc'd: where each tag's group of scalars starts, and the end */
     size_t scalars, others;
     Corrupt *corrupt;
     size_t corrupt_count, corrupt_capacity;
@@ -310,6 +323,47 @@ static int add_corrupt(Parse *p, uint64_t offset, int reason) {
     p->corrupt[p->corrupt_count].offset = offset;
     p->corrupt[p->corrupt_count].reason = reason;
     p->corrupt_count++;
+    return 0;
+}
+
+static void permute(int64_t *column, const int64_t *dest, int64_t *temp, size_t n) {
+    memcpy(temp, column, n * sizeof(int64_t));
+    for (size_t i = 0; i < n; i++) column[dest[i]] = temp[i];
+}
+
+/* The scalars, found in record order, grouped by tag in place (a counting sort): each tag's scalars together and
+ * in record order, the tags in the order of their index, which is the order they first appear in. What the
+ * caller appends, series by series, as slices. */
+static int group_by_tag(Parse *p) {
+    size_t tags = (size_t)p->tags.valid, n = p->scalars;
+    p->tag_bounds = calloc(tags + 1, sizeof(int64_t));
+    if (p->tag_bounds == NULL) return -1;
+    int sorted = 1;
+    for (size_t i = 0; i < n; i++) {
+        p->tag_bounds[p->tag_index[i] + 1]++;
+        sorted &= i == 0 || p->tag_index[i] >= p->tag_index[i - 1];
+    }
+    for (size_t t = 0; t < tags; t++) p->tag_bounds[t + 1] += p->tag_bounds[t];
+    if (sorted) return 0; /* one tag, or tags that came one after another */
+    int64_t *next = malloc(tags * sizeof(int64_t)), *dest = malloc(n * sizeof(int64_t));
+    int64_t *temp = malloc(n * sizeof(int64_t));
+    if (next == NULL || dest == NULL || temp == NULL) {
+        free(next);
+        free(dest);
+        free(temp);
+        return -1;
+    }
+    memcpy(next, p->tag_bounds, tags * sizeof(int64_t));
+    for (size_t i = 0; i < n; i++) dest[i] = next[p->tag_index[i]]++;
+    permute(p->step, dest, temp, n);
+    permute((int64_t *)p->wall_time, dest, temp, n); /* moved as bits */
+    permute((int64_t *)p->value, dest, temp, n);
+    permute(p->scalar_order, dest, temp, n);
+    for (size_t t = 0; t < tags; t++)
+        for (int64_t i = p->tag_bounds[t]; i < p->tag_bounds[t + 1]; i++) p->tag_index[i] = (int32_t)t;
+    free(next);
+    free(dest);
+    free(temp);
     return 0;
 }
 
@@ -362,21 +416,7 @@ static void run_parse(Parse *p) {
         pos = data + size + 4;
     }
     p->end = pos;
-    /* A counting sort of the scalars by tag: what the caller appends, series by series. */
-    size_t tags = (size_t)p->tags.valid;
-    p->tag_bounds = calloc(tags + 1, sizeof(int64_t));
-    int64_t *next = malloc((tags ? tags : 1) * sizeof(int64_t));
-    if (p->tag_bounds == NULL || next == NULL) {
-        free(next);
-        goto oom;
-    }
-    for (size_t i = 0; i < p->scalars; i++) p->tag_bounds[p->tag_index[i] + 1]++;
-    for (size_t t = 0; t < tags; t++) {
-        p->tag_bounds[t + 1] += p->tag_bounds[t];
-        next[t] = p->tag_bounds[t];
-    }
-    for (size_t i = 0; i < p->scalars; i++) p->tag_order[next[p->tag_index[i]]++] = (int64_t)i;
-    free(next);
+    if (group_by_tag(p) < 0) goto oom;
     return;
 oom:
     p->failed = 1;
@@ -418,7 +458,7 @@ static PyObject *core_parse(PyObject *self, PyObject *args) {
     PyObject *available_object;
     if (!PyArg_ParseTuple(args, "y*pO:parse", &view, &check_crc, &available_object)) return NULL;
     PyObject *result = NULL, *tags = NULL, *corrupt = NULL, *bounds = NULL;
-    PyObject *columns[9] = {NULL};
+    PyObject *columns[8] = {NULL};
     Parse p;
     memset(&p, 0, sizeof(p));
     p.b = view.buf;
@@ -427,11 +467,11 @@ static PyObject *core_parse(PyObject *self, PyObject *args) {
     if (parse_available(available_object, p.n, &p.available) < 0) goto done;
 
     size_t most_records = p.n / FRAMING + 1, most_scalars = p.n / (FRAMING + MIN_SCALAR) + 1;
-    /* tag_index, step, wall_time, value, scalar_order | other_offsets, other_lengths, other_order | tag_order */
-    static const size_t items[9] = {4, 8, 8, 8, 8, 8, 8, 8, 8};
-    void *pointers[9];
-    for (int k = 0; k < 9; k++) {
-        columns[k] = new_column(k < 5 || k == 8 ? most_scalars : most_records, items[k], &pointers[k]);
+    /* tag_index, step, wall_time, value, scalar_order | other_offsets, other_lengths, other_order */
+    static const size_t items[8] = {4, 8, 8, 8, 8, 8, 8, 8};
+    void *pointers[8];
+    for (int k = 0; k < 8; k++) {
+        columns[k] = new_column(k < 5 ? most_scalars : most_records, items[k], &pointers[k]);
         if (columns[k] == NULL) goto done;
     }
     p.tag_index = pointers[0];
@@ -442,7 +482,6 @@ static PyObject *core_parse(PyObject *self, PyObject *args) {
     p.other_offsets = pointers[5];
     p.other_lengths = pointers[6];
     p.other_order = pointers[7];
-    p.tag_order = pointers[8];
 
     Py_BEGIN_ALLOW_THREADS
     run_parse(&p);
@@ -452,8 +491,8 @@ static PyObject *core_parse(PyObject *self, PyObject *args) {
         PyErr_NoMemory();
         goto done;
     }
-    for (int k = 0; k < 9; k++)
-        if (shrink_column(columns[k], k < 5 || k == 8 ? p.scalars : p.others, items[k]) < 0) goto done;
+    for (int k = 0; k < 8; k++)
+        if (shrink_column(columns[k], k < 5 ? p.scalars : p.others, items[k]) < 0) goto done;
     bounds = PyByteArray_FromStringAndSize((const char *)p.tag_bounds,
                                            (Py_ssize_t)(((size_t)p.tags.valid + 1) * sizeof(int64_t)));
     if (bounds == NULL) goto done;
@@ -475,10 +514,10 @@ static PyObject *core_parse(PyObject *self, PyObject *args) {
         if (entry == NULL) goto done;
         PyList_SET_ITEM(corrupt, (Py_ssize_t)i, entry);
     }
-    result = Py_BuildValue("(nOOOOOOOOOOOO)", (Py_ssize_t)p.end, tags, corrupt, columns[0], columns[1], columns[2],
-                           columns[3], columns[4], columns[5], columns[6], columns[7], columns[8], bounds);
+    result = Py_BuildValue("(nOOOOOOOOOOO)", (Py_ssize_t)p.end, tags, corrupt, columns[0], columns[1], columns[2],
+                           columns[3], columns[4], columns[5], columns[6], columns[7], bounds);
 done:
-    for (int k = 0; k < 9; k++) Py_XDECREF(columns[k]);
+    for (int k = 0; k < 8; k++) Py_XDECREF(columns[k]);
     Py_XDECREF(tags);
     Py_XDECREF(corrupt);
     Py_XDECREF(bounds);
@@ -525,7 +564,7 @@ static PyObject *core_masked_crc32c(PyObject *self, PyObject *args) {
 static PyMethodDef methods[] = {
     {"parse", core_parse, METH_VARARGS,
      "parse(buffer, check_crc, available) -> (end, tags, corrupt, tag_index, step, wall_time, value, scalar_order, "
-     "other_offsets, other_lengths, other_order, tag_order, tag_bounds): the columns as bytearrays"},
+     "other_offsets, other_lengths, other_order, tag_bounds): the columns as bytearrays, the scalars grouped by tag"},
     {"resume_point", core_resume_point, METH_VARARGS,
      "resume_point(buffer, first, available, intact) -> (status, position): 0 found, 1 none, 2 undecided"},
     {"masked_crc32c", core_masked_crc32c, METH_VARARGS, "masked_crc32c(buffer) -> int: TFRecord's masked CRC32C"},

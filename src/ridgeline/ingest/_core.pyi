@@ -16,7 +16,6 @@ def parse(
     bytearray,
     bytearray,
     bytearray,
-    bytearray,
 ]: ...
 def resume_point(
     buffer: bytes | bytearray | memoryview, first: int, available: int | None, intact: bool, /

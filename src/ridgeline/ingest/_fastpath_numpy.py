@@ -62,10 +62,9 @@ U32 = npt.NDArray[np.uint32]
 I64 = npt.NDArray[np.int64]
 
 
-Raw = tuple[int, list[str], list[tuple[int, str]], Any, Any, Any, Any, Any, Any, Any, Any, Any, Any]
+Raw = tuple[int, list[str], list[tuple[int, str]], Any, Any, Any, Any, Any, Any, Any, Any, Any]
 """(end, tags, corrupt, tag_index, step, wall_time, value, scalar_order, other_offsets, other_lengths,
-other_order, tag_order, tag_bounds): what both implementations return, in the order of the compiled core's
-tuple."""
+other_order, tag_bounds): what both implementations return, in the order of the compiled core's tuple."""
 
 
 def parse(buffer: Any, check_crc: bool, available: int | None) -> Raw:
@@ -447,22 +446,30 @@ def _decode(arr: U8, hoff: I64, dlen: I64, end: int, corrupt: list[tuple[int, st
             _decode_group(_rows(arr, data, group, length), length, group, out)
     scalar = np.flatnonzero(out.is_scalar)
     other = np.flatnonzero(~out.is_scalar)
-    tag_index = out.tag_index[scalar]
-    tag_bounds = np.zeros(len(out.tags) + 1, dtype=np.int64)
-    np.cumsum(np.bincount(tag_index, minlength=len(out.tags)), out=tag_bounds[1:])
+    # Group the scalars by tag as the core does: tags numbered in the order they first appear, each tag's scalars
+    # together and in record order.
+    by_number = np.argsort(out.tag_index[scalar], kind="stable")
+    numbers, starts = np.unique(out.tag_index[scalar][by_number], return_index=True)
+    first_seen = np.argsort(by_number[starts], kind="stable")  # by_number[starts]: each number's first scalar
+    renumber = np.empty(len(out.tags), dtype=np.int32)
+    renumber[numbers[first_seen]] = np.arange(len(first_seen), dtype=np.int32)
+    tags = [out.tags[number] for number in numbers[first_seen].tolist()]
+    tag_index = renumber[out.tag_index[scalar]]
+    grouped = scalar[np.argsort(tag_index, kind="stable")]
+    tag_bounds = np.zeros(len(tags) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(tag_index, minlength=len(tags)), out=tag_bounds[1:])
     return (
         end,
-        out.tags,
+        tags,
         corrupt,
-        tag_index,
-        out.step[scalar],
-        out.wall_time[scalar],
-        out.value[scalar],
-        scalar.astype(np.int64),
+        renumber[out.tag_index[grouped]],
+        out.step[grouped],
+        out.wall_time[grouped],
+        out.value[grouped],
+        grouped.astype(np.int64),
         hoff[other] + HEADER_SIZE,
         dlen[other],
         other.astype(np.int64),
-        np.argsort(tag_index, kind="stable").astype(np.int64),
         tag_bounds,
     )
 

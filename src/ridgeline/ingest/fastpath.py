@@ -98,18 +98,7 @@ except ImportError as error:  # a source install without a C compiler
 IMPLEMENTATION = "numpy" if _core is None else "core"
 
 # The dtypes of the compiled core's columns, in the order of its tuple (after end, tags and corrupt).
-_COLUMN_DTYPES = (
-    np.int32,
-    np.int64,
-    np.float64,
-    np.float64,
-    np.int64,
-    np.int64,
-    np.int64,
-    np.int64,
-    np.int64,
-    np.int64,
-)
+_COLUMN_DTYPES = (np.int32, np.int64, np.float64, np.float64, np.int64, np.int64, np.int64, np.int64, np.int64)
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,21 +111,22 @@ class ParsedRecords:
     Attributes:
         end: offset (within the buffer) just past the last record read or span skipped; the bytes from ``end``
             on are a record cut short (a writer may still be appending it) and belong to the next pass.
-        tags: the distinct tags of the fast-path scalars; ``tag_index`` indexes into it.
+        tags: the distinct tags of the fast-path scalars, in the order they first appear in the buffer;
+            ``tag_index`` indexes into it.
         tag_index, step, wall_time, value: one element per fast-path scalar (int32, int64, float64, float64;
-            value is the float32 ``simple_value`` widened exactly).
+            value is the float32 ``simple_value`` widened exactly), grouped by tag: ``tags[i]``'s scalars are
+            ``tag_bounds[i]:tag_bounds[i + 1]``, in record order (so ``tag_index`` is ascending), and each
+            series can be appended as a slice, without a copy or a sort.
         scalar_order: the record number (0-based, in buffer order) of each fast-path scalar.
         other_offsets, other_lengths, other_order: for each record not on the fast path: where its *data*
             starts (buffer offset, after the 12-byte header), its data length, and its record number.
         corrupt: (buffer offset of the record header, reason) for each record or span skipped, in order; the
             reasons are :data:`LENGTH_CRC`, :data:`DATA_CRC` and :data:`PAST_END`.
-        tag_order, tag_bounds: the fast-path scalars grouped by tag: ``tag_order[tag_bounds[i]:tag_bounds[i + 1]]``
-            are the indices (into the scalar columns, ascending) of the scalars of ``tags[i]`` (int64 both;
-            ``len(tag_bounds) == len(tags) + 1``). What ingest appends, series by series, without sorting.
+        tag_bounds: int64, ``len(tags) + 1`` long, from 0 to the number of fast-path scalars.
 
     Record numbers count the records reported as scalars or others, in buffer order: ``scalar_order`` and
-    ``other_order`` together are exactly ``0 .. k-1``, both ascending. Corrupt records take no number. The order
-    of ``tags`` is not part of the contract (the two implementations number them differently).
+    ``other_order`` together are exactly ``0 .. k-1``; ``other_order`` is ascending, ``scalar_order`` within each
+    tag's group. Corrupt records take no number.
     """
 
     end: int
@@ -150,7 +140,6 @@ class ParsedRecords:
     other_lengths: np.ndarray
     other_order: np.ndarray
     corrupt: list[tuple[int, str]]
-    tag_order: np.ndarray
     tag_bounds: np.ndarray
 
 
@@ -181,7 +170,7 @@ def parse_records(
         arrays = [np.frombuffer(column, dtype=dtype) for column, dtype in zip(columns, _COLUMN_DTYPES, strict=True)]
     else:
         end, tags, corrupt, *arrays = _fastpath_numpy.parse(buffer, check_crc, available)
-    tag_index, step, wall_time, value, scalar_order, other_offsets, other_lengths, other_order, order, bounds = arrays
+    tag_index, step, wall_time, value, scalar_order, other_offsets, other_lengths, other_order, bounds = arrays
     return ParsedRecords(
         end,
         tags,
@@ -194,7 +183,6 @@ def parse_records(
         other_lengths,
         other_order,
         corrupt,
-        order,
         bounds,
     )
 

@@ -198,19 +198,7 @@ def _skipped(length: int, reason: str) -> ParsedRecords:
     no_tags = np.empty(0, np.int32)
     corrupt = [(0, reason)]
     return ParsedRecords(
-        length,
-        [],
-        no_tags,
-        _NO_INT,
-        _NO_FLOAT,
-        _NO_FLOAT,
-        _NO_INT,
-        _NO_INT,
-        _NO_INT,
-        _NO_INT,
-        corrupt,
-        _NO_INT,
-        _BOUNDS,
+        length, [], no_tags, _NO_INT, _NO_FLOAT, _NO_FLOAT, _NO_INT, _NO_INT, _NO_INT, _NO_INT, corrupt, _BOUNDS
     )
 
 
@@ -278,14 +266,13 @@ def apply_records(
     # SessionLog START events split the buffer into segments: points before one must be in the series when its
     # restart mark is taken. Everything else is appended per series in record order.
     starts = [index for index, (_, event, _, _) in enumerate(slow) if event.session_start]
-    begin_slow, begin_fast = 0, 0
+    begin_slow, begin_order = 0, 0
     for boundary in [*starts, len(slow)]:
         end_order = slow[boundary][0] if boundary < len(slow) else np.iinfo(np.int64).max
-        end_fast = int(np.searchsorted(parsed.scalar_order, end_order))
-        _append_segment(parsed, begin_fast, end_fast, slow[begin_slow:boundary], path, run)
+        _append_segment(parsed, begin_order, end_order, slow[begin_slow:boundary], path, run)
         if boundary < len(slow):
             run.mark_restart(slow[boundary][1].step)
-        begin_slow, begin_fast = boundary + 1, end_fast
+        begin_slow, begin_order = boundary + 1, end_order
     return len(parsed.scalar_order) + len(slow) + len(parsed.corrupt)
 
 
@@ -297,6 +284,7 @@ def _append_segment(
     path: str,
     run: RunData,
 ) -> None:
+    """Append the records numbered ``begin`` to ``end`` (exclusive), given the slow-path ones among them."""
     slow_scalars: dict[str, list[tuple[int, int, float, float]]] = {}
     for record_number, event, data_offset, length in slow:
         for decoded in event.values:
@@ -335,20 +323,17 @@ _EMPTY = (
 )
 
 
-def _fast_rows(parsed: ParsedRecords, begin: int, end: int) -> dict[str, np.ndarray | slice]:
-    """For each tag, which of the fast-path scalars [begin, end) are its (ascending: record order)."""
-    if begin >= end:
-        return {}
-    if len(parsed.tags) == 1:
-        return {parsed.tags[0]: slice(begin, end)}
-    if begin == 0 and end == len(parsed.step):  # the whole parse: its grouping by tag
-        bounds = parsed.tag_bounds.tolist()
-        return {tag: parsed.tag_order[bounds[i] : bounds[i + 1]] for i, tag in enumerate(parsed.tags)}
-    tag_index = parsed.tag_index[begin:end]
-    by_tag = np.argsort(tag_index, kind="stable")
-    present, starts = np.unique(tag_index[by_tag], return_index=True)
-    bounds = [*starts.tolist(), len(by_tag)]
-    return {
-        parsed.tags[number]: by_tag[bounds[position] : bounds[position + 1]] + begin
-        for position, number in enumerate(present.tolist())
-    }
+def _fast_rows(parsed: ParsedRecords, begin: int, end: int) -> dict[str, slice]:
+    """For each tag, its fast-path scalars among the records numbered ``begin`` to ``end`` (exclusive): a slice of
+    the parse's columns (each tag's scalars lie together, in record order)."""
+    bounds = parsed.tag_bounds.tolist()
+    every = begin == 0 and end > len(parsed.scalar_order) + len(parsed.other_order)  # no START event: all of it
+    rows = {}
+    for number, tag in enumerate(parsed.tags):
+        first, last = bounds[number], bounds[number + 1]
+        if not every:
+            group = parsed.scalar_order[first:last]
+            first, last = first + int(np.searchsorted(group, begin)), first + int(np.searchsorted(group, end))
+        if first < last:
+            rows[tag] = slice(first, last)
+    return rows
