@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ridgeline.fixtures import write_demo
+from ridgeline.fixtures.demo import write_demo
 from ridgeline.format import records
 from ridgeline.ingest import fastpath
 from ridgeline.ingest.fastpath import FOUND, NONE, UNDECIDED, parse_records, resume_point

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import functools
 import itertools
-import struct
 from typing import Any
 
 import numpy as np
@@ -38,13 +37,15 @@ import numpy.typing as npt
 from crc32c import crc32c as _crc32c
 from numpy.lib.stride_tricks import sliding_window_view
 
-HEADER_SIZE = 12
-FOOTER_SIZE = 4
+from ridgeline.format.records import FOOTER_SIZE, HEADER_SIZE
+from ridgeline.format.records import HEADER as _HEADER
+from ridgeline.format.records import MASK_DELTA as _MASK_DELTA
+from ridgeline.format.records import masked_crc32c as _masked_crc
+from ridgeline.format.wire import encode_varint as _varint
+
 _FRAMING = HEADER_SIZE + FOOTER_SIZE
 _POLY = 0x82F63B78  # CRC32C (Castagnoli), reflected
-_MASK_DELTA = 0xA282EAD8
 _U32 = 0xFFFFFFFF
-_HEADER = struct.Struct("<QI")
 
 _SMALL = 1 << 16  # data lengths below this use the precomputed tables
 _MIN_SCALAR = 11  # 2a L1 0a L2 0a 00 15 f32: the shortest scalar Event (no wall_time, no step, empty tag)
@@ -117,11 +118,6 @@ def _mask(crc: U32) -> U32:
 def _unmask(masked: U32) -> U32:
     rotated = (masked - np.uint32(_MASK_DELTA)).astype(np.uint32)
     return ((rotated << 15) | (rotated >> 17)).astype(np.uint32)
-
-
-def _masked_crc(data: bytes | memoryview) -> int:
-    crc = _crc32c(data)
-    return (((crc >> 15) | (crc << 17)) + _MASK_DELTA) & _U32
 
 
 class _Tables:
@@ -379,15 +375,6 @@ def _bad_data_crcs(arr: U8, hoff: I64, dlen: I64, corrupt: list[tuple[int, str]]
 
 
 # --- scalar events -----------------------------------------------------------------------------------------
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    while value > 0x7F:
-        out.append((value & 0x7F) | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
-
-
 def _field_with_length(total: int) -> int | None:
     """The length L such that a 1-byte key, varint(L) and L bytes take ``total`` bytes."""
     for size in range(1, 4):
