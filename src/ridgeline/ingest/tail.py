@@ -27,6 +27,7 @@ import importlib
 import struct
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 from crc32c import crc32c
@@ -46,6 +47,9 @@ from ridgeline.ingest.fastpath import (
 )
 from ridgeline.store.base import BlobRef, Problem
 from ridgeline.store.run import RunData
+
+if TYPE_CHECKING:
+    from ridgeline.ingest.ahead import FileJob
 
 CHUNK_BYTES = 1 << 20  # small chunks keep the transient buffers (several times a chunk) well under the data
 WINDOW_BYTES = 1 << 20  # what a resync over a long damaged span reads at a time
@@ -91,9 +95,19 @@ class PassResult:
 
 
 def read_new(
-    tail: FileTail, fs: FileSystem, run: RunData, decoder: EventDecoder, *, check_crc: bool = True
+    tail: FileTail,
+    fs: FileSystem,
+    run: RunData,
+    decoder: EventDecoder,
+    *,
+    check_crc: bool = True,
+    ahead: FileJob | None = None,
 ) -> PassResult:
-    """Append what was written to ``tail.path`` since the last pass to ``run``."""
+    """Append what was written to ``tail.path`` since the last pass to ``run``.
+
+    ``ahead``: the file read and parsed from its start by a worker thread (:mod:`ridgeline.ingest.ahead`); its
+    chunks are applied first, then the rest is read here. Used only while nothing of the file was read yet.
+    """
     result = PassResult()
     try:
         size = fs.size(tail.path)
@@ -106,6 +120,13 @@ def read_new(
         return result
     sizing = _Sizing(size, tail.offset)
     try:
+        if ahead is not None and tail.offset == 0 and ahead.size <= size:
+            for chunk in ahead.chunks():
+                sizing.reserve(run, chunk.parsed)
+                result.records += apply_records(
+                    chunk.parsed, chunk.buffer, tail.path, tail.offset, run, decoder, result.problems
+                )
+                tail.offset += chunk.parsed.end
         while tail.offset < size:
             available = size - tail.offset
             buffer = fs.read(tail.path, tail.offset, min(CHUNK_BYTES, available))
@@ -121,6 +142,9 @@ def read_new(
             tail.resync_from = 0
     except OSError as error:
         result.problems.append(Problem(tail.path, tail.offset, f"cannot be read: {error}"))
+    finally:
+        if ahead is not None:
+            ahead.cancel()
     return result
 
 
