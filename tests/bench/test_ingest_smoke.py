@@ -12,7 +12,7 @@ from tests.bench.runner import run_bench
 @pytest.mark.slow
 def test_ingest_bench_quick_runs(tmp_path: Path) -> None:
     output, results = run_bench("ingest.py", "--quick", "--data-dir", str(tmp_path / "data"), cwd=tmp_path, timeout=300)
-    readers = ("ridgeline", "ridgeline (numpy path)", "ridgeline (warm restart)", "EventAccumulator")
+    readers = ("ridgeline", "ridgeline (one thread)", "ridgeline serve", "ridgeline (numpy path)", "EventAccumulator")
     for reader in (*readers, "TensorBoard + Rust server", "read + CRC floor"):
         assert reader in output
     assert results["errors"] == []
@@ -20,6 +20,8 @@ def test_ingest_bench_quick_runs(tmp_path: Path) -> None:
     for dataset in results["datasets"]:
         assert set(dataset["figures"]) == {
             "ridgeline",
+            "ridgeline 1 thread",
+            "ridgeline serve",
             "ridgeline numpy",
             "ridgeline before",
             "ridgeline warm",
@@ -27,7 +29,8 @@ def test_ingest_bench_quick_runs(tmp_path: Path) -> None:
             "EventAccumulator",
             "TensorBoard+Rust",
         }
-        assert dataset["figures"]["ridgeline numpy"]["points"] == dataset["events"]
+        for reader in ("ridgeline numpy", "ridgeline 1 thread", "ridgeline serve"):
+            assert dataset["figures"][reader]["points"] == dataset["events"]
         ours = dataset["figures"]["ridgeline"]
         assert ours["failed"] == []
         assert ours["points"] == dataset["events"]
