@@ -478,8 +478,8 @@ def find_data_server(tb_pid: int) -> int | None:
     return None
 
 
-def stop(process: subprocess.Popen[bytes], server_pid: int | None, server_argv: list[str]) -> None:
-    """Stop TensorBoard, and its data server if it outlives it (it should exit when its stdin closes)."""
+def terminate(process: subprocess.Popen[bytes]) -> None:
+    """SIGTERM, then SIGKILL after 10 s."""
     if process.poll() is None:
         process.terminate()
         try:
@@ -487,6 +487,11 @@ def stop(process: subprocess.Popen[bytes], server_pid: int | None, server_argv: 
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(timeout=10)
+
+
+def stop(process: subprocess.Popen[bytes], server_pid: int | None, server_argv: list[str]) -> None:
+    """Stop TensorBoard, and its data server if it outlives it (it should exit when its stdin closes)."""
+    terminate(process)
     if server_pid is None:
         return
     for sig in (signal.SIGTERM, signal.SIGKILL):
@@ -600,13 +605,7 @@ def run_serve(path: Path, dataset: Dataset, timeout: float) -> dict[str, Any]:
         except (urllib.error.URLError, ConnectionError, TimeoutError, json.JSONDecodeError) as error:
             result = {"failed": f"HTTP error: {error}"}
         finally:
-            if process.poll() is None:
-                process.terminate()
-                try:
-                    process.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-                    process.wait(timeout=10)
+            terminate(process)
         if "failed" in result:
             log.seek(0)
             result["failed"] += " | " + " | ".join(log.read().decode(errors="replace").strip().splitlines()[-3:])

@@ -30,6 +30,13 @@ IMPLEMENTATIONS = [
 each_implementation = pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
 
 
+def scalar_record(tag: str, step: int, value: float) -> bytes:
+    """One framed scalar Event, as protobuf encodes it, at wall time 1 + step."""
+    event = event_pb2.Event(wall_time=1.0 + step, step=step)
+    event.summary.value.add(tag=tag, simple_value=value)
+    return records.frame(event.SerializeToString())
+
+
 # --- a plain reader, one record at a time, with the same rules -----------------------------------------------
 def reference(
     buffer: bytes, *, check_crc: bool, available: int | None = None
@@ -168,8 +175,8 @@ def assert_same_parse(a: ParsedRecords, b: ParsedRecords) -> None:
         x, y = getattr(a, name), getattr(b, name)
         assert x.dtype == y.dtype and np.array_equal(bits(x), bits(y)), name
     assert a.tag_index.dtype == b.tag_index.dtype == np.int32
-    assert [a.tags[i] for i in a.tag_index] == [b.tags[i] for i in b.tag_index]
-    assert sorted(a.tags) == sorted(b.tags)
+    assert a.tags == b.tags and np.array_equal(a.tag_index, b.tag_index)  # the same grouping, tags in first-seen order
+    assert a.tag_bounds.dtype == b.tag_bounds.dtype and np.array_equal(a.tag_bounds, b.tag_bounds)
 
 
 # --- events ----------------------------------------------------------------------------------------------------

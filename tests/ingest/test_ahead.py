@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import multiprocessing
+import os
 import shutil
 import threading
 from pathlib import Path
@@ -20,26 +21,17 @@ from ridgeline import SummaryWriter
 from ridgeline.fixtures.demo import write_demo
 from ridgeline.format import records
 from ridgeline.format.proto import event_pb2
-from ridgeline.ingest import ahead, fastpath, tail
+from ridgeline.ingest import ahead, tail
 from ridgeline.ingest.ahead import FileJob, ReadAhead
 from ridgeline.ingest.decode import EventDecoder
 from ridgeline.ingest.discovery import LocalFileSystem
 from ridgeline.store.run import RunData
-from tests.ingest.fastpath_helpers import IMPLEMENTATIONS
+from tests.ingest.fastpath_helpers import scalar_record
 
 FILE = "events.out.tfevents.1.h.1.0"
 
 
-@pytest.fixture(params=IMPLEMENTATIONS)
-def implementation(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    monkeypatch.setattr(fastpath, "IMPLEMENTATION", request.param)
-    return str(request.param)
-
-
-def scalar_record(tag: str, step: int, value: float) -> bytes:
-    event = event_pb2.Event(wall_time=1.0 + step, step=step)
-    event.summary.value.add(tag=tag, simple_value=value)
-    return records.frame(event.SerializeToString())
+pytestmark = pytest.mark.usefixtures("default_implementation")  # every test on both record loops
 
 
 def scalars(steps: range, tags: tuple[str, ...] = ("a", "b", "c")) -> bytes:
@@ -130,7 +122,7 @@ def series_of(run: RunData) -> dict[str, Any]:
     return out
 
 
-def test_each_file_read_ahead_reads_as_one_thread_reads_it(tmp_path: Path, implementation: str) -> None:
+def test_each_file_read_ahead_reads_as_one_thread_reads_it(tmp_path: Path) -> None:
     root = awkward_logdir(tmp_path / "logs")
     files = sorted(p for p in root.rglob("*tfevents*"))
     fs = LocalFileSystem()
@@ -144,7 +136,7 @@ def test_each_file_read_ahead_reads_as_one_thread_reads_it(tmp_path: Path, imple
 
 
 def test_a_log_directory_read_ahead_holds_what_one_thread_reads(
-    tmp_path: Path, implementation: str, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Through the reading API, from a thread that is not the main one while another thread runs (the server's
     situation): the read-ahead threads are there while it reads, no process is started, and the store is the
@@ -152,6 +144,8 @@ def test_a_log_directory_read_ahead_holds_what_one_thread_reads(
     root = awkward_logdir(tmp_path / "logs")
     for copy in range(4):  # enough bytes that reading ahead pays (ahead.MIN_BYTES)
         shutil.copytree(root / "plain", root / f"plain{copy}")
+    # The machine's load decides too; here it is taken as idle, so that the threads are there to be tested.
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.0, 0.0, 0.0))
     if not ahead.worth_threads(sum(p.stat().st_size for p in root.rglob("*tfevents*"))):
         pytest.skip("reading ahead does not pay here: the numpy record loop, or one CPU")
     stop = threading.Event()
@@ -180,7 +174,7 @@ def test_a_log_directory_read_ahead_holds_what_one_thread_reads(
     assert alone["problems"] and "plain0/scalars/a" in alone
 
 
-def test_at_most_limit_chunks_wait_and_a_job_not_taken_stops(tmp_path: Path, implementation: str) -> None:
+def test_at_most_limit_chunks_wait_and_a_job_not_taken_stops(tmp_path: Path) -> None:
     path = tmp_path / FILE
     path.write_bytes(scalars(range(60_000)))  # about 8 chunks
     fs = LocalFileSystem()
@@ -203,7 +197,7 @@ def test_at_most_limit_chunks_wait_and_a_job_not_taken_stops(tmp_path: Path, imp
     assert not closer.is_alive()
 
 
-def test_a_file_that_grew_after_its_job_started_is_read_to_its_new_end(tmp_path: Path, implementation: str) -> None:
+def test_a_file_that_grew_after_its_job_started_is_read_to_its_new_end(tmp_path: Path) -> None:
     path = tmp_path / FILE
     path.write_bytes(scalars(range(20_000)))
     job = FileJob(str(path), LocalFileSystem(), path.stat().st_size, check_crc=True)
@@ -214,3 +208,14 @@ def test_a_file_that_grew_after_its_job_started_is_read_to_its_new_end(tmp_path:
     assert series_of(run)["c"][0] == list(range(21_000)) and problems == []
     steps, values, _ = series_of(run)["b"]
     assert all(math.isclose(v, s / 7, rel_tol=1e-6) for s, v in zip(steps, values, strict=True))
+
+
+def test_threads_only_where_a_cpu_is_idle_and_there_is_enough_to_read(default_implementation: str) -> None:
+    """Measured (bench/ingest.py): on a saturated machine threads lose to one thread; with a CPU to spare they win."""
+    core = default_implementation == "core"
+    assert ahead.worth_threads(64 << 20, cpus=2, load=0.3) is core
+    assert ahead.worth_threads(64 << 20, cpus=2, load=1.0) is core
+    assert not ahead.worth_threads(64 << 20, cpus=2, load=1.5)  # the other CPU is busy too
+    assert not ahead.worth_threads(64 << 20, cpus=1, load=0.0)
+    assert not ahead.worth_threads(ahead.MIN_BYTES - 1, cpus=8, load=0.0)
+    assert ahead.worth_threads(ahead.MIN_BYTES, cpus=8, load=6.5) is core

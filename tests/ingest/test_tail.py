@@ -14,23 +14,13 @@ import pytest
 import ridgeline
 from ridgeline.format import records
 from ridgeline.format.proto import event_pb2
-from ridgeline.ingest import fastpath, tail
-from tests.ingest.fastpath_helpers import IMPLEMENTATIONS
+from ridgeline.ingest import tail
+from tests.ingest.fastpath_helpers import scalar_record
 
 FILE = "events.out.tfevents.1.h.1.0"
 
 
-@pytest.fixture(autouse=True, params=IMPLEMENTATIONS)
-def implementation(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Every test on both record loops."""
-    monkeypatch.setattr(fastpath, "IMPLEMENTATION", request.param)
-    return str(request.param)
-
-
-def scalar_record(tag: str, step: int, value: float) -> bytes:
-    event = event_pb2.Event(wall_time=1.0 + step, step=step)
-    event.summary.value.add(tag=tag, simple_value=value)
-    return records.frame(event.SerializeToString())
+pytestmark = pytest.mark.usefixtures("default_implementation")  # every test on both record loops
 
 
 def scalars(steps: range, tag: str = "x") -> bytes:

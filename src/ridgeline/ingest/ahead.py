@@ -13,9 +13,12 @@ applied; the worker then waits for the caller, so memory stays bounded whatever 
 file is parsed one chunk ahead of its appends (a two-stage pipeline even for one run).
 
 When it pays (:func:`worth_threads`): only with the compiled core (the numpy loop holds the GIL for most of its
-work, and threads only add switching), only with two or more CPUs this process may run on, and only for enough
-bytes that a thread's start is noise. The work is the same as in one thread, merely overlapped, so on a busy
-machine it costs a few thread switches at worst (bench/ingest.py measures both).
+work, and threads only add switching), only with two or more CPUs this process may run on, only while at least
+one of them is idle (the 1-minute load average at most the CPU count minus one), and only for enough bytes that
+a thread's start is noise. The work is the same as in one thread, but it is handed between threads several
+times a chunk, and on a saturated machine each hand-over waits for the scheduler: at a load average of 15-20 on
+2 CPUs, threads took 1.2x one thread's time on 1,000 small files and 1.7x on one 1.6 GB file, while they won on
+a machine with a CPU to spare (bench/ingest.py measures both in every run).
 """
 
 from __future__ import annotations
@@ -55,9 +58,22 @@ def usable_cpus() -> int:
         return os.cpu_count() or 1
 
 
-def worth_threads(total_bytes: int) -> bool:
-    """Whether a first pass over ``total_bytes`` of event files should read ahead in threads (module docstring)."""
-    return fastpath.IMPLEMENTATION == "core" and usable_cpus() >= 2 and total_bytes >= MIN_BYTES
+def load_average() -> float | None:
+    """The 1-minute load average, None where the platform has none."""
+    try:
+        return os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return None
+
+
+def worth_threads(total_bytes: int, *, cpus: int | None = None, load: float | None = None) -> bool:
+    """Whether a first pass over ``total_bytes`` of event files should read ahead in threads (module docstring);
+    ``cpus`` and ``load`` default to this process's usable CPUs and the machine's load average."""
+    if fastpath.IMPLEMENTATION != "core" or total_bytes < MIN_BYTES:
+        return False
+    cpus = usable_cpus() if cpus is None else cpus
+    load = load_average() if load is None else load
+    return cpus >= 2 and (load is None or load <= cpus - 1)
 
 
 class FileJob:
