@@ -49,7 +49,8 @@ Each competitor also gets "process start -> data": from starting its process to 
 figure is the median over the repeats; the competitors take turns within each repeat, and the order rotates.
 The 1-minute load average is taken as each load starts; its range is printed beside each row.
 
-    python bench/ingest.py [--repeats R] [--quick] [--large] [--before REF] [--data-dir DIR] [--json PATH]
+    python bench/ingest.py [--repeats R] [--quick] [--large] [--before REF] [--only NAME] [--data-dir DIR]
+                           [--json PATH]
 """
 
 from __future__ import annotations
@@ -984,6 +985,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds allowed for one load (default 600)")
     parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
+    parser.add_argument(
+        "--only", metavar="NAME", action="append", help="only this log directory (e.g. '1,000 runs'; repeatable)"
+    )
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--logdir", help=argparse.SUPPRESS)
     parser.add_argument("--dataset", help=argparse.SUPPRESS)
@@ -1004,6 +1008,8 @@ def main(argv: list[str] | None = None) -> int:
     errors: list[str] = []
     before = export_source(args.before) if args.before else None
     for dataset, competitors in datasets(args.quick, args.large):
+        if args.only and dataset.name not in args.only:
+            continue
         path, size = ensure_dataset(args.data_dir, dataset)
         figures = bench_dataset(path, dataset, args.repeats, args.timeout, competitors, before)
         errors += ridgeline_errors(dataset, figures)
