@@ -734,14 +734,7 @@ def bench_dataset(
 
 def ridgeline_errors(dataset: Dataset, figures: dict[str, Figures]) -> list[str]:
     errors = []
-    for name in (
-        "ridgeline",
-        "ridgeline 1 thread",
-        "ridgeline serve",
-        "ridgeline numpy",
-        "ridgeline before",
-        "ridgeline warm",
-    ):
+    for name in (name for name in COMPETITORS if name.startswith("ridgeline")):
         for failure in figures[name].failed:
             errors.append(f"{dataset.name}, {name}: {failure}")
         for r in figures[name].runs:
