@@ -6,22 +6,45 @@ LOGDIR ?=
 DEMO_LOGDIR := demo_runs
 PYTEST_ARGS ?=
 
-.PHONY: serve test lint bench demo clean-venv build-web api-types docs
+.PHONY: serve test lint bench demo clean-venv build-web api-types docs fuzz
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 
+# The compiled core (build_core.py): the editable install compiles it in place, so a change to its sources
+# reinstalls. The Makefile insists on it (a C compiler and Python's headers); pip alone falls back to numpy.
+CORE_SOURCES := build_core.py hatch_build.py $(wildcard src/ridgeline/ingest/*.c src/ridgeline/ingest/*.h \
+	src/ridgeline/writer/summaries/*.c)
+export RIDGELINE_BUILD_CORE := required
+
 # What serving needs: the package itself (editable).
-$(VENV)/.serve-deps: pyproject.toml | $(BIN)/python
+$(VENV)/.serve-deps: pyproject.toml $(CORE_SOURCES) | $(BIN)/python
 	$(BIN)/python -m pip install -q -e .
 	touch $@
 
 # What the tests need: the dev extra plus the compatibility oracles. torch is pinned to the CPU wheel this
 # machine carries; an unpinned torch would pull a multi-GB CUDA build.
-$(VENV)/.test-deps: pyproject.toml | $(BIN)/python
+$(VENV)/.test-deps: pyproject.toml $(CORE_SOURCES) | $(BIN)/python
 	$(BIN)/python -m pip install -q -e ".[dev]" "torch==2.13.0"
 	touch $@
+
+# `make fuzz`: the record loop and the histogram count built again with AddressSanitizer and libFuzzer's
+# coverage hooks (clang; build/fuzz), then fuzzed by atheris for FUZZ_SECONDS each, starting from the committed
+# corpus in fuzz/corpus/. Every input runs through the compiled core and the numpy path, which must agree.
+# The sanitizer runtime is the one atheris's wheel carries (asan_with_fuzzer.so), preloaded into Python.
+FUZZ_SECONDS ?= 60
+FUZZ_BUILD := build/fuzz
+FUZZ_CC ?= $(shell for cc in clang clang-19 clang-18 clang-17 clang-16 clang-15 clang-14; do \
+	command -v $$cc && break; done)
+$(VENV)/.fuzz-deps: pyproject.toml | $(VENV)/.test-deps
+	$(BIN)/python -m pip install -q -e ".[dev,fuzz]"
+	touch $@
+
+fuzz: $(VENV)/.fuzz-deps
+	@[ -n "$(FUZZ_CC)" ] || { echo "make fuzz builds the core with clang (Debian: apt-get install clang)" >&2; exit 1; }
+	CC=$(FUZZ_CC) LDSHARED="$(FUZZ_CC) -shared" $(BIN)/python build_core.py --sanitize --build-dir $(FUZZ_BUILD)
+	fuzz/run.sh $(BIN)/python $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
 # What the browser tests need from the system: Debian's chromium and CJK fonts (apt-get, once; fails loudly
 # when it cannot install them rather than letting the browser tests be skipped).

@@ -1,10 +1,15 @@
 """Ingest benchmark: ridgeline.open against TensorBoard's EventAccumulator and TensorBoard's Rust data server.
 
 Two log directories of one million scalar events each, generated once and kept (``--data-dir``, default
-``.bench/ingest`` in the repository):
+``.bench/ingest`` in the repository), and with ``--large`` a third of thirty million:
 
 - one run: 1 run x 10 tags x 100,000 steps, one event file;
-- 100 runs: 100 runs x 10 tags x 1,000 steps, one event file per run.
+- 100 runs: 100 runs x 10 tags x 1,000 steps, one event file per run;
+- 30M one run (``--large``): 1 run x 10 tags x 3,000,000 steps, one event file of 1.6 GB. Only ridgeline (both
+  record loops) and the floor are timed on it: EventAccumulator would take about 8 minutes and 7 GB, and
+  TensorBoard's data server, at its 530 MB per million points, more memory than the machine has.
+- 1,000 runs (``--large``): 1,000 runs x 10 tags x 1,000 steps, 10M points in 1,000 files of 0.5 MB: the
+  per-file cost. ridgeline (threads, one thread, before) and the floor.
 
 Every load happens in a fresh Python process, so nothing is imported or cached in memory beforehand (the files
 themselves are in the operating system's page cache: they were just written or read).
@@ -12,10 +17,24 @@ themselves are in the operating system's page cache: they were just written or r
 - ridgeline: ``ridgeline.open(path, cache=False)``, then ``scalars(run, tag)`` for every run and tag, summing
   each series' step, wall_time and value arrays so that every point is touched. The time runs from just before
   ``open`` to the last sum. Peak memory: the process's peak RSS (VmHWM, reset after the imports through
-  /proc/self/clear_refs) minus its RSS after ``import ridgeline, numpy``. The data is then checked point by point
-  against what was written; a mismatch is the only thing that makes the benchmark exit non-zero.
+  /proc/self/clear_refs) minus its RSS after ``import ridgeline, ridgeline.api, numpy`` (the reading stack is
+  imported before the clock starts: a process pays for it once, in "process start -> data"). The data is then
+  checked point by point against what was written; a mismatch is the only thing that makes the benchmark exit
+  non-zero.
+- ridgeline (one thread): the same with ``parallel=False``: no reading ahead in worker threads
+  (``ridgeline.ingest.ahead``). The default must never take more than 10% longer than this.
+- ridgeline serve: ``ridgeline serve --logdir PATH --no-cache --port P`` on 127.0.0.1, timed as TensorBoard is
+  below: from starting the process until ``/api/runs`` has listed every run and ``/api/scalars`` (no
+  ``max_points``: every point) has returned every point of every run and tag.
+- ridgeline (numpy path): the same with ``ridgeline.ingest.fastpath.IMPLEMENTATION = "numpy"``, the fallback
+  for an installation without the compiled core.
+- ridgeline before (``--before REF``): the same with ridgeline's ``src/`` as of git commit REF (exported into
+  ``.bench/``), to compare with what came before in the same run.
 - ridgeline, warm restart: ``ridgeline.open(path, cache_dir=<empty temp dir>)`` in one process (filling the
   persistent cache; also reported), the same again in a second process, which is timed.
+- read + CRC floor: every event file read as ingest reads it (1 MiB chunks, ``LocalFileSystem.read``) and
+  CRC32C'd (``crc32c``, hardware) chunk by chunk: the work no reader that checks CRCs can skip. Each reader's
+  "x floor" is its load time over this one's.
 - EventAccumulator: ``EventAccumulator(run_dir, size_guidance={"scalars": 0}).Reload()`` for every run
   directory, then ``Scalars(tag)`` for every tag; time and peak RSS as above (the baseline is taken after
   importing event_accumulator and numpy).
@@ -27,10 +46,11 @@ themselves are in the operating system's page cache: they were just written or r
   no interpreter: all of it is the data) and of TensorBoard's Python process, both absolute.
 
 Each competitor also gets "process start -> data": from starting its process to having all the data. Every
-figure
-is the median over the repeats; the competitors take turns within each repeat, and the order rotates.
+figure is the median over the repeats; the competitors take turns within each repeat, and the order rotates.
+The 1-minute load average is taken as each load starts; its range is printed beside each row.
 
-    python bench/ingest.py [--repeats R] [--quick] [--data-dir DIR] [--json PATH]
+    python bench/ingest.py [--repeats R] [--quick] [--large] [--before REF] [--only NAME] [--data-dir DIR]
+                           [--json PATH]
 """
 
 from __future__ import annotations
@@ -75,12 +95,31 @@ TAGS = (
     "sys/memory",
 )
 WALL0 = 1_780_000_000.0
-COMPETITORS = ("ridgeline", "ridgeline warm", "EventAccumulator", "TensorBoard+Rust")
+COMPETITORS = (
+    "ridgeline",
+    "ridgeline 1 thread",
+    "ridgeline serve",
+    "ridgeline numpy",
+    "ridgeline before",
+    "ridgeline warm",
+    "floor",
+    "EventAccumulator",
+    "TensorBoard+Rust",
+)
+LARGE_COMPETITORS = ("ridgeline", "ridgeline 1 thread", "ridgeline numpy", "ridgeline before", "floor")
+MANY_RUNS_COMPETITORS = ("ridgeline", "ridgeline 1 thread", "ridgeline before", "floor")
 
-# Targets from the issue, for each 1M-event log directory.
+# Targets from the issues, for each 1M-event log directory (issue 2), and for one run (issue 15).
 COLD_LOAD_TARGET_S = 1.5
 MEMORY_TARGET_MB = 64.0
 WARM_TARGET_S = 0.5
+ONE_RUN_LOAD_TARGET_S = 0.10  # 1M points, one run, in process, both CRCs checked
+FLOOR_RATIO_TARGET = 10.0  # ... which is at most 10x the read + CRC floor
+ONE_RUN_MEMORY_TARGET_MB = 41.0  # no more than before the compiled core
+LARGE_LOAD_TARGET_S = 3.0  # 30M points, one run, cold
+MANY_RUNS_LOAD_TARGET_S = 1.5  # 10M points, 1,000 runs, cold
+THREADS_LOSS_LIMIT = 1.10  # reading ahead in threads never takes more than 10% longer than one thread
+SERVE_TARGET_S = 1.0  # ridgeline serve, process start -> every point over HTTP, 1M points
 
 MB = 1e6  # figures are in MB of 10^6 bytes
 
@@ -115,10 +154,18 @@ class Dataset:
         return Dataset(name, runs, tags, steps)
 
 
-def datasets(quick: bool) -> list[Dataset]:
+def datasets(quick: bool, large: bool) -> list[tuple[Dataset, tuple[str, ...]]]:
+    """The log directories, each with the competitors timed on it."""
     if quick:
-        return [Dataset("one run", 1, 10, 2_000), Dataset("many runs", 5, 10, 200)]
-    return [Dataset("one run", 1, 10, 100_000), Dataset("100 runs", 100, 10, 1_000)]
+        found = [Dataset("one run", 1, 10, 2_000), Dataset("many runs", 5, 10, 200)]
+        big = Dataset("large", 1, 10, 20_000)
+        many = Dataset("many runs large", 20, 10, 200)
+    else:
+        found = [Dataset("one run", 1, 10, 100_000), Dataset("100 runs", 100, 10, 1_000)]
+        big = Dataset("30M one run", 1, 10, 3_000_000)
+        many = Dataset("1,000 runs", 1000, 10, 1_000)
+    extra = [(big, LARGE_COMPETITORS), (many, MANY_RUNS_COMPETITORS)] if large else []
+    return [(d, COMPETITORS) for d in found] + extra
 
 
 # --- the data ------------------------------------------------------------------------------------------------
@@ -229,13 +276,23 @@ def cmdline(pid: int) -> list[str]:
 
 
 # --- the children: one fresh process per load ----------------------------------------------------------------
-def child_ridgeline(path: str, dataset: Dataset, cache_dir: str | None) -> dict[str, Any]:
+def child_ridgeline(
+    path: str, dataset: Dataset, cache_dir: str | None, implementation: str | None, parallel: bool = True
+) -> dict[str, Any]:
     import ridgeline
+    import ridgeline.api  # the reading stack: imported once per process, not per load
+    from ridgeline.ingest import fastpath
 
+    if implementation is not None:
+        fastpath.IMPLEMENTATION = implementation
+    load = os.getloadavg()[0]
     baseline = proc_status()["VmRSS"]
     reset = reset_peak_rss()
     start = time.perf_counter()
-    logdir = ridgeline.open(path, cache=False) if cache_dir is None else ridgeline.open(path, cache_dir=cache_dir)
+    options: dict[str, Any] = {"cache": False} if cache_dir is None else {"cache_dir": cache_dir}
+    if not parallel:
+        options["parallel"] = False
+    logdir = ridgeline.open(path, **options)
     loaded: dict[tuple[str, str], Any] = {}
     points = 0
     touched = 0.0
@@ -261,7 +318,32 @@ def child_ridgeline(path: str, dataset: Dataset, cache_dir: str | None) -> dict[
         "points": points,
         "checksum": touched,
         "error": error,
+        "implementation": getattr(fastpath, "IMPLEMENTATION", "before the compiled core"),
+        "load_average": load,
     }
+
+
+def child_floor(path: str, dataset: Dataset) -> dict[str, Any]:
+    """Every event file read in ingest's chunks through ingest's file system, and CRC32C'd chunk by chunk."""
+    from crc32c import crc32c
+
+    from ridgeline.ingest.discovery import LocalFileSystem
+    from ridgeline.ingest.tail import CHUNK_BYTES
+
+    load = os.getloadavg()[0]
+    fs = LocalFileSystem()
+    start = time.perf_counter()
+    files = sorted(os.path.join(root, f) for root, _, names in os.walk(path) for f in names if "tfevents" in f)
+    total = 0
+    for file in files:
+        size, offset, crc = fs.size(file), 0, 0
+        while offset < size:
+            chunk = fs.read(file, offset, min(CHUNK_BYTES, size - offset))
+            crc = crc32c(chunk, crc)
+            offset += len(chunk)
+        total += offset
+    seconds = time.perf_counter() - start
+    return {"load_s": seconds, "done_wall": time.time(), "bytes": total, "load_average": load, "error": None}
 
 
 def verify_ridgeline(loaded: dict[tuple[str, str], Any], dataset: Dataset) -> str | None:
@@ -295,6 +377,7 @@ def child_event_accumulator(path: str, dataset: Dataset) -> dict[str, Any]:
         warnings.simplefilter("ignore")
         from tensorboard.backend.event_processing import event_accumulator
 
+    load = os.getloadavg()[0]
     baseline = proc_status()["VmRSS"]
     reset = reset_peak_rss()
     start = time.perf_counter()
@@ -319,13 +402,16 @@ def child_event_accumulator(path: str, dataset: Dataset) -> dict[str, Any]:
         "peak_reset": reset,
         "points": points,
         "error": None if points == dataset.events else f"{points:,} points, expected {dataset.events:,}",
+        "load_average": load,
     }
 
 
 def child_main(args: argparse.Namespace) -> int:
     dataset = Dataset.parse("child", args.dataset)
     if args.child == "ridgeline":
-        result = child_ridgeline(args.logdir, dataset, args.cache_dir)
+        result = child_ridgeline(args.logdir, dataset, args.cache_dir, args.implementation, not args.one_thread)
+    elif args.child == "floor":
+        result = child_floor(args.logdir, dataset)
     elif args.child == "event_accumulator":
         result = child_event_accumulator(args.logdir, dataset)
     else:
@@ -334,15 +420,29 @@ def child_main(args: argparse.Namespace) -> int:
     return 0
 
 
-def run_child(kind: str, path: Path, dataset: Dataset, timeout: float, cache_dir: str | None = None) -> dict[str, Any]:
+def run_child(
+    kind: str,
+    path: Path,
+    dataset: Dataset,
+    timeout: float,
+    cache_dir: str | None = None,
+    implementation: str | None = None,
+    source: Path | None = None,
+    one_thread: bool = False,
+) -> dict[str, Any]:
     """One load in a fresh interpreter; adds ``start_wall`` and ``e2e_s`` (process start -> all data)."""
     command = [sys.executable, str(Path(__file__).resolve()), "--child", kind, "--logdir", str(path)]
     command += ["--dataset", dataset.spec()]
     if cache_dir is not None:
         command += ["--cache-dir", cache_dir]
+    if implementation is not None:
+        command += ["--implementation", implementation]
+    if one_thread:
+        command += ["--one-thread"]
+    env = None if source is None else {**os.environ, "PYTHONPATH": str(source)}
     start = time.time()
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, check=False)
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, check=False, env=env)
     except subprocess.TimeoutExpired:
         return {"failed": f"timed out after {timeout:.0f} s"}
     lines = done.stdout.strip().splitlines()
@@ -379,8 +479,8 @@ def find_data_server(tb_pid: int) -> int | None:
     return None
 
 
-def stop(process: subprocess.Popen[bytes], server_pid: int | None, server_argv: list[str]) -> None:
-    """Stop TensorBoard, and its data server if it outlives it (it should exit when its stdin closes)."""
+def terminate(process: subprocess.Popen[bytes]) -> None:
+    """SIGTERM, then SIGKILL after 10 s."""
     if process.poll() is None:
         process.terminate()
         try:
@@ -388,6 +488,11 @@ def stop(process: subprocess.Popen[bytes], server_pid: int | None, server_argv: 
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(timeout=10)
+
+
+def stop(process: subprocess.Popen[bytes], server_pid: int | None, server_argv: list[str]) -> None:
+    """Stop TensorBoard, and its data server if it outlives it (it should exit when its stdin closes)."""
+    terminate(process)
     if server_pid is None:
         return
     for sig in (signal.SIGTERM, signal.SIGKILL):
@@ -408,6 +513,7 @@ def run_tensorboard(path: Path, dataset: Dataset, timeout: float) -> dict[str, A
     command += ["--samples_per_plugin", f"scalars={samples}", "--host", "127.0.0.1", "--port", str(port)]
     with tempfile.TemporaryFile() as log:
         start = time.time()
+        load = os.getloadavg()[0]
         process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=log)
         server: list[Any] = [None, []]  # the data server's pid and command line, once found
         try:
@@ -421,6 +527,7 @@ def run_tensorboard(path: Path, dataset: Dataset, timeout: float) -> dict[str, A
             tail = log.read().decode(errors="replace").strip().splitlines()[-5:]
             result["failed"] += f" (tensorboard exited with {process.returncode}: " + " | ".join(tail) + ")"
     result["port"] = port
+    result["load_average"] = load
     return result
 
 
@@ -482,6 +589,60 @@ def poll_tensorboard(
     return result
 
 
+# --- ridgeline serve -----------------------------------------------------------------------------------------
+def run_serve(path: Path, dataset: Dataset, timeout: float) -> dict[str, Any]:
+    """``ridgeline serve`` from process start until its HTTP API has served every point (as for TensorBoard:
+    every run and tag listed by /api/runs, then /api/scalars for every run and tag); stopped in every case."""
+    port = free_port()
+    command = [sys.executable, "-m", "ridgeline.cli", "serve", "--logdir", str(path), "--no-cache"]
+    command += ["--host", "127.0.0.1", "--port", str(port), "--reload-interval", "0"]
+    base = f"http://127.0.0.1:{port}"
+    with tempfile.TemporaryFile() as log:
+        start = time.time()
+        load = os.getloadavg()[0]
+        process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+        try:
+            result = poll_serve(process, base, dataset, start, timeout)
+        except (urllib.error.URLError, ConnectionError, TimeoutError, json.JSONDecodeError) as error:
+            result = {"failed": f"HTTP error: {error}"}
+        finally:
+            terminate(process)
+        if "failed" in result:
+            log.seek(0)
+            result["failed"] += " | " + " | ".join(log.read().decode(errors="replace").strip().splitlines()[-3:])
+    result["load_average"] = load
+    return result
+
+
+def poll_serve(
+    process: subprocess.Popen[bytes], base: str, dataset: Dataset, start: float, timeout: float
+) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while True:
+        if process.poll() is not None:
+            return {"failed": f"ridgeline serve exited with {process.returncode}"}
+        if time.monotonic() > deadline:
+            return {"failed": f"no answer after {timeout:.0f} s"}
+        try:
+            listed = http_json(f"{base}/api/runs", timeout=10)
+            break
+        except (urllib.error.URLError, ConnectionError, TimeoutError, json.JSONDecodeError):
+            time.sleep(0.02)
+    result: dict[str, Any] = {"http_up_s": time.time() - start}
+    names = sorted(run["run"] for run in listed["runs"])
+    points = 0
+    for run in names:
+        for tag in dataset.tag_names():
+            query = urllib.parse.urlencode({"run": run, "tag": tag})  # no max_points: every point
+            points += len(http_json(f"{base}/api/scalars?{query}", timeout=120)["step"])
+    result["e2e_s"] = time.time() - start
+    result["points"] = points
+    result["runs_listed"] = len(names)
+    wrong = names != dataset.run_names() or points != dataset.events
+    result["error"] = f"{len(names)} runs, {points:,} points served" if wrong else None
+    return result
+
+
 # --- the runs ------------------------------------------------------------------------------------------------
 @dataclass
 class Figures:
@@ -491,6 +652,7 @@ class Figures:
     e2e_s: float | None = None
     memory_mb: float | None = None
     points: int | None = None
+    load_average: tuple[float, float] | None = None  # the lowest and highest of the loads' 1-minute averages
     extra: dict[str, float | None] = field(default_factory=dict)
     runs: list[dict[str, Any]] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)
@@ -513,6 +675,8 @@ def summarize(results: list[dict[str, Any]]) -> Figures:
             if r.get(key) is not None:
                 r[key.replace("_rss", "_mb")] = r[key] / MB
     figures.memory_mb = median_of(ok, "memory_mb")
+    loads = [r["load_average"] for r in results if r.get("load_average") is not None]
+    figures.load_average = (min(loads), max(loads)) if loads else None
     points = [r["points"] for r in ok if "points" in r]
     figures.points = points[0] if points and len(set(points)) == 1 else (max(points) if points else None)
     extras = ("http_up_s", "index_s", "first_fetch_s", "fetches", "server_peak_mb", "tensorboard_peak_mb")
@@ -521,14 +685,33 @@ def summarize(results: list[dict[str, Any]]) -> Figures:
     return figures
 
 
-def bench_dataset(path: Path, dataset: Dataset, repeats: int, timeout: float) -> dict[str, Figures]:
+def bench_dataset(
+    path: Path,
+    dataset: Dataset,
+    repeats: int,
+    timeout: float,
+    competitors: tuple[str, ...] = COMPETITORS,
+    before: Path | None = None,
+) -> dict[str, Figures]:
     results: dict[str, list[dict[str, Any]]] = {name: [] for name in COMPETITORS}
+    if before is None:
+        competitors = tuple(name for name in competitors if name != "ridgeline before")
     for repeat in range(repeats):
-        order = COMPETITORS[repeat % len(COMPETITORS) :] + COMPETITORS[: repeat % len(COMPETITORS)]
+        order = competitors[repeat % len(competitors) :] + competitors[: repeat % len(competitors)]
         for name in order:
             print(f"  {dataset.name}, repeat {repeat + 1}/{repeats}: {name}", file=sys.stderr)
             if name == "ridgeline":
                 result = run_child("ridgeline", path, dataset, timeout)
+            elif name == "ridgeline 1 thread":
+                result = run_child("ridgeline", path, dataset, timeout, one_thread=True)
+            elif name == "ridgeline serve":
+                result = run_serve(path, dataset, timeout)
+            elif name == "ridgeline numpy":
+                result = run_child("ridgeline", path, dataset, timeout, implementation="numpy")
+            elif name == "ridgeline before":
+                result = run_child("ridgeline", path, dataset, timeout, source=before)
+            elif name == "floor":
+                result = run_child("floor", path, dataset, timeout)
             elif name == "ridgeline warm":
                 with tempfile.TemporaryDirectory(prefix="ridgeline-bench-cache-") as cache_dir:
                     fill = run_child("ridgeline", path, dataset, timeout, cache_dir)
@@ -551,7 +734,7 @@ def bench_dataset(path: Path, dataset: Dataset, repeats: int, timeout: float) ->
 
 def ridgeline_errors(dataset: Dataset, figures: dict[str, Figures]) -> list[str]:
     errors = []
-    for name in ("ridgeline", "ridgeline warm"):
+    for name in (name for name in COMPETITORS if name.startswith("ridgeline")):
         for failure in figures[name].failed:
             errors.append(f"{dataset.name}, {name}: {failure}")
         for r in figures[name].runs:
@@ -559,6 +742,19 @@ def ridgeline_errors(dataset: Dataset, figures: dict[str, Figures]) -> list[str]
                 if r.get(key):
                     errors.append(f"{dataset.name}, {name}{' (cache fill)' if key == 'fill_error' else ''}: {r[key]}")
     return errors
+
+
+def export_source(ref: str) -> Path:
+    """src/ of git commit ``ref``, exported once into .bench/ (the "ridgeline before" competitor imports it)."""
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", ref], cwd=REPO, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    target = REPO / ".bench" / f"src-{commit}"
+    if not (target / "ridgeline").is_dir():
+        target.mkdir(parents=True, exist_ok=True)
+        archive = subprocess.run(["git", "archive", commit, "src/ridgeline"], cwd=REPO, capture_output=True, check=True)
+        subprocess.run(["tar", "-x", "-C", str(target), "--strip-components=1"], input=archive.stdout, check=True)
+    return target
 
 
 # --- the machine ---------------------------------------------------------------------------------------------
@@ -586,6 +782,61 @@ def machine() -> dict[str, Any]:
 
 
 # --- report --------------------------------------------------------------------------------------------------
+def issue_15_targets(dataset: Dataset, figures: dict[str, Figures]) -> list[tuple[str, bool, str]]:
+    """One run: 1M points under 0.10 s and within 10x the floor, in no more memory than before; 30M under 3 s."""
+    ours, floor = figures["ridgeline"], figures["floor"]
+    targets = []
+    prefix = f"{dataset.name}: "
+    if dataset.runs == 1 and dataset.events == 1_000_000 and ours.load_s is not None:
+        targets.append(
+            (
+                prefix + f"in-process load < {ONE_RUN_LOAD_TARGET_S} s, both CRCs checked",
+                ours.load_s < ONE_RUN_LOAD_TARGET_S,
+                f"{ours.load_s:.3f} s",
+            )
+        )
+        if floor.load_s:
+            times = ours.load_s / floor.load_s
+            targets.append(
+                (
+                    prefix + f"<= {FLOOR_RATIO_TARGET:.0f}x the read + CRC floor",
+                    times <= FLOOR_RATIO_TARGET,
+                    f"{times:.1f}x",
+                )
+            )
+        if ours.memory_mb is not None:
+            targets.append(
+                (
+                    prefix + f"peak <= {ONE_RUN_MEMORY_TARGET_MB:.0f} MB above imports",
+                    ours.memory_mb <= ONE_RUN_MEMORY_TARGET_MB,
+                    f"{ours.memory_mb:.1f} MB",
+                )
+            )
+    if dataset.events > 1_000_000 and ours.load_s is not None:
+        limit = LARGE_LOAD_TARGET_S if dataset.runs == 1 else MANY_RUNS_LOAD_TARGET_S
+        targets.append((prefix + f"cold load < {limit} s", ours.load_s < limit, f"{ours.load_s:.2f} s"))
+    alone = figures["ridgeline 1 thread"]
+    if ours.load_s is not None and alone.load_s:
+        targets.append(
+            (
+                prefix + f"reading ahead in threads <= {THREADS_LOSS_LIMIT:.2f}x one thread's time",
+                ours.load_s <= THREADS_LOSS_LIMIT * alone.load_s,
+                f"{ours.load_s:.3f} s vs {alone.load_s:.3f} s ({ours.load_s / alone.load_s:.2f}x)",
+            )
+        )
+    serve, tb = figures["ridgeline serve"], figures["TensorBoard+Rust"]
+    if dataset.runs == 1 and dataset.events == 1_000_000 and serve.e2e_s is not None:
+        against = f" (TensorBoard + Rust {tb.e2e_s:.2f} s: {tb.e2e_s / serve.e2e_s:.1f}x)" if tb.e2e_s else ""
+        targets.append(
+            (
+                prefix + f"ridgeline serve, process start -> every point over HTTP < {SERVE_TARGET_S} s",
+                serve.e2e_s < SERVE_TARGET_S,
+                f"{serve.e2e_s:.2f} s{against}",
+            )
+        )
+    return targets
+
+
 def fmt(value: float | None, spec: str, suffix: str = "") -> str:
     return "-" if value is None else f"{value:{spec}}{suffix}"
 
@@ -614,24 +865,33 @@ def report(
     for dataset, size, figures in measured:
         say(f"\n{dataset.name}: {dataset.label} = {dataset.events:,} scalar events, {size / MB:.1f} MB")
         table = Table()
-        columns = ("reader", "load s", "EA time / this", "start -> data s", "peak MB over imports", "points")
-        for column in columns:
-            table.add_column(column, justify="left" if column == "reader" else "right")
-        ea = figures["EventAccumulator"]
+        columns = ("reader", "load s", "EA time / this", "x floor", "start -> data s", "peak MB over imports")
+        for column in (*columns, "points", "load avg"):
+            table.add_column(column, justify="left" if column == "reader" else "right", no_wrap=column == "reader")
+        ea, floor = figures["EventAccumulator"], figures["floor"]
         rows = [
             ("ridgeline", figures["ridgeline"]),
+            ("ridgeline (one thread)", figures["ridgeline 1 thread"]),
+            ("ridgeline serve", figures["ridgeline serve"]),
+            ("ridgeline (numpy path)", figures["ridgeline numpy"]),
+            (f"ridgeline before ({args.before})", figures["ridgeline before"]),
             ("ridgeline (warm restart)", figures["ridgeline warm"]),
             ("EventAccumulator", ea),
             ("TensorBoard + Rust server", figures["TensorBoard+Rust"]),
+            ("read + CRC floor", floor),
         ]
         for label, f in rows:
+            if not f.runs:
+                continue
             table.add_row(
                 label,
                 fmt(f.load_s, ".3f"),
                 ratio(ea.load_s, f.load_s),
+                ratio(f.load_s, floor.load_s),
                 fmt(f.e2e_s, ".2f"),
                 fmt(f.memory_mb, ".1f"),
                 fmt(f.points, ","),
+                "-" if f.load_average is None else f"{f.load_average[0]:.1f}-{f.load_average[1]:.1f}",
             )
         console.print(table)
         warm = figures["ridgeline warm"]
@@ -654,12 +914,23 @@ def report(
             for failure in sorted(set(f.failed)):
                 say(f"{name} could not be measured: {failure}")
         ours = figures["ridgeline"]
-        say(
-            f"ridgeline vs EventAccumulator: {ratio(ea.load_s, ours.load_s)} faster, peak memory "
-            f"{fmt(ours.memory_mb, '.1f')} MB vs {fmt(ea.memory_mb, '.1f')} MB; vs TensorBoard + Rust, "
-            f"process start -> data: {ratio(tb.e2e_s, ours.e2e_s)} faster"
-        )
+        if ea.runs:
+            say(
+                f"ridgeline vs EventAccumulator: {ratio(ea.load_s, ours.load_s)} faster, peak memory "
+                f"{fmt(ours.memory_mb, '.1f')} MB vs {fmt(ea.memory_mb, '.1f')} MB; vs TensorBoard + Rust, "
+                f"process start -> data: {ratio(tb.e2e_s, ours.e2e_s)} faster"
+            )
+        serve = figures["ridgeline serve"]
+        if serve.e2e_s is not None and tb.e2e_s is not None:
+            say(
+                f"ridgeline serve vs TensorBoard + Rust, process start -> every point over HTTP: "
+                f"{serve.e2e_s:.2f} s vs {tb.e2e_s:.2f} s, {ratio(tb.e2e_s, serve.e2e_s)} faster "
+                f"(ridgeline's HTTP up after {fmt(serve.extra.get('http_up_s'), '.2f')} s)"
+            )
         prefix = f"{dataset.name}: "
+        targets += issue_15_targets(dataset, figures)
+        if dataset.events > 1_000_000:
+            continue  # issue 2's targets are for a million events
         if ours.load_s is not None:
             targets.append(
                 (
@@ -700,15 +971,22 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--repeats", type=int, default=5, help="loads per competitor; figures are medians (default 5)")
     parser.add_argument("--quick", action="store_true", help="tiny log directories: a smoke run, not a measurement")
+    parser.add_argument("--large", action="store_true", help="also 30M points in one run (1.6 GB, ridgeline only)")
+    parser.add_argument("--before", metavar="REF", help="also time ridgeline as of this git commit (e.g. main)")
     parser.add_argument(
         "--data-dir", type=Path, default=REPO / ".bench" / "ingest", help="where the generated log dirs are kept"
     )
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds allowed for one load (default 600)")
     parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
+    parser.add_argument(
+        "--only", metavar="NAME", action="append", help="only this log directory (e.g. '1,000 runs'; repeatable)"
+    )
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--logdir", help=argparse.SUPPRESS)
     parser.add_argument("--dataset", help=argparse.SUPPRESS)
     parser.add_argument("--cache-dir", help=argparse.SUPPRESS)
+    parser.add_argument("--implementation", help=argparse.SUPPRESS)
+    parser.add_argument("--one-thread", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
         return child_main(args)
@@ -721,9 +999,12 @@ def main(argv: list[str] | None = None) -> int:
     info = machine()
     measured: list[tuple[Dataset, float, dict[str, Figures]]] = []
     errors: list[str] = []
-    for dataset in datasets(args.quick):
+    before = export_source(args.before) if args.before else None
+    for dataset, competitors in datasets(args.quick, args.large):
+        if args.only and dataset.name not in args.only:
+            continue
         path, size = ensure_dataset(args.data_dir, dataset)
-        figures = bench_dataset(path, dataset, args.repeats, args.timeout)
+        figures = bench_dataset(path, dataset, args.repeats, args.timeout, competitors, before)
         errors += ridgeline_errors(dataset, figures)
         measured.append((dataset, size, figures))
 

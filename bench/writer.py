@@ -9,12 +9,17 @@ Scalars: ``add_scalar("loss", value, step)`` N times, then ``close()``, into a f
   each call in ``time.perf_counter_ns()``; the median cost of an empty timed region (the timer itself) is
   subtracted.
 Histograms: ``add_histogram("w", <1,000,000 float32 normal>, step)`` K times, then ``close()``: ms per call.
+Histogram builders (``--builder-sizes``, default 1M and 10M float32 normal values), interleaved in this process
+five times (``--builder-repeats``): the summary each writer builds (ridgeline's ``summaries.histogram`` and
+torch's ``summary.histogram``, default bins), and the three ways of counting the default bins that ridgeline
+chose among: ``np.histogram`` (torch's way), ridgeline's numpy count, and its compiled count. The target: in
+every repeat, ridgeline's builder takes at most torch's time.
 
 Every figure is the median over the repeats. Nothing here asserts on speed: the targets are printed as
 PASS/FAIL lines, and the exit status is non-zero only when ridgeline's output is wrong (events missing).
 
     python bench/writer.py [--scalars N] [--histogram-calls K] [--histogram-size M] [--repeats R] [--quick]
-                           [--json PATH]
+                           [--builder-sizes N,M] [--builder-repeats R] [--json PATH]
 """
 
 from __future__ import annotations
@@ -42,6 +47,7 @@ WRITERS = ("ridgeline", "torch", "tensorboardX")
 
 # Targets from the issue.
 SCALAR_SPEEDUP_TARGET = 5.0  # ridgeline calls/s >= 5x torch's
+SCALAR_STAYS_TARGET = 20.0  # issue 15: the histogram work must not cost add_scalar its 20x
 SCALAR_MEDIAN_TARGET_US = 2.0  # ridgeline median add_scalar < 2 us
 HISTOGRAM_RATIO_TARGET = 1.0  # ridgeline ms per add_histogram <= torch's
 
@@ -210,6 +216,52 @@ def bench_histograms(
     return results, kept
 
 
+@dataclass
+class BuilderResult:
+    """Milliseconds of each repeat, per way, at one size."""
+
+    size: int
+    ms: dict[str, list[float]] = field(default_factory=dict)
+
+
+def bench_builders(sizes: list[int], repeats: int) -> tuple[list[BuilderResult], list[str]]:
+    """The histogram summaries of torch and ridgeline, and the three default-bin counts, interleaved."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from torch.utils.tensorboard import summary as torch_summary
+
+    from ridgeline.writer import summaries
+    from ridgeline.writer.summaries import _histograms
+
+    torch_bins = _histograms.DEFAULT_BINS.tolist()  # torch's writer passes its default_bins, the same edges
+    ways: dict[str, Callable[[np.ndarray], Any]] = {
+        "ridgeline: summaries.histogram": lambda v: summaries.histogram("w", v),
+        "torch: summary.histogram": lambda v: torch_summary.histogram("w", v, torch_bins),
+        "count: np.histogram (torch's)": lambda v: np.histogram(v.astype(np.float64), _histograms.DEFAULT_BINS),
+        "count: ridgeline numpy": lambda v: _histograms._default_bin_counts_numpy(v.astype(np.float64)),
+    }
+    if _histograms._core is not None:
+        ways["count: ridgeline compiled"] = lambda v: _histograms._default_bin_counts_core(v.astype(np.float64))
+    errors = []
+    results = []
+    for size in sizes:
+        values = np.random.default_rng(2).standard_normal(size).astype(np.float32)
+        expected = np.histogram(values.astype(np.float64), _histograms.DEFAULT_BINS)[0]
+        for name in ("count: ridgeline numpy", "count: ridgeline compiled"):
+            if name in ways and not np.array_equal(ways[name](values), expected):
+                errors.append(f"{name} at {size:,} values differs from np.histogram")
+        result = BuilderResult(size, {name: [] for name in ways})
+        names = list(ways)
+        for repeat in range(repeats):
+            for name in names[repeat % len(names) :] + names[: repeat % len(names)]:
+                gc.collect()
+                start = time.perf_counter()
+                ways[name](values)
+                result.ms[name].append((time.perf_counter() - start) * 1e3)
+        results.append(result)
+    return results, errors
+
+
 # --- correctness ---------------------------------------------------------------------------------------------
 def verify_scalars(log_dir: str, n: int) -> str | None:
     """ridgeline's output read back by TensorBoard itself: N 'loss' events, steps 0..N-1, the values as float32."""
@@ -274,6 +326,7 @@ def report(
     scalars: dict[str, ScalarResult] | None,
     overhead: float,
     histograms: dict[str, HistogramResult] | None,
+    builders: list[BuilderResult] | None = None,
 ) -> list[tuple[str, bool, str]]:
     from rich.console import Console
     from rich.table import Table
@@ -310,6 +363,7 @@ def report(
         ours = scalars["ridgeline"]
         speedup = ours.calls_per_s / torch.calls_per_s
         targets.append(("scalar throughput >= 5x torch", speedup >= SCALAR_SPEEDUP_TARGET, f"{speedup:.1f}x"))
+        targets.append(("scalar throughput stays >= 20x torch", speedup >= SCALAR_STAYS_TARGET, f"{speedup:.1f}x"))
         targets.append(
             ("median add_scalar < 2 µs", ours.median_us < SCALAR_MEDIAN_TARGET_US, f"{ours.median_us:.2f} µs")
         )
@@ -331,6 +385,31 @@ def report(
         ratio = histograms["ridgeline"].ms_per_call / torch_ms
         targets.append(("histogram time <= torch's", ratio <= HISTOGRAM_RATIO_TARGET, f"{ratio:.2f}x torch's time"))
 
+    for result in builders or []:
+        console.print(
+            f"\nhistogram of {result.size:,} float32 values, {len(next(iter(result.ms.values())))} interleaved "
+            f"repeats (load average {os.getloadavg()[0]:.1f})",
+            markup=False,
+            soft_wrap=True,
+        )
+        table = Table()
+        for column in ("way", "best ms", "median ms", "worst ms", "median vs torch's builder"):
+            table.add_column(column, justify="left" if column == "way" else "right")
+        torch_ms = result.ms["torch: summary.histogram"]
+        for name, ms in result.ms.items():
+            ratio = statistics.median(ms) / statistics.median(torch_ms)
+            table.add_row(name, f"{min(ms):.1f}", f"{statistics.median(ms):.1f}", f"{max(ms):.1f}", f"{ratio:.2f}x")
+        console.print(table)
+        ours = result.ms["ridgeline: summaries.histogram"]
+        wins = sum(a <= b for a, b in zip(ours, torch_ms, strict=True))
+        targets.append(
+            (
+                f"histogram of {result.size:,} values: ridgeline's builder <= torch's in every repeat",
+                wins == len(ours),
+                f"{wins} of {len(ours)} repeats",
+            )
+        )
+
     console.print()
     for name, passed, figure in targets:
         console.print(
@@ -351,6 +430,10 @@ def main(argv: list[str] | None = None) -> int:
         "--histogram-size", type=int, default=1_000_000, help="float32 values per histogram (default 1000000)"
     )
     parser.add_argument("--repeats", type=int, default=3, help="runs per writer; figures are their median (default 3)")
+    parser.add_argument(
+        "--builder-sizes", default="1000000,10000000", help="values per histogram for the builder comparison"
+    )
+    parser.add_argument("--builder-repeats", type=int, default=5, help="interleaved repeats of the builders")
     parser.add_argument("--quick", action="store_true", help="tiny sizes: a smoke run, not a measurement")
     parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
     args = parser.parse_args(argv)
@@ -359,6 +442,7 @@ def main(argv: list[str] | None = None) -> int:
         args.histogram_calls = min(args.histogram_calls, 2)
         args.histogram_size = min(args.histogram_size, 10_000)
         args.repeats = 1
+        args.builder_sizes, args.builder_repeats = "10000", 2
     if args.scalars < 1 or args.histogram_size < 1 or args.repeats < 1 or args.histogram_calls < 0:
         parser.error("--scalars, --histogram-size and --repeats must be positive, --histogram-calls not negative")
 
@@ -377,10 +461,13 @@ def main(argv: list[str] | None = None) -> int:
             )
             if error := verify_histograms(histogram_dir, args.histogram_calls, args.histogram_size):
                 errors.append(f"histograms: {error}")
+        sizes = [int(size) for size in args.builder_sizes.split(",") if size]
+        builders, builder_errors = bench_builders(sizes, args.builder_repeats) if sizes else ([], [])
+        errors += builder_errors
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
-    targets = report(args, info, scalars, overhead, histograms)
+    targets = report(args, info, scalars, overhead, histograms, builders)
     if args.json:
         result = {
             "date": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -397,6 +484,8 @@ def main(argv: list[str] | None = None) -> int:
             "timer_overhead_ns": overhead,
             "scalars": {name: asdict(r) for name, r in scalars.items()},
             "histograms": {name: asdict(r) for name, r in histograms.items()} if histograms else None,
+            "histogram_builders": [asdict(r) for r in builders],
+            "load_average": os.getloadavg(),
             "targets": [{"target": name, "passed": passed, "figure": figure} for name, passed, figure in targets],
             "errors": errors,
         }

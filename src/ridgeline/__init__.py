@@ -1,16 +1,17 @@
 """ridgeline: a fast, TensorBoard-compatible training monitor.
 
-``SummaryWriter`` writes logs; ``open(logdir)`` reads them. The reading side is imported on first use of
-``open``, so training code that only writes never loads it.
+``SummaryWriter`` writes logs; ``open(logdir)`` reads them. Each side is imported on first use of its name, so
+training code that only writes never loads the reading side, and the CLI and the reading API never load the
+writer's summaries (half a second of imports).
 """
 
 from typing import TYPE_CHECKING, Any
 
 from ridgeline._version import __version__
-from ridgeline.writer.summary_writer import SummaryWriter
 
 if TYPE_CHECKING:
     from ridgeline.api import open
+    from ridgeline.writer.summary_writer import SummaryWriter
 
 __all__ = ["SummaryWriter", "__version__", "open"]
 
@@ -20,4 +21,8 @@ def __getattr__(name: str) -> Any:
         from ridgeline.api import open
 
         return open
+    if name == "SummaryWriter":
+        from ridgeline.writer.summary_writer import SummaryWriter
+
+        return SummaryWriter
     raise AttributeError(f"module 'ridgeline' has no attribute {name!r}")

@@ -275,3 +275,20 @@ def test_a_tag_read_by_the_fast_path_keeps_routing_later_tensor_values_to_scalar
     logdir = ridgeline.open(tmp_path, cache=False)
     assert logdir.tags(".") == {"scalars": ["loss"]}
     assert logdir.scalars(".", "loss").value.tolist() == [1.0, 0.5]
+
+
+def test_reading_imports_neither_the_server_nor_the_writer(tmp_path: Path) -> None:
+    """Issue 15's fast start: a process that only reads never pays for FastAPI or the writer's summaries."""
+    write_scalars(tmp_path / "run", "loss", [0, 1, 2], [0.5, 0.25, 0.125])
+    script = textwrap.dedent(
+        f"""
+        import sys
+        import ridgeline
+        logdir = ridgeline.open({str(tmp_path)!r}, cache=False)
+        assert logdir.scalars("run", "loss").step.tolist() == [0, 1, 2]
+        heavy = [m for m in ("fastapi", "starlette", "uvicorn", "ridgeline.writer.summary_writer") if m in sys.modules]
+        print(heavy)
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"

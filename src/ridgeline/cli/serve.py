@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import socket
 import sys
+import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -66,10 +68,6 @@ def serve(
     """
     from ridgeline.analysis.alert_config import AlertConfig
     from ridgeline.analysis.diagnosis import DiagnosisConfig
-    from ridgeline.server import create_app
-    from ridgeline.server.run import is_loopback, request_in_process, url_for
-    from ridgeline.server.run import serve as serve_app
-    from ridgeline.store.cache import default_cache_dir
 
     if token == "":  # --token '' or RIDGELINE_TOKEN='': an empty token would silently serve without one
         raise click.BadParameter("must not be empty (leave it out to serve without a token)", param_hint="--token")
@@ -81,8 +79,16 @@ def serve(
     sock = None if get_path is not None else _bind(host, port)
     if sweeper is not None and sock is not None:
         _sweep(sweeper)  # before the read: the page never shows runs the policy is about to take
+    # The log directory is read in a thread while this one imports the server stack (a second or more of
+    # FastAPI and the dashboards): the read overlaps the imports instead of following them (issue 15).
+    reading = _Reading(lambda: open_logdir(logdir, console, cache=not no_cache, check_crc=not no_checksum, delay=0))
     try:
-        opened = open_logdir(logdir, console, cache=not no_cache, check_crc=not no_checksum, delay=0)
+        from ridgeline.server import create_app
+        from ridgeline.server.run import is_loopback, request_in_process, url_for
+        from ridgeline.server.run import serve as serve_app
+        from ridgeline.store.cache import default_cache_dir
+
+        opened = reading.result()
     except BaseException as error:
         if sock is not None:
             sock.close()
@@ -142,6 +148,31 @@ def serve(
             sweeper.stop()
         sock.close()
     console.print("stopped")
+
+
+class _Reading:
+    """``read()`` run in a daemon thread (an interrupted server exits without waiting for it); :meth:`result`
+    waits for it and returns what it returned, or raises what it raised."""
+
+    def __init__(self, read: Callable[[], LogDir]) -> None:
+        self._read = read
+        self._value: LogDir | None = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="ridgeline-first-read", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            self._value = self._read()
+        except BaseException as error:  # handed to the main thread, which reports it as before
+            self._error = error
+
+    def result(self) -> LogDir:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        assert self._value is not None
+        return self._value
 
 
 def _prefix(path_prefix: str | None) -> str:

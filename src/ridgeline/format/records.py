@@ -30,7 +30,11 @@ CRC = struct.Struct("<I")
 
 def masked_crc32c(data: bytes | memoryview) -> int:
     """The masked CRC32C that TFRecord stores beside the length and the data."""
-    crc = _crc32c(data)
+    return mask(_crc32c(data))
+
+
+def mask(crc: int) -> int:
+    """TFRecord's mask of a CRC32C (for a CRC computed in pieces: ``crc32c.crc32c(piece, value=crc)``)."""
     return (((crc >> 15) | (crc << 17)) + MASK_DELTA) & _U32
 
 

@@ -1,68 +1,104 @@
-"""The inner loop: a buffer of TFRecords -> columnar scalars, plus the records that need the slow path.
+"""The record loop: a buffer of TFRecords -> columnar scalars, plus the records that need the slow path.
 
-This module is the one narrow seam that a compiled implementation may replace later: :func:`parse_records`
-takes bytes and returns arrays, and nothing else in ridgeline depends on how it does so.
+This is the one narrow seam between the bytes of an event file and the rest of ridgeline: :func:`parse_records`
+takes bytes and returns arrays. Two implementations stand behind it and give the same answer for every input
+(``tests/ingest`` and ``make fuzz`` compare them on real files, mutated files and fuzzed bytes):
 
-How it is fast in pure Python + numpy (``bench/fastpath.py`` measures it against the naive alternatives):
+- the compiled core, ``_core.c`` (C, CPython API), used by default when it is built. It releases the GIL for
+  the whole loop, so several threads may parse at once;
+- numpy, ``_fastpath_numpy.py``: the fallback for a source install without a C compiler (logged at debug level
+  when taken), and the reference the core is tested against.
 
-1. Framing. Record sizes in a tfevents file repeat (the same few tags, logged in the same order), so the sizes
-   of the next W records are *guessed* by repeating the last period of sizes, and the guess is checked for all
-   W at once: the length read at each guessed offset must equal the guessed one and its masked CRC must match
-   (a table lookup). The first wrong guess ends the run; a plain ``struct.unpack_from`` loop takes over for a
-   few records, then guessing resumes (with a longer loop between guesses while they keep failing).
-2. Data CRCs. No CRC is computed per record. In a copy of the buffer, each record's 4 stored CRC bytes are
-   replaced by the value that brings the *raw* CRC32C register (initial value 0, no final xor) back to 0 after
-   the record's data if and only if the stored CRC is right, and each (already checked) header is zeroed.
-   Records then chain: the raw register over a run of intact records is 0, so one hardware ``crc32c`` call
-   checks a run of about 1 MiB of records. A run that fails is bisected down to its bad records; the check of
-   one record alone is exact. A bad record never hides in a run by itself (once the register is off 0, the
-   intact records after it never bring it back); only the damage of two or more bad records in one run can
-   cancel out, with probability 2^-32 for random damage, as damage escapes one record's own CRC.
-3. Scalar events. Records are grouped by data length; each group is one (n, L) byte matrix (a view when its
-   records are consecutive). A layout (wall_time present or not, size of the step varint) puts every byte of
-   the pattern at a fixed column, so checking the pattern and extracting step, wall time and value take a
-   handful of whole-column numpy operations. The first row's layout is tried on all rows at once, then again
-   on the rows left over; a group of many layouts has each row's worked out. Tags: in a large group each
-   row's tag is hashed into a bucket and compared byte for byte with the bucket's representative (a
-   collision costs time, never a wrong tag); a small group uses a dict. Each distinct tag is decoded once.
+:data:`IMPLEMENTATION` names the one in use ("core" or "numpy"); benchmarks and tests may set it.
+
+What a buffer is split into
+---------------------------
+Records are read from offset 0 of the buffer, which starts at a record boundary (or a resync point). Each record
+on disk is ``uint64 length, uint32 masked_crc32c(length), data[length], uint32 masked_crc32c(data)``.
+
+``available`` is how many bytes the file holds from the buffer's start (None: the buffer is all of it). It is
+what tells a record still being written from a corrupted length:
+
+- A header cut short (fewer than 12 bytes left) stops the split: ``end`` is its offset. Not an error.
+- A record with a good length CRC that ends past the buffer but within ``available`` stops the split too: it
+  is longer than the buffer, and the caller offers more (``ingest.tail`` reads it whole).
+- A record with a good length CRC whose claimed end is past ``available``, the end of the file: either the
+  last record, still being written, or a corrupted length whose CRC was rewritten too (2^32, 2^62, 2^64-1:
+  a header that looks valid and would swallow the rest of the file). The rule: when an *intact* record (both
+  CRCs match, wholly in the buffer) starts at some later position ``q``, the length is corruption: the span
+  ``[p, q)`` is reported once as ``(p, "length past the end of the file")`` and reading resumes at ``q``. When
+  none does, the record stays a partial tail for the next pass (``end = p``, nothing reported): once the writer
+  has finished it, it is read as usual; once intact records follow it, it is reported and skipped. Only a
+  record whose own data holds another complete, intact record could be mistaken for a corrupted length, and a
+  length claiming past the file's end is never used to skip bytes.
+
+CRCs. Every complete record's length CRC is checked, also with ``check_crc=False`` (a wrong length would
+misframe everything after it). With ``check_crc=True`` the data CRC is checked too: a record whose data CRC is
+wrong is reported as ``(offset, "data CRC mismatch")`` and skipped; its length is trusted (its CRC matched and
+it ends within the file), so the next record follows it as usual.
+
+Resync after a bad length CRC at offset ``p``: the length cannot be trusted, so the following byte positions are
+tried one by one (:func:`resume_point` with ``intact=False``); the first position ``q`` whose 12-byte header has
+a matching length CRC and whose record is either complete in the buffer with a matching data CRC (checked here
+even with ``check_crc=False``) or claims to end past ``available`` (a record still being written) is where
+reading resumes. The skipped span ``[p, q)`` is reported once, as ``(p, "length CRC mismatch")``. A candidate
+that ends within the file but past the buffer cannot be judged from the buffer: the split stops at ``p`` and
+the caller offers more (or streams the resync, as ``ingest.tail`` does, in bounded windows).
+
+When no resume point is in the buffer (every position that has a whole header after it was tried), the bytes
+from ``p`` on are treated like a record cut short: ``end = p`` (also when ``p`` is 0) and nothing is reported
+yet. The next pass starts at the bad header again and, once more bytes hold the point where the records
+resume, reports the span, once, at ``p``. So nothing written later is ever skipped and no span is reported
+twice. When ``end`` is 0 and nothing is reported, the record at 0 needs more than the buffer: a longer record,
+or a resync that must look further; reading further is the caller's (bounded) business.
+
+Fast path: a record whose data is exactly ``[09 wall_time:f64] [10 step:varint] 2a len { 0a len { 0a len tag
+15 value:f32 } }`` (the Event that ridgeline's, torch's and TensorBoard's writers produce for a scalar; wall_time
+and step optional; minimal length varints; a step varint of at most 10 bytes whose 10th byte is 0 or 1; the
+summary's one value holding a UTF-8 tag and a simple_value and nothing else; 11 to 4,096 bytes) becomes a
+fast-path scalar, decoded exactly as protobuf would decode it. Any other record, including any byte that does
+not fit that pattern, is returned as "other" for protobuf to decode.
 """
 
 from __future__ import annotations
 
-import functools
-import itertools
+import logging
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
-from crc32c import crc32c as _crc32c
-from numpy.lib.stride_tricks import sliding_window_view
 
-from ridgeline.format.records import FOOTER_SIZE, HEADER_SIZE
-from ridgeline.format.records import HEADER as _HEADER
-from ridgeline.format.records import MASK_DELTA as _MASK_DELTA
-from ridgeline.format.records import masked_crc32c as _masked_crc
-from ridgeline.format.wire import encode_varint as _varint
+from ridgeline.ingest import _fastpath_numpy
+from ridgeline.ingest._fastpath_numpy import DATA_CRC, FOUND, LENGTH_CRC, NONE, PAST_END, UNDECIDED
 
-_FRAMING = HEADER_SIZE + FOOTER_SIZE
-_POLY = 0x82F63B78  # CRC32C (Castagnoli), reflected
-_U32 = 0xFFFFFFFF
+__all__ = [
+    "DATA_CRC",
+    "FOUND",
+    "IMPLEMENTATION",
+    "LENGTH_CRC",
+    "NONE",
+    "PAST_END",
+    "UNDECIDED",
+    "ParsedRecords",
+    "implementations",
+    "parse_records",
+    "resume_point",
+]
 
-_SMALL = 1 << 16  # data lengths below this use the precomputed tables
-_MIN_SCALAR = 11  # 2a L1 0a L2 0a 00 15 f32: the shortest scalar Event (no wall_time, no step, empty tag)
-_MAX_SCALAR = 4096  # longer records (tags over 4,000 bytes) always take the slow path
-_CHECK_RUN_BYTES = 1 << 20  # data CRCs are checked in runs of records of about this many bytes
+log = logging.getLogger(__name__)
 
-# Framing: how many records the Python loop reads between guesses, and how many records one guess covers.
-_WALK_MIN, _WALK_MAX = 32, 4096
-_GUESS_MIN, _GUESS_MAX = 64, 1 << 16
-_MAX_PERIOD = 16
-_RESYNC_WINDOW = 1 << 16  # byte positions tested at once while looking for the next record after a bad header
+_core: ModuleType | None
+try:
+    from ridgeline.ingest import _core
+except ImportError as error:  # a source install without a C compiler
+    _core = None
+    log.debug("ridgeline's compiled record loop is not built (%s): using the numpy one", error)
 
-U8 = npt.NDArray[np.uint8]
-U32 = npt.NDArray[np.uint32]
-I64 = npt.NDArray[np.int64]
+IMPLEMENTATION = "numpy" if _core is None else "core"
+
+# The dtypes of the compiled core's columns, in the order of its tuple (after end, tags and corrupt).
+_COLUMN_DTYPES = (np.int32, np.int64, np.float64, np.float64, np.int64, np.int64, np.int64, np.int64, np.int64)
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,21 +106,27 @@ class ParsedRecords:
     """What :func:`parse_records` found in one buffer.
 
     Every complete record of the buffer is accounted for exactly once: as a fast-path scalar, as an "other"
-    record (to be decoded with protobuf by the caller), or as a corrupt one.
+    record (to be decoded with protobuf by the caller), or inside a corrupt span.
 
     Attributes:
-        end: offset (within the buffer) just past the last complete record; the bytes from ``end`` on are a
-            record cut short (a writer may still be appending it) and belong to the next pass.
-        tags: the distinct tags of the fast-path scalars; ``tag_index`` indexes into it.
+        end: offset (within the buffer) just past the last record read or span skipped; the bytes from ``end``
+            on are a record cut short (a writer may still be appending it) and belong to the next pass.
+        tags: the distinct tags of the fast-path scalars, in the order they first appear in the buffer;
+            ``tag_index`` indexes into it.
         tag_index, step, wall_time, value: one element per fast-path scalar (int32, int64, float64, float64;
-            value is the float32 ``simple_value`` widened exactly).
+            value is the float32 ``simple_value`` widened exactly), grouped by tag: ``tags[i]``'s scalars are
+            ``tag_bounds[i]:tag_bounds[i + 1]``, in record order (so ``tag_index`` is ascending), and each
+            series can be appended as a slice, without a copy or a sort.
         scalar_order: the record number (0-based, in buffer order) of each fast-path scalar.
         other_offsets, other_lengths, other_order: for each record not on the fast path: where its *data*
             starts (buffer offset, after the 12-byte header), its data length, and its record number.
-        corrupt: (buffer offset of the record header, reason) for each record skipped for a CRC mismatch.
+        corrupt: (buffer offset of the record header, reason) for each record or span skipped, in order; the
+            reasons are :data:`LENGTH_CRC`, :data:`DATA_CRC` and :data:`PAST_END`.
+        tag_bounds: int64, ``len(tags) + 1`` long, from 0 to the number of fast-path scalars.
 
     Record numbers count the records reported as scalars or others, in buffer order: ``scalar_order`` and
-    ``other_order`` together are exactly ``0 .. k-1``, both ascending. Corrupt records take no number.
+    ``other_order`` together are exactly ``0 .. k-1``; ``other_order`` is ascending, ``scalar_order`` within each
+    tag's group. Corrupt records take no number.
     """
 
     end: int
@@ -98,553 +140,93 @@ class ParsedRecords:
     other_lengths: np.ndarray
     other_order: np.ndarray
     corrupt: list[tuple[int, str]]
+    tag_bounds: np.ndarray
 
 
-def parse_records(buffer: bytes | memoryview, *, check_crc: bool = True) -> ParsedRecords:
+def implementations() -> list[str]:
+    """The implementations this installation has: "numpy" always, "core" when the compiled core is built."""
+    return ["numpy"] if _core is None else ["numpy", "core"]
+
+
+def parse_records(
+    buffer: bytes | bytearray | memoryview,
+    *,
+    check_crc: bool = True,
+    available: int | None = None,
+    implementation: str | None = None,
+) -> ParsedRecords:
     """Split ``buffer`` (starting at a record boundary) into records and decode the scalar events fast.
 
-    Records are read from offset 0 on. A record cut short at the end (incomplete header, or data and footer
-    past the end) stops the split, and ``end`` is its offset; that is not an error.
-
-    CRCs. Every complete record's length CRC is checked, also with ``check_crc=False`` (a wrong length would
-    misframe everything after it). With ``check_crc=True`` the data CRC is checked too: a record whose data CRC
-    is wrong is reported as ``(offset, "data CRC mismatch")`` and skipped; its length is trusted, so the next
-    record follows it as usual.
-
-    Resync after a bad length CRC at offset ``p``: the length cannot be trusted, so the following byte
-    positions are tried one by one; the first position ``q`` whose 12-byte header has a matching length CRC
-    and whose record is either cut short by the end of the buffer or complete with a matching data CRC (checked
-    here even with ``check_crc=False``) is where reading resumes. The skipped span ``[p, q)`` is reported once,
-    as ``(p, "length CRC mismatch")``.
-
-    When no such ``q`` is in the buffer (every position that has a whole header after it was tried), the bytes
-    from ``p`` on are treated like a record cut short: ``end = p`` (also when ``p`` is 0) and nothing is
-    reported yet. The next pass starts at the bad header again and, once more bytes hold the point where the
-    records resume, reports the span, once, at ``p``. So nothing written later is ever skipped and no span is
-    reported twice. Two things are the caller's to do, since only it knows whether more bytes will come:
-
-    - a span of garbage longer than the buffer it offers: when ``end`` is 0, nothing is reported and the bytes
-      at 0 are a bad header (:func:`ridgeline.format.records.read_record` raises), it should offer a longer
-      buffer, as it does for a record longer than its chunk;
-    - a file that ends in garbage and will not grow (its writer is gone): the bytes from ``end`` on are corrupt,
-      which the caller reports when it decides the file is final.
-
-    Fast path: a record whose data is exactly ``[09 wall_time:f64] [10 step:varint] 2a len { 0a len { 0a len tag
-    15 value:f32 } }`` (the Event that ridgeline's, torch's and TensorBoard's writers produce for a scalar;
-    wall_time and step optional; the summary's one value holding a UTF-8 tag and a simple_value and nothing
-    else) becomes a fast-path scalar, decoded exactly as protobuf would decode it. Any other record, including
-    any byte that does not fit that pattern, is returned as "other" for protobuf to decode.
+    See the module docstring for what is read, skipped and reported; ``available`` (at least ``len(buffer)``)
+    is how many bytes the file holds from the buffer's start, None when the buffer reaches the file's end.
+    ``implementation`` ("core" or "numpy") overrides :data:`IMPLEMENTATION`.
     """
-    if isinstance(buffer, memoryview) and (buffer.ndim != 1 or buffer.format not in ("B", "b", "c")):
-        buffer = buffer.cast("B")
-    arr = np.frombuffer(buffer, dtype=np.uint8)
-    tables = _tables()
-    hoff, dlen, corrupt, end = _frame(buffer, arr, tables)
-    if check_crc and len(hoff):
-        bad = _bad_data_crcs(arr, hoff, dlen, corrupt, end, tables)
-        if len(bad):
-            keep = np.ones(len(hoff), dtype=bool)
-            keep[bad] = False
-            corrupt = sorted([*corrupt, *((int(hoff[i]), "data CRC mismatch") for i in bad.tolist())])
-            hoff, dlen = hoff[keep], dlen[keep]
-    return _decode(arr, hoff, dlen, end, corrupt)
-
-
-# --- CRC32C ----------------------------------------------------------------------------------------------
-def _byte_table() -> U32:
-    table = np.arange(256, dtype=np.uint32)
-    for _ in range(8):
-        table = np.where(table & 1, (table >> 1) ^ np.uint32(_POLY), table >> 1).astype(np.uint32)
-    return table
-
-
-_BYTE_TABLE = _byte_table()
-
-
-def _crc32c_rows(rows: U8) -> U32:
-    """The CRC32C of each row of a 2-D uint8 array, one table lookup per column for all rows at once."""
-    crc = np.full(rows.shape[0], _U32, dtype=np.uint32)
-    for column in range(rows.shape[1]):
-        crc = _BYTE_TABLE[(crc ^ rows[:, column]) & 0xFF] ^ (crc >> 8)
-    return crc ^ np.uint32(_U32)
-
-
-def _mask(crc: U32) -> U32:
-    return (((crc >> 15) | (crc << 17)) + np.uint32(_MASK_DELTA)).astype(np.uint32)
-
-
-def _unmask(masked: U32) -> U32:
-    rotated = (masked - np.uint32(_MASK_DELTA)).astype(np.uint32)
-    return ((rotated << 15) | (rotated >> 17)).astype(np.uint32)
-
-
-class _Tables:
-    """Lookup tables, built on first use (about 20 ms, 4 MB)."""
-
-    def __init__(self) -> None:
-        words = np.arange(_SMALL, dtype=np.uint32)
-        self.zero8 = int(_crc32c_rows(np.zeros((1, 8), dtype=np.uint8))[0])
-        # word[j][w]: what the 16-bit little-endian word j = w of an 8-byte message adds (xor) to its CRC.
-        self.word: list[U32] = []
-        for j in range(4):
-            rows = np.zeros((_SMALL, 8), dtype=np.uint8)
-            rows[:, 2 * j] = words & 0xFF
-            rows[:, 2 * j + 1] = words >> 8
-            self.word.append((_crc32c_rows(rows) ^ np.uint32(self.zero8)).astype(np.uint32))
-        # The masked length CRC of every length below 2^16, as an array and as a list (for the Python loop).
-        self.small_length_crc: U32 = _mask((self.word[0] ^ np.uint32(self.zero8)).astype(np.uint32))
-        self.small_length_crc_list: list[int] = self.small_length_crc.tolist()
-        # zeros[n]: the raw CRC register (no final xor) after n zero bytes from the initial 0xFFFFFFFF.
-        zeros = [0] * _SMALL
-        register = _U32
-        table = _BYTE_TABLE.tolist()
-        for n in range(_SMALL):
-            zeros[n] = register
-            register = table[register & 0xFF] ^ (register >> 8)
-        self.zeros: U32 = np.array(zeros, dtype=np.uint32)
-
-    def masked_length_crc(self, lengths: npt.NDArray[np.uint64]) -> U32:
-        """The masked CRC32C of each 8-byte little-endian length (any uint64)."""
-        if len(lengths) and int(lengths.max()) < _SMALL:
-            return self.small_length_crc[lengths.astype(np.intp)]
-        crc = np.full(len(lengths), self.zero8, dtype=np.uint32)
-        for j in range(4):
-            crc ^= self.word[j][((lengths >> np.uint64(16 * j)) & np.uint64(0xFFFF)).astype(np.intp)]
-        return _mask(crc)
-
-
-@functools.cache
-def _tables() -> _Tables:
-    return _Tables()
-
-
-@functools.lru_cache(maxsize=1024)
-def _zeros_register(length: int) -> int:
-    """The raw CRC register after ``length`` zero bytes from 0xFFFFFFFF (for lengths past the table)."""
-    return _crc32c(bytes(length)) ^ _U32
-
-
-def _u64_at_every_byte(arr: U8) -> npt.NDArray[np.uint64]:
-    """A view: element i is the little-endian uint64 at byte i."""
-    return np.ndarray(shape=(max(0, len(arr) - 7),), dtype="<u8", buffer=arr, strides=(1,))
-
-
-def _u32_at_every_byte(arr: U8) -> U32:
-    """A view: element i is the little-endian uint32 at byte i."""
-    return np.ndarray(shape=(max(0, len(arr) - 3),), dtype="<u4", buffer=arr, strides=(1,))
-
-
-# --- framing -----------------------------------------------------------------------------------------------
-_MORE, _END, _BAD = 0, 1, 2
-
-
-def _walk(
-    buffer: Any, pos: int, n: int, limit: int, crcs: list[int], offsets: list[int], lengths: list[int]
-) -> tuple[int, int]:
-    """Read up to ``limit`` records from ``pos`` one by one; returns (next position, _MORE/_END/_BAD)."""
-    unpack = _HEADER.unpack_from
-    while limit:
-        if pos + HEADER_SIZE > n:
-            return pos, _END
-        length, crc = unpack(buffer, pos)
-        if length < _SMALL:
-            if crcs[length] != crc:
-                return pos, _BAD
-        elif _masked_crc(memoryview(buffer)[pos : pos + 8]) != crc:
-            return pos, _BAD
-        if pos + length + _FRAMING > n:
-            return pos, _END
-        offsets.append(pos)
-        lengths.append(length)
-        pos += length + _FRAMING
-        limit -= 1
-    return pos, _MORE
-
-
-def _period(sizes: list[int]) -> list[int] | None:
-    """The shortest k such that the last 2k record sizes repeat with period k, as the next k sizes expected."""
-    for k in range(1, min(_MAX_PERIOD, len(sizes) // 2) + 1):
-        if sizes[-k:] == sizes[-2 * k : -k]:
-            return sizes[-k:]
-    return None
-
-
-def _guess(
-    arr: U8, u64: npt.NDArray[np.uint64], u32: U32, pos: int, pattern: list[int], count: int, tables: _Tables
-) -> tuple[I64, I64]:
-    """Check ``count`` records guessed from ``pos`` with sizes repeating ``pattern``; the header offsets and data
-    lengths of those before the first wrong guess (or the first record that does not end inside the buffer)."""
-    sizes = np.tile(np.array(pattern, dtype=np.int64), -(-count // len(pattern)))[:count]
-    ends = np.cumsum(sizes)
-    ends += pos
-    fits = int(np.searchsorted(ends, len(arr), side="right"))
-    sizes, ends = sizes[:fits], ends[:fits]
-    starts = ends - sizes
-    lengths = u64[starts].astype(np.int64)
-    ok = lengths == sizes - _FRAMING
-    if max(pattern) - _FRAMING < _SMALL:  # where ok, the length is small: one table lookup
-        ok &= tables.small_length_crc[lengths & (_SMALL - 1)] == u32[starts + 8]
+    buffer = _bytes_like(buffer)
+    if available is not None and available < len(buffer):
+        raise ValueError(f"available must be at least len(buffer) = {len(buffer)}, got {available}")
+    if _use_core(implementation):
+        assert _core is not None
+        end, tags, corrupt, *columns = _core.parse(buffer, check_crc, available)
+        arrays = [np.frombuffer(column, dtype=dtype) for column, dtype in zip(columns, _COLUMN_DTYPES, strict=True)]
     else:
-        ok &= tables.masked_length_crc(lengths.astype(np.uint64)) == u32[starts + 8]
-    good = fits if ok.all() else int(np.argmin(ok))
-    return starts[:good], lengths[:good]
-
-
-def _frame(buffer: Any, arr: U8, tables: _Tables) -> tuple[I64, I64, list[tuple[int, str]], int]:
-    """Header offsets and data lengths of the complete records with a good length CRC, the corrupt spans, end."""
-    n = len(arr)
-    u64, u32 = _u64_at_every_byte(arr), _u32_at_every_byte(arr)
-    crcs = tables.small_length_crc_list
-    parts_offsets: list[I64] = []
-    parts_lengths: list[I64] = []
-    offsets: list[int] = []
-    lengths: list[int] = []
-    corrupt: list[tuple[int, str]] = []
-    pos = 0
-    walk_limit, guess_count = _WALK_MIN, _GUESS_MIN
-    recent: list[int] = []
-    while True:
-        before = len(offsets)
-        pos, status = _walk(buffer, pos, n, walk_limit, crcs, offsets, lengths)
-        recent = (recent + [length + _FRAMING for length in lengths[max(before, len(lengths) - 64) :]])[-64:]
-        if status == _END:
-            break
-        if status == _BAD:
-            resume = _resync(buffer, arr, u64, u32, pos, tables)
-            if resume is None:  # where the records resume is not in the buffer (yet): see parse_records
-                break
-            corrupt.append((pos, "length CRC mismatch"))
-            pos, recent = resume, []
-            continue
-        pattern = _period(recent)
-        if pattern is None:
-            walk_limit = min(2 * walk_limit, _WALK_MAX)
-            continue
-        if offsets:
-            parts_offsets.append(np.array(offsets, dtype=np.int64))
-            parts_lengths.append(np.array(lengths, dtype=np.int64))
-            offsets, lengths = [], []
-        while True:  # guess while the guesses hold
-            starts, found = _guess(arr, u64, u32, pos, pattern, guess_count, tables)
-            good = len(starts)
-            if good:
-                parts_offsets.append(starts)
-                parts_lengths.append(found)
-                pos = int(starts[-1] + found[-1]) + _FRAMING
-            if good < guess_count:
-                break
-            shift = good % len(pattern)
-            pattern = pattern[shift:] + pattern[:shift]
-            guess_count = min(2 * guess_count, _GUESS_MAX)
-        # A wrong guess (or the buffer's end): back to the loop, longer if guessing does not pay.
-        walk_limit = _WALK_MIN if good >= 4 * _WALK_MIN else min(2 * walk_limit, _WALK_MAX)
-        guess_count = max(_GUESS_MIN, min(guess_count, 2 * good))
-        recent = [int(size) for size in (found[-64:] + _FRAMING).tolist()] if good else []
-    if offsets:
-        parts_offsets.append(np.array(offsets, dtype=np.int64))
-        parts_lengths.append(np.array(lengths, dtype=np.int64))
-    if not parts_offsets:
-        return np.empty(0, np.int64), np.empty(0, np.int64), corrupt, pos
-    return np.concatenate(parts_offsets), np.concatenate(parts_lengths), corrupt, pos
-
-
-def _resync(buffer: Any, arr: U8, u64: npt.NDArray[np.uint64], u32: U32, bad: int, tables: _Tables) -> int | None:
-    """The first position after ``bad`` where a record starts: its length CRC matches, and it is cut short by
-    the end of the buffer or its data CRC matches. None if no position with a whole header qualifies."""
-    n = len(arr)
-    view = memoryview(buffer)
-    last = n - HEADER_SIZE  # the last position with a whole header
-    start = bad + 1
-    while start <= last:
-        stop = min(start + _RESYNC_WINDOW, last + 1)
-        lengths = u64[start:stop]
-        hits = np.flatnonzero(tables.masked_length_crc(lengths) == u32[start + 8 : stop + 8])
-        for hit in hits.tolist():
-            q = start + hit
-            length = int(lengths[hit])
-            if q + length + _FRAMING > n:
-                return q
-            data = view[q + HEADER_SIZE : q + HEADER_SIZE + length]
-            if _masked_crc(data) == int(u32[q + HEADER_SIZE + length]):
-                return q
-        start = stop
-    return None
-
-
-# --- data CRCs ---------------------------------------------------------------------------------------------
-def _bad_data_crcs(arr: U8, hoff: I64, dlen: I64, corrupt: list[tuple[int, str]], end: int, tables: _Tables) -> I64:
-    """Indices (into hoff) of the records whose data CRC does not match."""
-    chained = arr[:end].copy()
-    c32 = _u32_at_every_byte(chained)
-    stored = _u32_at_every_byte(arr)[hoff + (HEADER_SIZE + dlen)]
-    zeros = tables.zeros[np.minimum(dlen, _SMALL - 1)]
-    big = np.flatnonzero(dlen >= _SMALL)
-    if len(big):
-        zeros[big] = [_zeros_register(length) for length in dlen[big].tolist()]
-    # raw register of data from 0 = ~crc32c(data) ^ zeros[len]; writing it after the data zeroes the register.
-    c32[hoff + (HEADER_SIZE + dlen)] = ~_unmask(stored) ^ zeros
-    _u64_at_every_byte(chained)[hoff] = 0  # headers were checked while framing: out of the chain
-    c32[hoff + 8] = 0
-    for offset, _ in corrupt:  # the bytes skipped after a bad length CRC: out of the chain
-        if offset < end:
-            following = int(np.searchsorted(hoff, offset))
-            stop = int(hoff[following]) if following < len(hoff) else end
-            chained[offset:stop] = 0
-    view = memoryview(chained)  # type: ignore[arg-type]
-    record_end = hoff + dlen + _FRAMING
-
-    # A chain of records checks out as a whole, or is halved until the bad records are found. Iterative on
-    # purpose: a recursive closure is a reference cycle that would keep this chunk's buffers alive until the
-    # garbage collector runs (tens of MB on a large file).
-    bad: list[int] = []
-    bounds = [*np.searchsorted(hoff, np.arange(0, end, _CHECK_RUN_BYTES)).tolist(), len(hoff)]
-    pending = [(first, last) for first, last in itertools.pairwise(bounds) if first < last]
-    while pending:
-        first, last = pending.pop()
-        if _crc32c(view[int(hoff[first]) : int(record_end[last - 1])], _U32) == _U32:
-            continue
-        if last - first == 1:
-            bad.append(first)
-            continue
-        middle = (first + last) // 2
-        pending += [(middle, last), (first, middle)]  # first half popped first: bad records stay in order
-    return np.array(bad, dtype=np.int64)
-
-
-# --- scalar events -----------------------------------------------------------------------------------------
-def _field_with_length(total: int) -> int | None:
-    """The length L such that a 1-byte key, varint(L) and L bytes take ``total`` bytes."""
-    for size in range(1, 4):
-        length = total - 1 - size
-        if length >= 0 and len(_varint(length)) == size:
-            return length
-    return None
-
-
-@functools.lru_cache(maxsize=4096)
-def _summary_layout(rest: int) -> tuple[U8, int] | None:
-    """For a summary field that takes the last ``rest`` bytes of a scalar Event: its bytes up to the tag (key
-    and length of the summary, the value and the tag), and the tag's length. None if no such layout exists."""
-    summary = _field_with_length(rest)
-    value = None if summary is None else _field_with_length(summary)
-    tag = None if value is None else _field_with_length(value - 5)
-    if summary is None or value is None or tag is None:
-        return None
-    head = b"\x2a" + _varint(summary) + b"\x0a" + _varint(value) + b"\x0a" + _varint(tag)
-    return np.frombuffer(head, dtype=np.uint8), tag
-
-
-class _Scalars:
-    """Fast-path results, gathered group by group, indexed by record number."""
-
-    def __init__(self, count: int) -> None:
-        self.is_scalar = np.zeros(count, dtype=bool)
-        self.tag_index = np.empty(count, dtype=np.int32)
-        self.step = np.empty(count, dtype=np.int64)
-        self.wall_time = np.empty(count, dtype=np.float64)
-        self.value = np.empty(count, dtype=np.float64)
-        self.tags: list[str] = []
-        self.tag_numbers: dict[str, int] = {}
-
-    def tag_number(self, tag: str) -> int:
-        number = self.tag_numbers.get(tag)
-        if number is None:
-            number = self.tag_numbers[tag] = len(self.tags)
-            self.tags.append(tag)
-        return number
-
-
-def _decode(arr: U8, hoff: I64, dlen: I64, end: int, corrupt: list[tuple[int, str]]) -> ParsedRecords:
-    count = len(hoff)
-    out = _Scalars(count)
-    if count:
-        data = hoff + HEADER_SIZE
-        # Records by data length; length 0 stands for every record too short or too long to be a scalar.
-        lengths = np.where((dlen >= _MIN_SCALAR) & (dlen <= _MAX_SCALAR), dlen, 0).astype(np.uint16)
-        by_length = np.argsort(lengths, kind="stable")
-        counts = np.bincount(lengths)
-        bounds = np.cumsum(counts).tolist()
-        for length in np.flatnonzero(counts[_MIN_SCALAR:]).tolist():
-            length += _MIN_SCALAR
-            group = by_length[bounds[length] - counts[length] : bounds[length]]
-            _decode_group(_rows(arr, data, group, length), length, group, out)
-    scalar = np.flatnonzero(out.is_scalar)
-    other = np.flatnonzero(~out.is_scalar)
+        end, tags, corrupt, *arrays = _fastpath_numpy.parse(buffer, check_crc, available)
+    tag_index, step, wall_time, value, scalar_order, other_offsets, other_lengths, other_order, bounds = arrays
     return ParsedRecords(
-        end=end,
-        tags=out.tags,
-        tag_index=out.tag_index[scalar],
-        step=out.step[scalar],
-        wall_time=out.wall_time[scalar],
-        value=out.value[scalar],
-        scalar_order=scalar.astype(np.int64),
-        other_offsets=hoff[other] + HEADER_SIZE,
-        other_lengths=dlen[other],
-        other_order=other.astype(np.int64),
-        corrupt=corrupt,
+        end,
+        tags,
+        tag_index,
+        step,
+        wall_time,
+        value,
+        scalar_order,
+        other_offsets,
+        other_lengths,
+        other_order,
+        corrupt,
+        bounds,
     )
 
 
-def _rows(arr: U8, data: I64, group: npt.NDArray[np.intp], length: int) -> U8:
-    """The data of the records ``group`` (all ``length`` bytes long) as an (n, length) matrix."""
-    first, last = int(data[group[0]]), int(data[group[-1]])
-    stride = length + _FRAMING
-    if last - first == stride * (len(group) - 1):  # consecutive records: a view, no copy
-        return np.lib.stride_tricks.as_strided(
-            arr[first:], shape=(len(group), length), strides=(stride, 1), writeable=False
-        )
-    return sliding_window_view(arr, length)[data[group]]
+def resume_point(
+    buffer: bytes | bytearray | memoryview,
+    first: int,
+    *,
+    intact: bool,
+    available: int | None = None,
+    implementation: str | None = None,
+) -> tuple[int, int]:
+    """Where records resume after a damaged span, looking at positions ``first`` on: ``(FOUND, q)``,
+    ``(NONE, 0)`` when no position of the buffer qualifies, or ``(UNDECIDED, q)`` when the candidate at ``q`` ends
+    past the buffer but within ``available`` (the caller must read its record to judge it).
 
-
-def _layout_of(row: bytes) -> tuple[int, int] | None:
-    """(where the step field would start: 9 after a wall_time, else 0; the step varint's size, 0 for no step)
-    of one record's data, or None if its step varint is not a valid one."""
-    start = 9 if row[0] == 0x09 else 0
-    if start >= len(row) or row[start] != 0x10:
-        return start, 0
-    for size, byte in enumerate(row[start + 1 : start + 11], 1):
-        if byte < 0x80:
-            return start, size
-    return None
-
-
-def _decode_group(matrix: U8, length: int, group: npt.NDArray[np.intp], out: _Scalars) -> None:
-    """Decode the rows of ``matrix`` (records ``group``, all ``length`` bytes) that are scalar Events."""
-    # Most groups hold one layout: try the first row's on all rows, and again on the rows left over.
-    for _ in range(4):
-        layout = _layout_of(matrix[0].tobytes())
-        if layout is None:
-            break
-        matched = _decode_layout(matrix, group, length, *layout, out)
-        if not matched[0]:  # the first row is no scalar Event
-            break
-        if matched.all():
-            return
-        if matched.any():
-            matrix, group = matrix[~matched], group[~matched]
-    # Many layouts: work out each row's.
-    has_wall = matrix[:, 0] == 0x09
-    for start in (9, 0):
-        select = has_wall if start else ~has_wall
-        if not select.any():
-            continue
-        sub, rows = (matrix, group) if select.all() else (matrix[select], group[select])
-        has_step = sub[:, start] == 0x10
-        # The step varint's size (1..10 bytes); 0 where there is no step field, -1 where its varint is bad.
-        ends = sub[:, start + 1 : min(start + 11, length)] < 0x80  # length >= _MIN_SCALAR > start + 1
-        size = np.where(ends.any(axis=1), np.argmax(ends, axis=1) + 1, -1)
-        key = np.where(has_step, size, 0)
-        for step_size in np.unique(key).tolist():
-            if step_size >= 0:
-                select = key == step_size
-                _decode_layout(sub[select], rows[select], length, start, step_size, out)
-
-
-def _decode_layout(
-    sub: U8, rows: npt.NDArray[np.intp], length: int, start: int, step_size: int, out: _Scalars
-) -> npt.NDArray[np.bool_]:
-    """Decode the rows that are scalar Events laid out as: a wall_time iff ``start`` is 9, a step varint of
-    ``step_size`` bytes (0: no step field). Returns which rows have that layout (including the few of them
-    whose tag is not UTF-8, left to the slow path)."""
-    summary_at = start + (1 + step_size if step_size else 0)
-    layout = _summary_layout(length - summary_at)
-    if layout is None:
-        return np.zeros(len(sub), dtype=bool)
-    head, tag_length = layout
-    tag_at = summary_at + len(head)
-    ok = sub[:, 0] == 0x09 if start else sub[:, 0] != 0x09
-    if step_size:
-        ok &= sub[:, start] == 0x10
-        for column in range(start + 1, start + step_size):
-            ok &= sub[:, column] >= 0x80
-        ok &= sub[:, start + step_size] < (0x80 if step_size < 10 else 2)  # bits past 64: left to protobuf
-    for column, byte in enumerate(head.tolist(), summary_at):
-        ok &= sub[:, column] == byte
-    ok &= sub[:, length - 5] == 0x15
-    matched = ok
-    if not ok.any():
-        return matched
-    if not ok.all():
-        sub, rows = sub[ok], rows[ok]
-    tag_numbers, valid = _tag_numbers(sub, tag_at, tag_length, out)
-    if not valid.all():
-        sub, rows, tag_numbers = sub[valid], rows[valid], tag_numbers[valid]
-        if not len(rows):
-            return matched
-    if step_size:
-        step = (sub[:, start + 1] & 0x7F).astype(np.uint64)
-        for k in range(1, step_size):
-            step |= (sub[:, start + 1 + k] & 0x7F).astype(np.uint64) << np.uint64(7 * k)
-        out.step[rows] = step.view(np.int64)
+    A position qualifies when its length CRC matches and its record is complete in the buffer with a matching
+    data CRC, or, with ``intact=False`` only, claims to end past ``available`` (see the module docstring).
+    """
+    buffer = _bytes_like(buffer)
+    if first < 0:
+        raise ValueError(f"first must not be negative, got {first}")
+    if available is not None and available < len(buffer):
+        raise ValueError(f"available must be at least len(buffer) = {len(buffer)}, got {available}")
+    if _use_core(implementation):
+        assert _core is not None
+        status, position = _core.resume_point(buffer, first, available, intact)
     else:
-        out.step[rows] = 0
-    out.wall_time[rows] = sub[:, 1:9].view("<f8")[:, 0] if start else 0.0
-    with np.errstate(invalid="ignore"):  # a signalling NaN turns quiet, as protobuf's C cast does
-        out.value[rows] = sub[:, length - 4 : length].view("<f4")[:, 0]
-    out.tag_index[rows] = tag_numbers
-    out.is_scalar[rows] = True
-    return matched
+        status, position = _fastpath_numpy.resume_point(buffer, first, available, intact)
+    return int(status), int(position)
 
 
-_HASH_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
-_FEW_ROWS = 128
+def _use_core(implementation: str | None) -> bool:
+    name = IMPLEMENTATION if implementation is None else implementation
+    if name == "core":
+        if _core is None:
+            raise RuntimeError("ridgeline's compiled record loop is not built (see the README: a C compiler)")
+        return True
+    if name != "numpy":
+        raise ValueError(f"implementation must be 'core' or 'numpy', got {name!r}")
+    return False
 
 
-def _tag_numbers(sub: U8, tag_at: int, size: int, out: _Scalars) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.bool_]]:
-    """The global tag number of the tag in columns ``tag_at:tag_at + size`` of each row, and whether the tag is
-    valid UTF-8. The bytes before ``tag_at`` must be the same in every row."""
-    count = len(sub)
-    if size == 0:
-        return np.full(count, out.tag_number(""), dtype=np.int32), np.ones(count, dtype=bool)
-    if count <= _FEW_ROWS:  # a dict costs less than the arrays below
-        raw = np.ascontiguousarray(sub[:, tag_at : tag_at + size]).tobytes()
-        known: dict[bytes, int] = {}
-        listed = []
-        for at in range(0, count * size, size):
-            key = raw[at : at + size]
-            number = known.get(key)
-            if number is None:
-                try:
-                    number = known[key] = out.tag_number(key.decode("utf-8"))
-                except UnicodeDecodeError:
-                    number = known[key] = -1
-            listed.append(number)
-        numbers = np.array(listed, dtype=np.int32)
-        return numbers, numbers >= 0
-    # The tag as 64-bit words, read in place: whole words from its start, then the 8 bytes that end it (which
-    # reach back into the previous word, or into the equal bytes before the tag). Equal words, equal tags.
-    if tag_at + size >= 8:
-        starts = [*range(tag_at, tag_at + size - 8, 8), tag_at + size - 8]
-        words = [np.ascontiguousarray(sub[:, at : at + 8].view("<u8")[:, 0]) for at in starts]
-    else:
-        padded = np.zeros((count, 8), dtype=np.uint8)
-        padded[:, :size] = sub[:, tag_at : tag_at + size]
-        words = [padded.view("<u8")[:, 0]]
-    hashed = words[0] * _HASH_MULTIPLIER
-    for word in words[1:]:
-        hashed += word
-        hashed *= _HASH_MULTIPLIER
-    bucket = (hashed >> np.uint64(48)).astype(np.intp)
-    first_row = np.full(1 << 16, -1, dtype=np.intp)
-    first_row[bucket] = np.arange(count, dtype=np.intp)  # any row of a bucket will do as its representative
-    representative = first_row[bucket]
-    same = np.ones(count, dtype=bool)
-    for word in words:
-        same &= word[representative] == word
-    if same.all():
-        distinct = first_row[first_row >= 0]
-    else:  # two tags in one bucket: sort it out exactly (slower, and rare)
-        keys = np.ascontiguousarray(sub[:, tag_at : tag_at + size]).view(np.dtype((np.void, size)))[:, 0]
-        _, distinct, inverse = np.unique(keys, return_index=True, return_inverse=True)
-        representative = distinct[inverse.reshape(-1)]
-    lookup = np.empty(count, dtype=np.int32)
-    for row in distinct.tolist():
-        try:
-            tag = sub[row, tag_at : tag_at + size].tobytes().decode("utf-8")
-        except UnicodeDecodeError:
-            lookup[row] = -1
-            continue
-        lookup[row] = out.tag_number(tag)
-    numbers = lookup[representative]
-    valid = numbers >= 0
-    return numbers, valid
+def _bytes_like(buffer: Any) -> Any:
+    if isinstance(buffer, memoryview) and (buffer.ndim != 1 or buffer.format not in ("B", "b", "c")):
+        return buffer.cast("B")
+    return buffer

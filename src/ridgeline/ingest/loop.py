@@ -1,21 +1,20 @@
 """Keeping the store current: discover runs, read what each file gained, in passes.
 
 ``Ingestor.reload()`` is one pass; ``Ingestor.start(interval)`` runs passes in a background thread (the server
-starts it in its lifespan). The first pass over a directory with many runs reads them in parallel forked processes
-(when this process has no other thread); later passes read only new bytes, in this process.
+starts it in its lifespan). The first pass reads the files of runs not read yet ahead in worker threads when that
+pays (:mod:`ridgeline.ingest.ahead`: the compiled core parses without the GIL) and appends them in the calling
+thread; later passes read only new bytes.
 """
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from multiprocessing import get_all_start_methods, get_context
 
 from ridgeline.format.records import masked_crc32c
+from ridgeline.ingest.ahead import ReadAhead, worth_threads
 from ridgeline.ingest.decode import EventDecoder, decode_value
 from ridgeline.ingest.discovery import (
     FileSystem,
@@ -30,13 +29,11 @@ from ridgeline.ingest.tail import FileTail, read_new
 from ridgeline.store.base import BlobRef, Kind, Problem
 from ridgeline.store.cache import Cache, cache_key
 from ridgeline.store.payloads import DecodedPayload
-from ridgeline.store.run import RunData, Store
+from ridgeline.store.run import Store
 
 # Called with (files read, files to read) as the first pass goes: the CLI's progress bar.
 Progress = Callable[[int, int], None]
 
-PARALLEL_MIN_RUNS = 4
-PARALLEL_MIN_BYTES = 32 << 20
 FINGERPRINT_BYTES = 4096
 
 
@@ -123,20 +120,21 @@ class Ingestor:
         known = set(self.store.runs)
         total = sum(len(files) for _, files in discovered.values())
         cold = [name for name in discovered if name not in self.states]
-        forked: set[str] = set()
-        if self.parallel and self._worth_parallel(cold, discovered):
-            self._load_in_parallel(cold, discovered, progress, total)
-            forked = set(cold)
-        done = sum(len(discovered[name][1]) for name in forked)
-        for name, (fs, files) in discovered.items():
-            state = self.states.get(name)
-            if state is None:
-                state = self.states[name] = RunState(name, fs)
-            stats.records += self._read_run(state, files)
-            stats.files += len(files)
-            if progress is not None and name not in forked:
-                done += len(files)
-                progress(done, total)
+        ahead = self._read_ahead(cold, discovered) if self.parallel else None
+        done = 0
+        try:
+            for name, (fs, files) in discovered.items():
+                state = self.states.get(name)
+                if state is None:
+                    state = self.states[name] = RunState(name, fs)
+                stats.records += self._read_run(state, files, ahead)
+                stats.files += len(files)
+                if progress is not None:
+                    done += len(files)
+                    progress(done, total)
+        finally:
+            if ahead is not None:
+                ahead.close()
         self._drop_vanished(discovered)
         stats.runs = len(discovered)
         stats.seconds = time.perf_counter() - started
@@ -171,7 +169,7 @@ class Ingestor:
                 self.directories[name] = location.directory
         return found
 
-    def _read_run(self, state: RunState, files: list[str]) -> int:
+    def _read_run(self, state: RunState, files: list[str], ahead: ReadAhead | None = None) -> int:
         run = self.store.run(state.name)
         records = 0
         for path in files:
@@ -180,11 +178,16 @@ class Ingestor:
                 tail = state.tails[path] = FileTail(path)
             if _rewritten(tail, state.fs):
                 self.store.add_problems([Problem(path, None, "was rewritten in place; run re-read")])
+                if ahead is not None:
+                    ahead.discard(files)
                 return records + self._reread_run(state, files)
-            result = read_new(tail, state.fs, run, state.decoder, check_crc=self.check_crc)
+            job = ahead.take(path) if ahead is not None else None
+            result = read_new(tail, state.fs, run, state.decoder, check_crc=self.check_crc, ahead=job)
             self.store.add_problems(result.problems)
             records += result.records
             if tail.shrank:  # a file was rewritten: what was read from it may no longer be true
+                if ahead is not None:
+                    ahead.discard(files)
                 return records + self._reread_run(state, files)
             if result.records or tail.fingerprint is None:
                 tail.fingerprint = _fingerprint(tail, state.fs)
@@ -195,44 +198,23 @@ class Ingestor:
         fresh = self.states[state.name] = RunState(state.name, state.fs)
         return self._read_run(fresh, files)
 
-    # --- parallel first pass ------------------------------------------------------------------------------
-    def _worth_parallel(self, cold: list[str], discovered: dict[str, tuple[FileSystem, list[str]]]) -> bool:
-        if len(cold) < PARALLEL_MIN_RUNS or (os.cpu_count() or 1) < 2:
-            return False
-        # Workers are forked: spawn would re-run the caller's script (a script without a __main__ guard would
-        # recurse), and forking a process whose other threads may hold locks can deadlock the child.
-        if threading.active_count() > 1 or "fork" not in get_all_start_methods():
-            return False
-        if not all(isinstance(discovered[name][0], LocalFileSystem) for name in cold):
-            return False
-        total = 0
+    # --- reading ahead ----------------------------------------------------------------------------------------
+    def _read_ahead(self, cold: list[str], discovered: dict[str, tuple[FileSystem, list[str]]]) -> ReadAhead | None:
+        """Worker threads reading the files of the runs not read yet, in the order this pass appends them; None
+        when that does not pay (:func:`ridgeline.ingest.ahead.worth_threads`) or they are not on the local disk."""
+        files: list[tuple[str, FileSystem, int]] = []
         for name in cold:
-            for path in discovered[name][1]:
+            fs, paths = discovered[name]
+            if not isinstance(fs, LocalFileSystem):
+                return None
+            for path in paths:
                 try:
-                    total += os.path.getsize(path)
+                    files.append((path, fs, fs.size(path)))
                 except OSError:
-                    continue
-        return total >= PARALLEL_MIN_BYTES
-
-    def _load_in_parallel(
-        self,
-        cold: list[str],
-        discovered: dict[str, tuple[FileSystem, list[str]]],
-        progress: Progress | None = None,
-        total: int = 0,
-    ) -> None:
-        workers = min(len(cold), os.cpu_count() or 1)
-        jobs = [(name, discovered[name][1], self.check_crc) for name in cold]
-        done = 0
-        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("fork")) as pool:
-            for state, run, problems in pool.map(_load_run, jobs, chunksize=max(1, len(jobs) // (workers * 4))):
-                state.fs = discovered[state.name][0]
-                self.states[state.name] = state
-                self.store.replace_run(run)
-                self.store.add_problems(problems)
-                done += len(discovered[state.name][1])
-                if progress is not None:
-                    progress(done, total)
+                    continue  # read_new reports it
+        if not worth_threads(sum(size for _, _, size in files)):
+            return None
+        return ReadAhead(files, check_crc=self.check_crc)
 
     # --- persistent cache ----------------------------------------------------------------------------------
     def _restore(self, discovered: dict[str, tuple[FileSystem, list[str]]]) -> int:
@@ -291,19 +273,6 @@ class Ingestor:
                 self.reload()
             except Exception as error:  # a pass that fails is reported; the next one tries again
                 self.store.add_problems([Problem("", None, f"reload failed: {error!r}")])
-
-
-def _load_run(job: tuple[str, list[str], bool]) -> tuple[RunState, RunData, list[Problem]]:
-    """A worker process's job: read one run from scratch."""
-    name, files, check_crc = job
-    fs = LocalFileSystem()
-    state = RunState(name, fs)
-    run = RunData(name)
-    problems: list[Problem] = []
-    for path in files:
-        tail = state.tails[path] = FileTail(path)
-        problems.extend(read_new(tail, fs, run, state.decoder, check_crc=check_crc).problems)
-    return state, run, problems
 
 
 def _fingerprint(tail: FileTail, fs: FileSystem) -> int | None:

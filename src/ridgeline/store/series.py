@@ -135,6 +135,11 @@ class ScalarSeries:
         self._value[n] = value
         self._length = n + 1
 
+    def reserve(self, capacity: int) -> None:
+        """Make room for ``capacity`` points in all, so that appending up to there copies nothing (ingest sizes a
+        series from the length of the file it reads)."""
+        self._reserve(int(capacity))
+
     def mark_restart(self, step: int) -> None:
         """Record a START event of the run at ``step``, after the points appended so far (in the run's log: every
         series sharing it sees the START)."""
