@@ -32,7 +32,9 @@ Tag = Annotated[str, Query(description="the embedding's tag (what add_embedding 
 Step = Annotated[int | None, Query(description="its step (left out for an embedding logged without one)")]
 Key = Annotated[str, Query(description="a projection's or comparison's key, as POST answered it")]
 Metric = Literal["cosine", "euclidean"]
-_UNREADABLE: dict[int | str, dict[str, Any]] = {422: {"description": "the embedding's files cannot be read, or cannot answer this"}}
+_UNREADABLE: dict[int | str, dict[str, Any]] = {
+    422: {"description": "the embedding's files cannot be read, or cannot answer this"}
+}
 _SAFE_HEADERS = {"X-Content-Type-Options": "nosniff", "Content-Security-Policy": "default-src 'none'; sandbox"}
 
 
@@ -204,12 +206,16 @@ def job(request: Request, key: Key) -> OrjsonResponse:
     return OrjsonResponse(found.describe())
 
 
-@router.post("/projector/job/cancel")
-def cancel(request: Request, key: Key) -> OrjsonResponse:
+class CancelRequest(BaseModel):
+    key: str = Field(description="the job's key, as POST answered it")
+
+
+@router.post("/projector/job/cancel", responses={404: {"description": "no such job"}})
+def cancel(request: Request, body: CancelRequest) -> OrjsonResponse:
     """Cancel a queued or running job (a finished one is left as it is); answers its state."""
-    found = projector(request).jobs.cancel(_key(key))
+    found = projector(request).jobs.cancel(_key(body.key))
     if found is None:
-        raise ApiError(404, f"no projection or comparison {key!r}")
+        raise ApiError(404, f"no projection or comparison {body.key!r}")
     return OrjsonResponse(found.describe())
 
 
