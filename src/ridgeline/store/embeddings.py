@@ -160,14 +160,17 @@ def _check_line(line: bytes, number: int, rest: list[bytes], first: int, width: 
         bad = next((t for t in line.split() if _parse_numbers(t) is None), line.strip())[:40]
         raise ProjectorError(f"{what}: not a matrix of numbers: line {number} holds {bad.decode('utf-8', 'replace')!r}")
     fields = line.count(b"\t") + 1
+    last = all(not later.strip() for later in rest)
     if fields != width:
-        truncated = fields < width and all(not later.strip() for later in rest)
         raise ProjectorError(
             f"{what}: rows have different numbers of values: line {number} has {fields}, line {first} has {width}"
-            + (" (the file looks truncated)" if truncated else "")
+            + (" (the file looks truncated)" if last and fields < width else "")
         )
     if found.size != width:
-        raise ProjectorError(f"{what}: line {number} has an empty value (two tabs in a row, or a tab at an end)")
+        raise ProjectorError(
+            f"{what}: line {number} has an empty value (two tabs in a row, or a tab at an end)"
+            + (": the file looks truncated" if last else "")
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -238,6 +238,14 @@ class JobQueue:
         except OSError:
             pass  # the worker died: reading says so below
         outcome = _read_outcome(stdout, job, self._lock)
+        if outcome is None:  # the worker ended (killed by a cancel, or crashed): the next job starts another
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+            with self._lock:
+                if self._process is process:
+                    self._process = None
         with self._lock:
             if job.state == "cancelled":
                 return
