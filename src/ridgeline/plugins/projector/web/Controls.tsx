@@ -172,7 +172,7 @@ export function Controls({ view, columns, dimensions, points, steps, job, onView
         <span>Sample</span>
         <select data-testid="projector-sample" value={String(view.sample)} onChange={(e) => set({ sample: Number(e.currentTarget.value) })}>
           <option value="0">all {points.toLocaleString()} points</option>
-          {[1000, 10000, 100000].filter((n) => n < points).map((n) => (
+          {[100, 1000, 10_000, 100_000].filter((n) => n < points).map((n) => (
             <option key={n} value={String(n)}>
               {n.toLocaleString()}
             </option>

@@ -128,9 +128,10 @@ interface ChangesProps {
 /** "Which points' neighbourhoods changed most between two steps": a background job, then a clickable ranking. */
 export function ChangesPanel({ id, info, metadata, labelColumn, onChoose }: ChangesProps) {
   const steps = info.aligned_steps;
-  const here = steps.indexOf(id.step);
-  const [before, setBefore] = useState<number | null>(steps[Math.max(0, here - 1)] ?? null);
-  const [after, setAfter] = useState<number | null>(id.step);
+  const here = Math.max(0, steps.indexOf(id.step));
+  // The step shown against the one before it (the first step: against the next).
+  const [before, setBefore] = useState<number | null>(steps[here > 0 ? here - 1 : 0] ?? null);
+  const [after, setAfter] = useState<number | null>(steps[here > 0 ? here : 1] ?? id.step);
   const [k, setK] = useState(10);
   const [state, setState] = useState<JobState | null>(null);
   const [result, setResult] = useState<{ points: { index: number; overlap: number }[]; ranked: number } | null>(null);

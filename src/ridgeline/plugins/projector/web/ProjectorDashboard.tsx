@@ -337,7 +337,9 @@ function EmbeddingView({ id, theme }: { id: EmbeddingId; theme: "light" | "dark"
   return (
     <div class="rl-proj-body">
       <div class="rl-proj-main">
-        <Controls view={view} columns={info?.columns ?? []} dimensions={info?.dimensions ?? 0} points={points} steps={info?.aligned_steps.length ?? 1} job={job} onView={setView} />
+        {info && (
+          <Controls view={view} columns={info.columns} dimensions={info.dimensions} points={points} steps={info.aligned_steps.length} job={job} onView={setView} />
+        )}
         {info && info.problems.length > 0 && (
           <ul class="rl-proj-problems" role="alert" data-testid="projector-problems">
             {info.problems.map((p) => (
@@ -367,10 +369,11 @@ function EmbeddingView({ id, theme }: { id: EmbeddingId; theme: "light" | "dark"
                 : `All ${drawn.scaled.count.toLocaleString()} points`}
               {drawn.scaled.count < points ? ` (${(points - drawn.scaled.count).toLocaleString()} with NaN/Inf left out)` : ""}
               {job?.method === "pca" && job.info.variance ? ` · variance explained: ${job.info.variance.map((v) => `${(v * 100).toFixed(1)}%`).join(", ")}` : ""}
+              {job && job.method !== "pca" && job.method !== "custom" ? ` · ${describeJob(job, view)}` : ""}
             </span>
           )}
         </div>
-        <div
+        {(info || error === null) && <div
           class="rl-proj-view"
           data-testid="projector-view"
           data-ready={ready ? "true" : "false"}
@@ -424,7 +427,7 @@ function EmbeddingView({ id, theme }: { id: EmbeddingId; theme: "light" | "dark"
               <span>{colours.range[1].toPrecision(3)}</span>
             </div>
           )}
-        </div>
+        </div>}
         {drawn && info && (
           <div class="rl-proj-export">
             Export the projected coordinates with the metadata:{" "}
@@ -508,6 +511,13 @@ function EmbeddingView({ id, theme }: { id: EmbeddingId; theme: "light" | "dark"
       </aside>
     </div>
   );
+}
+
+/** "UMAP (15 neighbours, min dist 0.1), 12.3 s": what a background projection was computed with. */
+function describeJob(job: JobState, view: ViewState): string {
+  const took = job.info.seconds !== undefined ? `, ${job.info.seconds.toFixed(1)} s` : "";
+  if (job.method === "umap") return `UMAP (${view.nNeighbors} neighbours, min dist ${view.minDist})${took}`;
+  return `t-SNE (perplexity ${view.perplexity})${took}`;
 }
 
 function Legend({ items }: { items: { label: string; colour: string; count: number }[] }) {
