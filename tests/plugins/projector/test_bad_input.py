@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from tests.plugins.projector.conftest import ok
-from tests.plugins.projector.test_api import coordinates, project
+from tests.plugins.projector.test_projector_api import coordinates, project
 from tests.server.conftest import Served
 
 

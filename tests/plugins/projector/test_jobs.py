@@ -14,7 +14,7 @@ import pytest
 
 from tests.plugins.projector import logs
 from tests.plugins.projector.conftest import ServeFactory, ok
-from tests.plugins.projector.test_api import coordinates, project
+from tests.plugins.projector.test_projector_api import coordinates, project
 from tests.server.conftest import Served
 
 pytest.importorskip("umap")
