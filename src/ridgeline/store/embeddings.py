@@ -67,12 +67,19 @@ _BLOCK_LINES = 4096  # lines parsed at a time when looking for the line that is 
 
 def parse_tsv(data: bytes, what: str) -> np.ndarray:
     """Rows of tab-separated numbers (blank lines skipped, ``\\r\\n`` accepted, ``nan``/``inf`` read as such) as a
-    float32 matrix, parsed as float64 first, as TensorBoard does. ``what`` names the file in errors."""
+    float32 matrix, parsed as float64 first, as TensorBoard does. ``what`` names the file in errors.
+
+    pyarrow's multi-threaded CSV reader parses a clean matrix when it is installed (and checks that every row has
+    as many values as the first); otherwise, or when it refuses the file, numpy's C parser, then a search for the
+    line at fault."""
+    first, width = _first_row(data)
+    matrix = _parse_arrow(data, width)
+    if matrix is not None:
+        return matrix
     lines = _line_count(data)
     if lines == 0:
         return np.zeros((0, 0), dtype=np.float32)
-    first, width = _first_row(data)
-    values = _parse_fast(data, width)
+    values = _parse_numbers(data)
     if values is None or values.size != lines * width:
         _diagnose(data, first, width, what)
         if values is None:  # every line is a row of `width` numbers, but the fast path could not say so
@@ -112,31 +119,40 @@ def _parse_numbers(data: bytes) -> np.ndarray | None:
             return None
 
 
-def _parse_fast(data: bytes, width: int) -> np.ndarray | None:
-    """pyarrow's multi-threaded CSV reader when it is installed (a few times faster on many cores), else numpy's;
-    None when the data is not a clean matrix (then :func:`_diagnose` says where)."""
+def _parse_arrow(data: bytes, width: int) -> np.ndarray | None:
+    """The (rows, width) float32 matrix read by pyarrow's CSV reader (a few times faster than numpy's, on every
+    core); None when pyarrow is not installed or the data is not a clean matrix (then the numpy path decides and
+    :func:`_diagnose` says where)."""
     try:
         import pyarrow as pa
         import pyarrow.csv as pa_csv
     except ImportError:
-        return _parse_numbers(data)
+        return None
     options = pa_csv.ParseOptions(delimiter="\t", quote_char=False, double_quote=False, escape_char=False)
-    types = {f"f{i}": pa.float64() for i in range(width)}
+    # No null values: "nan" is a number here, and an empty field is an error, not a missing value.
+    convert = pa_csv.ConvertOptions(
+        column_types={f"f{i}": pa.float64() for i in range(width)}, null_values=[], strings_can_be_null=False
+    )
     try:
         table = pa_csv.read_csv(
             pa.py_buffer(data),
             read_options=pa_csv.ReadOptions(autogenerate_column_names=True),
             parse_options=options,
-            convert_options=pa_csv.ConvertOptions(column_types=types),
+            convert_options=convert,
         )
     except (pa.ArrowInvalid, ValueError):
         return None
-    if table.num_columns != width or any(column.null_count for column in table.columns):
-        return None  # an empty value between two tabs
-    matrix = np.empty((table.num_rows, width), dtype=np.float64)
+    if table.num_columns != width or table.num_rows == 0 or any(column.null_count for column in table.columns):
+        return None
+    # Column by column into a column-major float32 array (contiguous writes), then one transpose: filling the
+    # row-major matrix a column at a time would write with a stride of a whole row.
+    columns = np.empty((width, table.num_rows), dtype=np.float32)
     for i, column in enumerate(table.columns):
-        matrix[:, i] = column.to_numpy()
-    return matrix.reshape(-1)
+        at = 0
+        for chunk in column.chunks:
+            columns[i, at : at + len(chunk)] = chunk.to_numpy(zero_copy_only=False)
+            at += len(chunk)
+    return np.ascontiguousarray(columns.T)
 
 
 def _diagnose(data: bytes, first: int, width: int, what: str) -> None:

@@ -17,7 +17,7 @@ import atexit
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -27,9 +27,15 @@ from ridgeline.plugins.projector.jobs import Job, JobQueue, job_key
 from ridgeline.search.errors import SearchError
 from ridgeline.store.cache import default_cache_dir
 from ridgeline.store.embeddings import EmbeddingRef, ProjectorError
-from ridgeline.store.logdir import LogDir
 
 PCA_COMPONENTS = projections.MAX_COMPONENTS
+
+
+class Provider(Protocol):
+    """The part of the store's provider (:class:`ridgeline.store.provider.Provider`) the projector reads: a run's
+    embeddings, their files read only when asked for."""
+
+    def embeddings(self, run: str) -> list[EmbeddingRef]: ...
 
 
 class NotFound(LookupError):
@@ -76,25 +82,25 @@ class Projector:
 
     # --- finding embeddings ------------------------------------------------------------------------------------
     @staticmethod
-    def refs(logdir: LogDir, run: str) -> list[EmbeddingRef]:
+    def refs(provider: Provider, run: str) -> list[EmbeddingRef]:
         try:
-            return logdir.embeddings(run)
+            return provider.embeddings(run)
         except KeyError as missing:
             raise NotFound(str(missing.args[0]) if missing.args else f"no run {run!r}") from None
 
-    def series(self, logdir: LogDir, run: str, tag: str) -> list[EmbeddingRef]:
+    def series(self, provider: Provider, run: str, tag: str) -> list[EmbeddingRef]:
         """The run's embeddings of ``tag`` in step order (one per step: the last one listed wins)."""
         by_step: dict[int | None, EmbeddingRef] = {}
-        for ref in self.refs(logdir, run):
+        for ref in self.refs(provider, run):
             if ref.tag == tag:
                 by_step[ref.step] = ref
         if not by_step:
-            tags = sorted({ref.tag for ref in self.refs(logdir, run)})
+            tags = sorted({ref.tag for ref in self.refs(provider, run)})
             raise NotFound(f"run {run!r} has no embedding {tag!r} (its embeddings: {', '.join(tags) or 'none'})")
         return [by_step[s] for s in sorted(by_step, key=lambda s: (s is None, s or 0))]
 
-    def find(self, logdir: LogDir, run: str, tag: str, step: int | None) -> tuple[EmbeddingRef, list[EmbeddingRef]]:
-        series = self.series(logdir, run, tag)
+    def find(self, provider: Provider, run: str, tag: str, step: int | None) -> tuple[EmbeddingRef, list[EmbeddingRef]]:
+        series = self.series(provider, run, tag)
         for ref in series:
             if ref.step == step:
                 return ref, series
@@ -103,13 +109,13 @@ class Projector:
         steps = ", ".join("none" if r.step is None else str(r.step) for r in series)
         raise NotFound(f"embedding {tag!r} of run {run!r} has no step {step} (its steps: {steps})")
 
-    def dataset(self, logdir: LogDir, run: str, tag: str, step: int | None) -> Dataset:
-        ref, _ = self.find(logdir, run, tag, step)
+    def dataset(self, provider: Provider, run: str, tag: str, step: int | None) -> Dataset:
+        ref, _ = self.find(provider, run, tag, step)
         return self.datasets.get(run, ref)
 
     # --- describing ----------------------------------------------------------------------------------------------
-    def describe(self, logdir: LogDir, run: str, tag: str, step: int | None) -> dict[str, Any]:
-        ref, series = self.find(logdir, run, tag, step)
+    def describe(self, provider: Provider, run: str, tag: str, step: int | None) -> dict[str, Any]:
+        ref, series = self.find(provider, run, tag, step)
         data = self.datasets.get(run, ref)
         same = [r.step for r in series if _points(r) in (None, data.points)]
         sprite = data.sprite
@@ -155,8 +161,8 @@ class Projector:
         return {"points": data.points, "columns": columns}
 
     # --- projections ---------------------------------------------------------------------------------------------
-    def project(self, logdir: LogDir, run: str, tag: str, step: int | None, request: Projection) -> dict[str, Any]:
-        ref, series = self.find(logdir, run, tag, step)
+    def project(self, provider: Provider, run: str, tag: str, step: int | None, request: Projection) -> dict[str, Any]:
+        ref, series = self.find(provider, run, tag, step)
         data = self.datasets.get(run, ref)
         if data.points == 0 or data.dimensions == 0:
             raise Unusable(f"embedding {tag!r} has no points to project")
@@ -310,10 +316,10 @@ class Projector:
         }
 
     def changes(
-        self, logdir: LogDir, run: str, tag: str, before: int | None, after: int | None, k: int, metric: str
+        self, provider: Provider, run: str, tag: str, before: int | None, after: int | None, k: int, metric: str
     ) -> Job:
-        first = self.dataset(logdir, run, tag, before)
-        second = self.dataset(logdir, run, tag, after)
+        first = self.dataset(provider, run, tag, before)
+        second = self.dataset(provider, run, tag, after)
         if first.points != second.points:
             raise Unusable(
                 f"steps {before} and {after} hold {first.points:,} and {second.points:,} points: their "
