@@ -23,6 +23,10 @@ Scenarios (``--only``):
 - (n) neighbours: ``GET /api/projector/neighbours`` (k=100, cosine, exact, on the raw vectors) for 20 points of
   100,000 x 768 once the embedding is loaded; median. TensorBoard computes neighbours in the browser, on its
   spherized copy of the data, with no route to time.
+- (g) graphs: a ResNet-50 (bottleneck blocks 3-4-6-3, as torchvision's) traced by torch's ``add_graph``: from
+  ``page.goto`` of the graphs tab until the first view is laid out and fitted (the graph view's ``data-ready``),
+  then from a click on **Expand all** until every scope is open and laid out. ridgeline alone: TensorBoard's
+  graph dashboard has no "expand all".
 - (j) jobs: UMAP of 50,000 x 128 and t-SNE of 10,000 x 128 as ridgeline's background jobs, from the POST until
   the job is done (the worker's first UMAP includes numba's compilation: the figure says which). TensorBoard runs
   both in the browser on at most 5,000 (UMAP) or 10,000 (t-SNE) sampled points, animated, with no end signal.
@@ -30,7 +34,7 @@ Scenarios (``--only``):
 Every figure prints the ratio (TensorBoard / ridgeline) where both have one. ``--quick`` shrinks every size (for a
 check that the benchmark runs, not for figures).
 
-    python bench/projector.py [--only p,o,f,n,j] [--repeats R] [--quick] [--no-tensorboard] [--json PATH]
+    python bench/projector.py [--only p,o,f,n,g,j] [--repeats R] [--quick] [--no-tensorboard] [--json PATH]
 """
 
 from __future__ import annotations
@@ -365,9 +369,121 @@ def bench_jobs(root: Path, umap_points: int, tsne_points: int) -> dict[str, Any]
     return result
 
 
+# --- (g) graphs ---------------------------------------------------------------------------------------------------
+def resnet50() -> Any:
+    """torchvision's ResNet-50 (bottleneck blocks 3, 4, 6, 3), written out: torchvision is not a dependency."""
+    import torch
+    from torch import nn
+
+    class Bottleneck(nn.Module):
+        def __init__(self, inputs: int, width: int, stride: int) -> None:
+            super().__init__()
+            out = width * 4
+            self.conv1, self.bn1 = nn.Conv2d(inputs, width, 1, bias=False), nn.BatchNorm2d(width)
+            self.conv2 = nn.Conv2d(width, width, 3, stride, 1, bias=False)
+            self.bn2 = nn.BatchNorm2d(width)
+            self.conv3, self.bn3 = nn.Conv2d(width, out, 1, bias=False), nn.BatchNorm2d(out)
+            self.relu = nn.ReLU(inplace=True)
+            self.downsample = (
+                nn.Sequential(nn.Conv2d(inputs, out, 1, stride, bias=False), nn.BatchNorm2d(out))
+                if stride != 1 or inputs != out
+                else None
+            )
+
+        def forward(self, x: Any) -> Any:
+            y = self.relu(self.bn1(self.conv1(x)))
+            y = self.relu(self.bn2(self.conv2(y)))
+            y = self.bn3(self.conv3(y))
+            return self.relu(y + (x if self.downsample is None else self.downsample(x)))
+
+    class ResNet50(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.conv1, self.bn1 = nn.Conv2d(3, 64, 7, 2, 3, bias=False), nn.BatchNorm2d(64)
+            self.relu, self.maxpool = nn.ReLU(inplace=True), nn.MaxPool2d(3, 2, 1)
+            inputs, layers = 64, []
+            for width, blocks, stride in ((64, 3, 1), (128, 4, 2), (256, 6, 2), (512, 3, 2)):
+                stage = []
+                for block in range(blocks):
+                    stage.append(Bottleneck(inputs, width, stride if block == 0 else 1))
+                    inputs = width * 4
+                layers.append(nn.Sequential(*stage))
+            self.layer1, self.layer2, self.layer3, self.layer4 = layers
+            self.avgpool, self.fc = nn.AdaptiveAvgPool2d(1), nn.Linear(2048, 1000)
+
+        def forward(self, x: Any) -> Any:
+            x = self.maxpool(self.relu(self.bn1(self.conv1(x))))
+            x = self.layer4(self.layer3(self.layer2(self.layer1(x))))
+            return self.fc(torch.flatten(self.avgpool(x), 1))
+
+    return ResNet50().eval()
+
+
+def ensure_graph_logdir(root: Path) -> Path:
+    import torch
+    from torch.utils.tensorboard import SummaryWriter as TorchWriter
+
+    path = root / f"graph-resnet50-v{DATA_VERSION}"
+    marker = path / ".complete"
+    if not marker.exists():
+        writer = TorchWriter(str(path / "resnet50"))
+        writer.add_scalar("loss", 1.0, 0)
+        writer.add_graph(resnet50(), torch.zeros(1, 3, 64, 64))
+        writer.close()
+        marker.write_text("ok\n")
+    return path
+
+
+GRAPH_READY = "() => document.querySelector('[data-testid=graph-view]')?.dataset.ready === 'true'"
+GRAPH_EXPANDED = (
+    "(before) => { const v = document.querySelector('[data-testid=graph-view]');"
+    " return v.dataset.ready === 'true' && Number(v.dataset.boxes) > before; }"
+)
+
+
+def graph_once(browser: Browser, url: str, shot: Path | None) -> dict[str, Any]:
+    context = browser.new_context(viewport=VIEWPORT, device_scale_factor=1, bypass_csp=True)
+    page = context.new_page()
+    try:
+        start = time.perf_counter()
+        page.goto(url, wait_until="commit")
+        page.wait_for_function(GRAPH_READY, timeout=OPEN_TIMEOUT_S * 1000, polling=5)
+        first_s = time.perf_counter() - start
+        view = page.locator("[data-testid=graph-view]")
+        before = int(view.get_attribute("data-boxes") or 0)
+        start = time.perf_counter()
+        page.locator("[data-testid=graph-expand-all]").click()
+        page.wait_for_function(GRAPH_EXPANDED, arg=before, timeout=OPEN_TIMEOUT_S * 1000, polling=5)
+        expand_s = time.perf_counter() - start
+        boxes = int(view.get_attribute("data-boxes") or 0)
+        if shot is not None:
+            page.screenshot(path=shot)
+    finally:
+        context.close()
+    return {"first_view_s": first_s, "expand_all_s": expand_s, "boxes_first": before, "boxes_expanded": boxes}
+
+
+def bench_graph(browser: Browser, root: Path, repeats: int, shots: Path) -> dict[str, Any]:
+    path = ensure_graph_logdir(root)
+    server = start_plugin_servers(path, "resnet50", "graphs", ["__graph__"], 1, False, lambda base: True)["ridgeline"]
+    url = server.url.split("?")[0] + "?tab=graphs&g.run=resnet50"
+    try:
+        runs = [graph_once(browser, url, shots / "graph-resnet50.png" if i == 0 else None) for i in range(repeats)]
+        nodes = len(json.loads(urllib.request.urlopen(url.split("?")[0] + "api/graphs?run=resnet50").read())["nodes"])
+    finally:
+        server.stop()
+    result = {key: median([r[key] for r in runs]) for key in runs[0]}
+    result.update(label="(g) graphs: ResNet-50 traced by torch's add_graph", nodes=nodes)
+    print(
+        f"{result['label']} ({nodes:,} nodes, {result['boxes_expanded']:.0f} boxes expanded): first fitted view "
+        f"{result['first_view_s']:.2f} s, expand all {result['expand_all_s']:.2f} s"
+    )
+    return result
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--only", default="p,o,f,n,j")
+    parser.add_argument("--only", default="p,o,f,n,g,j")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="small sizes: checks that it runs, not for figures")
     parser.add_argument("--no-tensorboard", action="store_true")
@@ -385,13 +501,15 @@ def main() -> int:
     results: list[dict[str, Any]] = []
     if "p" in only:
         results.append(bench_parse(root, 20_000 if q else args.parse_points, args.repeats, tensorboard))
-    if only & {"o", "f"}:
+    if only & {"o", "f", "g"}:
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             try:
+                if "g" in only:
+                    results.append(bench_graph(browser, root, args.repeats, shots))
                 pan = "f" in only
                 sizes = [2_000, 10_000] if q else [10_000, 100_000]
-                for points in sizes:
+                for points in sizes if only & {"o", "f"} else []:
                     pan_here = pan and points == sizes[-1]
                     results.append(bench_open(browser, root, points, 128, args.repeats, pan_here, tensorboard, shots))
                 if pan:

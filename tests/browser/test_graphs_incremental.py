@@ -109,7 +109,9 @@ def test_opens_fitted_and_expands_incrementally(page: Page, url: str, artifacts:
     page.wait_for_function(f"() => document.querySelector('[data-testid=graph-view]').dataset.boxes !== '{everything}'")
     ready(page)
     toggled = stats(page)
-    assert 1 <= toggled["laidOut"] <= 4, toggled  # Sequential[2], Sequential[stages], Deep, the top level
+    # At most the scope's parents are laid out again (Sequential[2], Sequential[stages], Deep, the top level; chains,
+    # which quick.ts lays out without ELK); every other scope keeps its layout.
+    assert toggled["laidOut"] <= 4, toggled
     closed = page.locator(f'[data-testid=graph-node][data-name="{css_string(scope)}"]')
     expect(closed).to_have_attribute("data-kind", "scope")
 

@@ -165,12 +165,32 @@ function elkLocal(graph: LocalGraph, sizes: Map<string, { width: number; height:
   return { id: graph.id, layoutOptions: { ...LAYERED, "elk.padding": padding }, children, edges };
 }
 
-/** What decides a local graph's layout: equal signatures, equal layouts (the cache's key). */
+/**
+ * What decides a local graph's layout, whatever its boxes are called: equal signatures, equal layouts (the
+ * cache's key). The blocks of a model that repeat one module (the residual blocks of a stage) share one layout.
+ */
 function signature(graph: LocalGraph, sizes: Map<string, { width: number; height: number }>): string {
-  const children = graph.children.map((c) => [c.id, c.kind, sizes.get(c.id)!.width, sizes.get(c.id)!.height]);
-  const edges = graph.edges.map((e) => [e.key, e.label]);
+  const place = new Map(graph.children.map((c, i) => [c.id, i]));
+  const at = (id: string) => (id === inId(graph.id) ? "in" : id === outId(graph.id) ? "out" : place.get(id));
+  const children = graph.children.map((c) => [c.kind, sizes.get(c.id)!.width, sizes.get(c.id)!.height]);
+  const edges = graph.edges.map((e) => [at(e.source), at(e.target), e.label]);
   return JSON.stringify([graph.id === ROOT, children, edges, graph.hasIn, graph.hasOut]);
 }
+
+/** `local` with its boxes and edges renamed (a name not in `names` is kept). */
+function renamed(local: Local, names: Map<string, string>): Local {
+  const rekey = <T,>(from: Map<string, T>) => new Map([...from].map(([k, v]) => [names.get(k) ?? k, v]));
+  return { ...local, positions: rekey(local.positions), routes: rekey(local.routes), labels: rekey(local.labels) };
+}
+
+/** `graph`'s names of its children and edges -> their places (`c<i>`, `e<j>`): what the cache keeps layouts by,
+ * so that another graph of the same signature takes them under its own names. */
+function places(graph: LocalGraph): Map<string, string> {
+  return new Map([...graph.children.map((c, i): [string, string] => [c.id, `c${i}`]), ...graph.edges.map((e, j): [string, string] => [e.key, `e${j}`])]);
+}
+
+const byPlace = (local: Local, graph: LocalGraph) => renamed(local, places(graph));
+const forGraph = (local: Local, graph: LocalGraph) => renamed(local, new Map([...places(graph)].map(([name, place]) => [place, name])));
 
 function readLocal(node: ElkNode, graph: LocalGraph): Local {
   const local: Local = { width: node.width ?? 0, height: node.height ?? 0, positions: new Map(), routes: new Map(), labels: new Map() };
@@ -197,7 +217,10 @@ const CACHE_LIMIT = 20_000;
 /** How much the last layout call laid out (tests and the benchmark read it). */
 export interface LayoutStats {
   scopes: number;
+  /** Scopes laid out by ELK; laid out directly (quick.ts); given the layout of one of the same signature. */
   laidOut: number;
+  quick: number;
+  reused: number;
   calls: number;
   /** Milliseconds in ELK (the worker), and in the whole call. */
   elkMs: number;
@@ -221,7 +244,7 @@ export async function layout(shown: Shown, elks: ELK[] = engines(), report?: (st
     if (!list) byDepth.set(g.depth, (list = []));
     list.push(g);
   }
-  const stats: LayoutStats = { scopes: pieces.graphs.size, laidOut: 0, calls: 0, elkMs: 0, totalMs: 0 };
+  const stats: LayoutStats = { scopes: pieces.graphs.size, laidOut: 0, quick: 0, reused: 0, calls: 0, elkMs: 0, totalMs: 0 };
   let lastInput: ElkNode | null = null;
   let lastResult: ElkNode | null = null;
   for (const depth of [...byDepth.keys()].sort((a, b) => b - a)) {
@@ -230,12 +253,25 @@ export async function layout(shown: Shown, elks: ELK[] = engines(), report?: (st
       const quick = quickLayout(graph, sizes, GROUP_HEADER, labelSize); // one box, or a fan-in: no ELK needed
       if (quick) {
         locals.set(graph.id, quick);
+        stats.quick++;
         continue;
       }
       const key = signature(graph, sizes);
       const found = cache.get(key);
-      if (found) locals.set(graph.id, found);
-      else pending.push({ graph, key });
+      if (found) {
+        locals.set(graph.id, forGraph(found, graph));
+        stats.reused++;
+      } else pending.push({ graph, key });
+    }
+    // Graphs of one signature met in the same batch: the first is laid out, the others take its layout.
+    const first = new Map<string, LocalGraph>();
+    const alike: { graph: LocalGraph; key: string }[] = [];
+    for (const p of pending.splice(0)) {
+      if (first.has(p.key)) alike.push(p);
+      else {
+        first.set(p.key, p.graph);
+        pending.push(p);
+      }
     }
     if (pending.length > 0) {
       const input: ElkNode = { id: "batch", children: pending.map((p) => elkLocal(p.graph, sizes)) };
@@ -249,10 +285,12 @@ export async function layout(shown: Shown, elks: ELK[] = engines(), report?: (st
       for (const { graph, key } of pending) {
         const local = readLocal(byId.get(graph.id)!, graph);
         if (cache.size >= CACHE_LIMIT) cache.clear();
-        cache.set(key, local);
+        cache.set(key, byPlace(local, graph));
         locals.set(graph.id, local);
       }
     }
+    for (const { graph, key } of alike) locals.set(graph.id, forGraph(cache.get(key)!, graph));
+    stats.reused += alike.length;
     for (const graph of byDepth.get(depth)!) {
       const box = pieces.boxes.get(graph.id);
       const local = locals.get(graph.id)!;

@@ -1,11 +1,16 @@
 /**
- * Layouts of the two shapes most scopes of a traced model have, computed directly instead of by ELK (a traced
- * ResNet-50 has 420 scopes: 270 hold one box, 110 are a fan-in — a module's parameters feeding its one op):
+ * Layouts of the shapes most scopes of a traced model have, computed directly instead of by ELK (a traced
+ * ResNet-50 has 420 scopes: 270 hold one box, 110 are a fan-in — a module's parameters feeding its one op —,
+ * 16 are a module called several times, and its Sequentials and the model itself are chains):
  *
  * - one box: the box below the header, an entering edge from above and a leaving one below;
  * - a fan-in: every edge ends at one box (the hub), or enters or leaves the scope through it. The other boxes
  *   sit in a row above the hub (with a channel down the middle for the entering edge), their edges drop to the
- *   hub's top, each labelled just below its box (labels that would touch go on a second row).
+ *   hub's top, each labelled just below its box (labels that would touch go on a second row);
+ * - a chain: each box feeds the next (the entrance the first, the last the exit), and nothing else: the boxes
+ *   stacked on one axis, each edge a straight line with its label on it;
+ * - side by side: no edge between the boxes, only from the entrance and to the exit (a module called several
+ *   times, such as a shared ReLU): the boxes in a row, each entered from above and left below.
  *
  * Anything else is ELK's. Positions are in the scope's own coordinates, as ELK's are.
  */
@@ -26,7 +31,93 @@ function padding(graph: LocalGraph, header: number): [number, number, number] {
 /** A quick layout of `graph` when it has one of the shapes above, else null. */
 export function quickLayout(graph: LocalGraph, sizes: Sizes, header: number, labelSize: LabelSize): Local | null {
   if (graph.children.length === 1) return single(graph, sizes, header);
-  return fanIn(graph, sizes, header, labelSize);
+  return fanIn(graph, sizes, header, labelSize) ?? chain(graph, sizes, header, labelSize) ?? sideBySide(graph, sizes, header);
+}
+
+/** The children in chain order when every edge joins one to the next (the entrance the first, the last the exit). */
+function chainOrder(graph: LocalGraph): string[] | null {
+  const enter = inId(graph.id);
+  const leave = outId(graph.id);
+  const next = new Map<string, string>();
+  const fed = new Set<string>();
+  for (const e of graph.edges) {
+    if (next.has(e.source) || fed.has(e.target) || e.source === e.target) return null;
+    next.set(e.source, e.target);
+    fed.add(e.target);
+  }
+  const ids = new Set(graph.children.map((c) => c.id));
+  let first: string | undefined;
+  if (graph.hasIn) first = next.get(enter);
+  else {
+    const unfed = graph.children.filter((c) => !fed.has(c.id));
+    first = unfed.length === 1 ? unfed[0]!.id : undefined;
+  }
+  if (first === undefined || !ids.has(first)) return null;
+  const order: string[] = [];
+  for (let at: string | undefined = first; at !== undefined && ids.has(at); at = next.get(at)) {
+    if (order.includes(at)) return null;
+    order.push(at);
+  }
+  if (order.length !== graph.children.length) return null;
+  const last = order[order.length - 1]!;
+  if (graph.hasOut && next.get(last) !== leave) return null;
+  if (!graph.hasOut && next.has(last)) return null;
+  return order;
+}
+
+function chain(graph: LocalGraph, sizes: Sizes, header: number, labelSize: LabelSize): Local | null {
+  const order = chainOrder(graph);
+  if (order === null) return null;
+  const [top, side, bottom] = padding(graph, header);
+  const inner = Math.max(...order.map((id) => sizes.get(id)!.width));
+  const centre = side + inner / 2;
+  const labelOf = new Map(graph.edges.map((e) => [e.source, e]));
+  const positions: Local["positions"] = new Map();
+  const routes = new Map<string, Point[]>();
+  const labels: Local["labels"] = new Map();
+  let y = top;
+  order.forEach((id, i) => {
+    const size = sizes.get(id)!;
+    positions.set(id, { x: centre - size.width / 2, y, ...size });
+    y += size.height;
+    const edge = labelOf.get(id);
+    if (i === order.length - 1 || !edge) return;
+    const label = edge.label ? labelSize(edge.label) : null;
+    const gap = BETWEEN_LAYERS + (label ? label.height : 0);
+    routes.set(edge.key, [{ x: centre, y }, { x: centre, y: y + gap }]);
+    if (label) labels.set(edge.key, { x: centre - label.width / 2, y: y + (gap - label.height) / 2, ...label });
+    y += gap;
+  });
+  const firstId = order[0]!;
+  const lastId = order[order.length - 1]!;
+  if (graph.hasIn) routes.set(`${inId(graph.id)}>${firstId}`, [{ x: centre, y: top - 8 }, { x: centre, y: top }]);
+  if (graph.hasOut) routes.set(`${lastId}>${outId(graph.id)}`, [{ x: centre, y }, { x: centre, y: y + 8 }]);
+  return { width: inner + 2 * side, height: y + bottom, positions, routes, labels };
+}
+
+function sideBySide(graph: LocalGraph, sizes: Sizes, header: number): Local | null {
+  const enter = inId(graph.id);
+  const leave = outId(graph.id);
+  if (graph.edges.some((e) => e.source !== enter && e.target !== leave)) return null;
+  const [top, side, bottom] = padding(graph, header);
+  const rowHeight = Math.max(...graph.children.map((c) => sizes.get(c.id)!.height));
+  const positions: Local["positions"] = new Map();
+  const routes = new Map<string, Point[]>();
+  let x = side;
+  for (const c of graph.children) {
+    const size = sizes.get(c.id)!;
+    positions.set(c.id, { x, y: top, ...size });
+    const centre = x + size.width / 2;
+    const below = top + size.height;
+    if (graph.edges.some((e) => e.key === `${enter}>${c.id}`)) {
+      routes.set(`${enter}>${c.id}`, [{ x: centre, y: top - 8 }, { x: centre, y: top }]);
+    }
+    if (graph.edges.some((e) => e.key === `${c.id}>${leave}`)) {
+      routes.set(`${c.id}>${leave}`, [{ x: centre, y: below }, { x: centre, y: top + rowHeight + 8 }]);
+    }
+    x += size.width + SPACING;
+  }
+  return { width: x - SPACING + side, height: top + rowHeight + bottom, positions, routes, labels: new Map() };
 }
 
 function single(graph: LocalGraph, sizes: Sizes, header: number): Local {
