@@ -2,6 +2,7 @@ import ELK from "elkjs/lib/elk.bundled.js";
 import { describe, expect, it } from "vitest";
 import { cut, inId, outId, ROOT } from "./hierarchy";
 import { layout, type Layout, type LayoutStats } from "./layout";
+import { graphData } from "./fixture";
 import { indexGraph, initialExpanded, shownGraph, type GraphData } from "./model";
 
 /**
@@ -27,7 +28,7 @@ function model(blocks: number, shape = "1×3"): GraphData {
     previous = `${at}/add`;
   }
   node("output/y", "IO Node", [previous]);
-  return withScopes(nodes, edges);
+  return graphData(nodes, edges);
 }
 
 /** A model calling one ReLU module twice (its scope holds two ops, side by side), around a linear layer. */
@@ -38,27 +39,9 @@ function sharedModule(): GraphData {
   const nodes = [io("input/x"), ...names.map(op), io("output/y")];
   const chain = ["input/x", ...names, "output/y"];
   const edges = chain.slice(1).map((target, i) => ({ source: chain[i]!, target, output: 0, control: false, shape: "1×4" }));
-  return withScopes(nodes, edges);
+  return graphData(nodes, edges);
 }
 
-function withScopes(nodes: GraphData["nodes"], edges: GraphData["edges"]): GraphData {
-  const scopes = new Map<string, number>();
-  for (const n of nodes) {
-    const parts = n.name.split("/");
-    for (let d = 1; d < parts.length; d++) scopes.set(parts.slice(0, d).join("/"), (scopes.get(parts.slice(0, d).join("/")) ?? 0) + 1);
-  }
-  return {
-    run: "r",
-    tag: "__graph__",
-    tags: ["__graph__"],
-    format: "graph_def",
-    step: 0,
-    nodes,
-    edges,
-    scopes: [...scopes].map(([name, count]) => ({ name, parent: name.includes("/") ? name.slice(0, name.lastIndexOf("/")) : null, nodes: count })),
-    missing_inputs: 0,
-  };
-}
 
 const elks = [new ELK()];
 let stats: LayoutStats | null = null;
