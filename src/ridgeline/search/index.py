@@ -43,6 +43,7 @@ class _RunState:
     replaceable: dict[str, tuple[Any, list[tuple[str, int]]]] = field(default_factory=dict)
     started: float | None = None
     times: tuple[float | None, float | None] = (None, None)
+    embedded: tuple[object, ...] = ()  # (shape, last step) when the run's embedding tags were last read
 
 
 class Index:
@@ -170,6 +171,12 @@ class Index:
                         state.tags.add(tag)
                         self.add(state.id, "tag", tag, tag)
             state.started = info.first_wall_time
+        if (shape, info.last_step) != state.embedded:  # embeddings are in the projector config, not in events
+            state.embedded = (shape, info.last_step)
+            for tag in _embedding_tags(logdir, name):
+                if tag not in state.tags:
+                    state.tags.add(tag)
+                    self.add(state.id, "tag", tag, tag)
         for kind in ("text", "hparams"):
             for tag in info.tags.get(kind, ()):  # type: ignore[call-overload]
                 key = (kind, tag)
@@ -231,3 +238,11 @@ class Index:
                 self.fields[field_name].kill([entry])
         ids = [(name, self.add(state.id, name, text, tag, step)) for name, text, tag, step in entries]
         state.replaceable[key] = (signature, ids)
+
+
+def _embedding_tags(logdir: LogDir, run: str) -> list[str]:
+    """The tags of the run's embeddings (none when its projector config cannot be read: the projector says why)."""
+    try:
+        return sorted({ref.tag for ref in logdir.embeddings(run)})
+    except (KeyError, ValueError):
+        return []

@@ -11,6 +11,7 @@ from typing import Any
 
 from ridgeline.format.tags import HPARAMS_SESSION_START_TAG
 from ridgeline.store.logdir import LogDir, user_tags
+from ridgeline.store.provider import RunInfo
 
 
 class RunIndex:
@@ -21,6 +22,7 @@ class RunIndex:
         self._lock = threading.Lock()
         self._generation = -1
         self._runs: list[dict[str, Any]] = []
+        self._embedding_tags: dict[str, tuple[tuple[Any, ...], list[str]]] = {}
 
     def current(self) -> tuple[int, list[dict[str, Any]]]:
         with self._lock:
@@ -29,6 +31,19 @@ class RunIndex:
                 self._runs = [self._describe(run) for run in self._logdir.runs()]
                 self._generation = generation
             return generation, self._runs
+
+    def _embeddings(self, run: str, info: RunInfo) -> list[str]:
+        """The run's embedding tags; its projector config is read again only when the run changed."""
+        stamp = (info.epoch, info.last_step, info.last_wall_time)
+        cached = self._embedding_tags.get(run)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        try:
+            tags = sorted({ref.tag for ref in self._logdir.embeddings(run)})
+        except (KeyError, ValueError):  # vanished, or a config that cannot be read (/api/embeddings says why)
+            tags = []
+        self._embedding_tags[run] = (stamp, tags)
+        return tags
 
     def _describe(self, run: str) -> dict[str, Any]:
         try:
@@ -43,6 +58,9 @@ class RunIndex:
         graph_tags = list(info.tags.get("graphs", ()))  # __graph__ is hidden from tags(); the graphs tab needs it
         if graph_tags:
             tags = {**tags, "graphs": graph_tags}
+        embedding_tags = self._embeddings(run, info)
+        if embedding_tags:  # the projector tab's kind (its dashboard's name), from the run's projector config
+            tags = {**tags, "projector": embedding_tags}
         return {
             "run": run,
             "tags": tags,

@@ -456,6 +456,263 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projector/bookmarks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Bookmarks
+         * @description The embedding's bookmarks file (TensorBoard's saved views, JSON) as stored.
+         */
+        get: operations["bookmarks_api_projector_bookmarks_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projector/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Ranking
+         * @description A finished comparison: the points whose neighbourhoods changed most first, each with its ``overlap`` (the
+         *     share of its k nearest neighbours kept from one step to the other).
+         */
+        get: operations["ranking_api_projector_changes_get"];
+        put?: never;
+        /**
+         * Changes
+         * @description Start (or find) the comparison (a background job, like a UMAP projection): answers its state.
+         */
+        post: operations["changes_api_projector_changes_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projector/coordinates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Coordinates
+         * @description A finished projection's coordinates for one step: little-endian float32, ``points × dims`` row by row
+         *     (``X-Points`` and ``X-Dims`` headers), NaN for points left out. Immutable: a key names one result.
+         */
+        get: operations["coordinates_api_projector_coordinates_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projector/embedding": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Embedding
+         * @description One embedding as the projector shows it: ``points``, ``dimensions``, ``steps`` (of its tag in the run;
+         *     ``aligned_steps``: those with the same number of points), ``columns`` of its metadata (``kind``: categorical,
+         *     numeric or text), its ``sprite``, ``problems`` (what is wrong with its files and was left out), ``finite``
+         *     (points without NaN/Inf) and the content ``digest`` projections are cached by. Reading a large tensor file
+         *     the first time takes a while; then it is cached.
+         */
+        get: operations["embedding_api_projector_embedding_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projector/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export View
+         * @description A projection's coordinates with the metadata, one row per point: ``index, x, y[, z], <columns>``.
+         */
+        get: operations["export_view_api_projector_export_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projector/job": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Job
+         * @description A job's state (``queued``, ``running``, ``done``, ``failed``, ``cancelled``), progress (0 to 1), message.
+         */
+        get: operations["job_api_projector_job_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projector/job/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel
+         * @description Cancel a queued or running job (a finished one is left as it is); answers its state.
+         */
+        post: operations["cancel_api_projector_job_cancel_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projector/metadata": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Metadata
+         * @description ``{"points", "columns": [{"name", "kind", "values", "codes", "numbers"?}]}``: each metadata column
+         *     dictionary-encoded (its distinct ``values``; each point's index into them in ``codes``; ``numbers`` the
+         *     values as numbers when all are).
+         */
+        get: operations["metadata_api_projector_metadata_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projector/neighbours": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Nearest
+         * @description The ``k`` points nearest to point ``index`` in the original space (the vectors, never a projection),
+         *     exact, nearest first: ``{"index", "metric", "exact", "neighbours": [{"index", "distance"}]}``.
+         */
+        get: operations["nearest_api_projector_neighbours_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projector/projection": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Projection
+         * @description Start (or find) a projection: ``{"key", "state", "progress", "message", "error", "info", "position"}``.
+         *     PCA and custom answer ``done`` at once; UMAP and t-SNE run in the background (poll ``GET
+         *     /api/projector/job``). ``position`` is the asked step's place among the job's steps (``info.steps``), what
+         *     ``GET /api/projector/coordinates`` takes.
+         */
+        post: operations["projection_api_projector_projection_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projector/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search
+         * @description The points whose metadata the query matches (ridgeline's pattern language over the metadata, field
+         *     ``meta:``): ``{"query", "total", "indices"}`` (the first ``limit`` indices, ascending).
+         */
+        get: operations["search_api_projector_search_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projector/sprite": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Sprite
+         * @description The sprite image (one label image per point, tiled row by row), when it fits the embedding.
+         */
+        get: operations["sprite_api_projector_sprite_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/retention": {
         parameters: {
             query?: never;
@@ -712,6 +969,46 @@ export interface components {
             /** Since Step */
             since_step?: number | null;
         };
+        /** CancelRequest */
+        CancelRequest: {
+            /**
+             * Key
+             * @description the job's key, as POST answered it
+             */
+            key: string;
+        };
+        /**
+         * ChangesRequest
+         * @description Rank the points of one embedding by how much their neighbourhood changed from one step to another.
+         */
+        ChangesRequest: {
+            /**
+             * After
+             * @description the second step
+             */
+            after: number | null;
+            /**
+             * Before
+             * @description the first step
+             */
+            before: number | null;
+            /**
+             * K
+             * @description neighbours compared per point
+             * @default 10
+             */
+            k: number;
+            /**
+             * Metric
+             * @default cosine
+             * @enum {string}
+             */
+            metric: "cosine" | "euclidean";
+            /** Run */
+            run: string;
+            /** Tag */
+            tag: string;
+        };
         Error: {
             /** @description what was wrong, naming the parameter */
             error: string;
@@ -738,6 +1035,88 @@ export interface components {
         PluginModules: {
             /** Modules */
             modules: components["schemas"]["PluginModule"][];
+        };
+        /**
+         * ProjectionRequest
+         * @description A projection of one embedding (and, with ``align``, of every step of its tag with the same points).
+         */
+        ProjectionRequest: {
+            /**
+             * Align
+             * @default true
+             */
+            align: boolean;
+            /**
+             * Column
+             * @description custom: the metadata column the queries search
+             */
+            column?: string | null;
+            /**
+             * Components
+             * @default [
+             *       0,
+             *       1,
+             *       2
+             *     ]
+             */
+            components: number[];
+            /**
+             * Custom
+             * @description custom: the queries of the x axis' left and right ends and the y axis' bottom and top
+             * @default [
+             *       "",
+             *       "",
+             *       "",
+             *       ""
+             *     ]
+             */
+            custom: string[];
+            /**
+             * Dims
+             * @default 2
+             * @enum {integer}
+             */
+            dims: 2 | 3;
+            /**
+             * Iterations
+             * @default 500
+             */
+            iterations: number;
+            /**
+             * Method
+             * @default pca
+             * @enum {string}
+             */
+            method: "pca" | "umap" | "tsne" | "custom";
+            /**
+             * Metric
+             * @default euclidean
+             * @enum {string}
+             */
+            metric: "cosine" | "euclidean";
+            /**
+             * Min Dist
+             * @default 0.1
+             */
+            min_dist: number;
+            /**
+             * N Neighbors
+             * @default 15
+             */
+            n_neighbors: number;
+            /**
+             * Perplexity
+             * @default 30
+             */
+            perplexity: number;
+            /** Run */
+            run: string;
+            /** Seed */
+            seed?: number | null;
+            /** Step */
+            step?: number | null;
+            /** Tag */
+            tag: string;
         };
         /** SeriesKey */
         SeriesKey: {
@@ -1574,6 +1953,658 @@ export interface operations {
             };
             /** @description no such run, tag or step */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    bookmarks_api_projector_bookmarks_get: {
+        parameters: {
+            query: {
+                /** @description the run */
+                run: string;
+                /** @description the embedding's tag (what add_embedding was given) */
+                tag: string;
+                /** @description its step (left out for an embedding logged without one) */
+                step?: number | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description a missing or malformed parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such run, tag or step */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the embedding's files cannot be read, or cannot answer this */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    ranking_api_projector_changes_get: {
+        parameters: {
+            query: {
+                /** @description a projection's or comparison's key, as POST answered it */
+                key: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description a missing or malformed parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such run, tag or step */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    changes_api_projector_changes_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChangesRequest"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description a missing or malformed parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the embedding's files cannot be read, or cannot answer this */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    coordinates_api_projector_coordinates_get: {
+        parameters: {
+            query: {
+                /** @description a projection's or comparison's key, as POST answered it */
+                key: string;
+                /** @description the step's position among the job's steps (info.steps) */
+                position?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                    "application/octet-stream": unknown;
+                };
+            };
+            /** @description a missing or malformed parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such run, tag or step */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    embedding_api_projector_embedding_get: {
+        parameters: {
+            query: {
+                /** @description the run */
+                run: string;
+                /** @description the embedding's tag (what add_embedding was given) */
+                tag: string;
+                /** @description its step (left out for an embedding logged without one) */
+                step?: number | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description a missing or malformed parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such run, tag or step */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the embedding's files cannot be read, or cannot answer this */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    export_view_api_projector_export_get: {
+        parameters: {
+            query: {
+                /** @description a projection's or comparison's key, as POST answered it */
+                key: string;
+                /** @description the run */
+                run: string;
+                /** @description the embedding's tag (what add_embedding was given) */
+                tag: string;
+                /** @description its step (left out for an embedding logged without one) */
+                step?: number | null;
+                /** @description the step's position among the job's steps (info.steps) */
+                position?: number;
+                /** @description csv, or parquet (needs pyarrow) */
+                format?: "csv" | "parquet";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                    "application/vnd.apache.parquet": unknown;
+                    "text/csv": unknown;
+                };
+            };
+            /** @description a missing or malformed parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such run, tag or step */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the embedding's files cannot be read, or cannot answer this */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    job_api_projector_job_get: {
+        parameters: {
+            query: {
+                /** @description a projection's or comparison's key, as POST answered it */
+                key: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description a missing or malformed parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such run, tag or step */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    cancel_api_projector_job_cancel_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CancelRequest"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description a missing or malformed parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such job */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    metadata_api_projector_metadata_get: {
+        parameters: {
+            query: {
+                /** @description the run */
+                run: string;
+                /** @description the embedding's tag (what add_embedding was given) */
+                tag: string;
+                /** @description its step (left out for an embedding logged without one) */
+                step?: number | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description a missing or malformed parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such run, tag or step */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the embedding's files cannot be read, or cannot answer this */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    nearest_api_projector_neighbours_get: {
+        parameters: {
+            query: {
+                /** @description the run */
+                run: string;
+                /** @description the embedding's tag (what add_embedding was given) */
+                tag: string;
+                /** @description the point (its row in tensors.tsv) */
+                index: number;
+                /** @description its step (left out for an embedding logged without one) */
+                step?: number | null;
+                /** @description how many neighbours */
+                k?: number;
+                /** @description the distance, on the vectors as logged */
+                metric?: "cosine" | "euclidean";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description a missing or malformed parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such run, tag or step */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the embedding's files cannot be read, or cannot answer this */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    projection_api_projector_projection_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProjectionRequest"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description a missing or malformed parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the embedding's files cannot be read, or cannot answer this */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    search_api_projector_search_get: {
+        parameters: {
+            query: {
+                /** @description the run */
+                run: string;
+                /** @description the embedding's tag (what add_embedding was given) */
+                tag: string;
+                /** @description a search query: meta:PATTERN terms, AND, OR, NOT */
+                q: string;
+                /** @description its step (left out for an embedding logged without one) */
+                step?: number | null;
+                /** @description search only this metadata column */
+                column?: string | null;
+                ignore_case?: boolean;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description a missing or malformed parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such run, tag or step */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the embedding's files cannot be read, or cannot answer this */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    sprite_api_projector_sprite_get: {
+        parameters: {
+            query: {
+                /** @description the run */
+                run: string;
+                /** @description the embedding's tag (what add_embedding was given) */
+                tag: string;
+                /** @description its step (left out for an embedding logged without one) */
+                step?: number | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                    "image/png": unknown;
+                };
+            };
+            /** @description a missing or malformed parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such run, tag or step */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the embedding's files cannot be read, or cannot answer this */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,6 +1,10 @@
-"""The projector's data: which embeddings each run holds and at which steps (``/api/embeddings``).
+"""The embedding projector: what ``add_embedding`` wrote (torch, tensorboardX, ridgeline), every point drawn.
 
-There is no projector dashboard yet; the Time Series overlay marks the steps where embeddings were logged."""
+The listing (``/api/embeddings``) and, per embedding, ``/api/projector/...``: its vectors' description and metadata,
+PCA, UMAP and t-SNE projections computed on the server (the last two as cancellable background jobs cached by
+content), exact neighbours in the original space, metadata search, alignment across steps, exports. The web half
+(``web/``) draws them with WebGL. See docs/projector.md.
+"""
 
 from __future__ import annotations
 

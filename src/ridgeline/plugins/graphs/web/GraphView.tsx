@@ -27,24 +27,26 @@ interface Props {
   onDrawn(): void;
 }
 
-const MIN_K = 0.05;
+const MIN_K = 0.01;
 const MAX_K = 4;
 
+const READABLE = 0.7; // the scale from which node names (13 px) and tensor shapes (11 px) read without zooming
+
 /**
- * The starting view: the whole graph when that keeps text readable (scale >= 0.75) or `whole` is asked (the Fit
- * button), else scale 0.9 with the graph's top-left corner in view (where the outer scopes' names and toggles
- * are), or, when that leaves its first box (where the data flow starts) out of view, centred on that box.
+ * The starting view (after a new graph, "Expand all" or "Collapse all"): never cut off at the left or right.
+ * The whole graph, centred, when it reads at that scale; else, when its whole width reads, its whole width from
+ * the top (where the data flow starts; the rest is a drag away); else the whole graph, small (its scope names
+ * read by zooming in). With `whole` (the Fit button) always the whole graph.
  */
 export function fitView(layout: Layout, width: number, height: number, whole = false): View {
-  const fit = Math.min((width - 16) / Math.max(layout.width, 1), (height - 16) / Math.max(layout.height, 1));
-  const k = Math.max(MIN_K, Math.min(1.25, fit >= 0.75 || whole ? fit : 0.9));
-  const y = layout.height * k <= height ? (height - layout.height * k) / 2 : 8;
-  if (layout.width * k <= width) return { x: (width - layout.width * k) / 2, y, k };
-  let first: PlacedBox | null = null;
-  for (const b of layout.boxes) if (b.box.kind !== "group" && (first === null || b.y < first.y)) first = b;
-  if (first === null || (first.x + first.width) * k + 8 <= width - 8) return { x: 8, y, k };
-  const centre = first.x + first.width / 2;
-  return { x: Math.min(8, Math.max(width - layout.width * k - 8, width / 2 - centre * k)), y, k };
+  const fitWidth = (width - 16) / Math.max(layout.width, 1);
+  const fitHeight = (height - 16) / Math.max(layout.height, 1);
+  const all = Math.max(MIN_K, Math.min(1.25, fitWidth, fitHeight));
+  const centred = (k: number): View => ({ x: (width - layout.width * k) / 2, y: Math.max(8, (height - layout.height * k) / 2), k });
+  if (whole || all >= READABLE) return centred(all);
+  const across = Math.min(1.25, fitWidth);
+  if (across >= READABLE) return { x: (width - layout.width * across) / 2, y: 8, k: across };
+  return centred(all);
 }
 
 /** A view showing `box`: centred when it fits, else its top-left corner (a scope's header) near the corner. */

@@ -1,7 +1,8 @@
 /**
  * The graphs dashboard: one run's model graph (what `add_graph` wrote), chosen with a run picker (and a tag
  * picker when the run has several graph records). Name scopes start expanded while the graph stays small and
- * collapsed at the top level when it is large; a click toggles one. A click on a node shows it in the side panel
+ * collapsed at the top level when it is large; a click toggles one, and only the scopes it changed are laid out
+ * again (./layout). The view opens fitted (./GraphView fitView). A click on a node shows it in the side panel
  * (full name, op, device, inputs and outputs with their shapes, attributes); the search box finds nodes by regex
  * and brings the one chosen into view, opening its scopes.
  */

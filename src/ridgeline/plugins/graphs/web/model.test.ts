@@ -1,28 +1,12 @@
 import { describe, expect, it } from "vitest";
+import { graphData } from "./fixture";
 import { ancestors, edgeLabel, indexGraph, initialExpanded, searchNames, shownGraph, type GraphData } from "./model";
 
 function graph(names: [string, string[], string?][]): GraphData {
-  const scopes = new Map<string, number>();
-  for (const [name] of names) {
-    const parts = name.split("/");
-    for (let d = 1; d < parts.length; d++) {
-      const s = parts.slice(0, d).join("/");
-      scopes.set(s, (scopes.get(s) ?? 0) + 1);
-    }
-  }
-  return {
-    run: "r",
-    tag: "__graph__",
-    tags: ["__graph__"],
-    format: "graph_def",
-    step: 0,
-    nodes: names.map(([name]) => ({ name, op: "Op", device: "", attrs: {}, shapes: [], dtype: null })),
-    edges: names.flatMap(([name, inputs, shape]) =>
-      inputs.map((source) => ({ source, target: name, output: 0, control: false, shape: shape ?? null })),
-    ),
-    scopes: [...scopes].map(([name, nodes]) => ({ name, parent: name.includes("/") ? name.slice(0, name.lastIndexOf("/")) : null, nodes })),
-    missing_inputs: 0,
-  };
+  return graphData(
+    names.map(([name]) => ({ name, op: "Op", device: "", attrs: {}, shapes: [], dtype: null })),
+    names.flatMap(([name, inputs, shape]) => inputs.map((source) => ({ source, target: name, output: 0, control: false, shape: shape ?? null }))),
+  );
 }
 
 const cnn = graph([

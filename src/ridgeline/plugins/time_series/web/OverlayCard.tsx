@@ -4,7 +4,8 @@
  * Optionally (`images`), tick marks along the step axis at the steps where that image tag was logged (from
  * GET /api/images, each run in its colour; hovering one names the step and the tag). Either the histogram or
  * the image tag may be "" (left out). Likewise (`embeddings`), taller hollow marks at the steps where that
- * embedding tag was logged (the dashboard passes them from GET /api/embeddings). The scalar comes through the
+ * embedding tag was logged (the dashboard passes them from GET /api/embeddings); a click on one (or Enter) opens
+ * the projector on that embedding at that step (`onOpenEmbedding`). The scalar comes through the
  * scalars series cache (binary batch); refreshed on every tick.
  */
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
@@ -37,6 +38,8 @@ export interface OverlayCardProps {
   settings: Settings;
   tick: number;
   onClose: () => void;
+  /** Opens the projector on an embedding at a step (a click on its mark). */
+  onOpenEmbedding?: (run: string, tag: string, step: number) => void;
 }
 
 /** Steps marked on the axis for one run, in the run's colour: where `tag` (of `kind`) was logged. */
@@ -48,7 +51,10 @@ export interface MarkRun {
   tag: string;
 }
 
-export function OverlayCard({ scalar, histogram, images, embeddings, embeddingMarks, runs, settings, tick, onClose }: OverlayCardProps) {
+export function OverlayCard(props: OverlayCardProps) {
+  const { scalar, histogram, images, embeddings, embeddingMarks, runs, settings, tick, onClose } = props;
+  const openRef = useRef(props.onOpenEmbedding);
+  openRef.current = props.onOpenEmbedding;
   const id = `overlay:${scalar}\u0000${histogram}\u0000${images}\u0000${embeddings}`;
   const label = [scalar, histogram, images, embeddings].filter((t) => t).join(" + ");
   const chartRef = useRef<HTMLDivElement>(null);
@@ -135,13 +141,13 @@ export function OverlayCard({ scalar, histogram, images, embeddings, embeddingMa
       );
       keyRef.current = model.structure;
       const u = plotRef.current.u;
-      (u.hooks.setScale ??= []).push(() => drawMarks(u, marksRef.current));
-      (u.hooks.setSize ??= []).push(() => drawMarks(u, marksRef.current));
+      (u.hooks.setScale ??= []).push(() => drawMarks(u, marksRef.current, openRef));
+      (u.hooks.setSize ??= []).push(() => drawMarks(u, marksRef.current, openRef));
     } else {
       plotRef.current.setData(model.data, null);
     }
     marksRef.current = model.marks;
-    drawMarks(plotRef.current.u, marksRef.current);
+    drawMarks(plotRef.current.u, marksRef.current, openRef);
     setTestEntry("charts", `overlay:${label}`, plotRef.current.u);
     setReady(true);
   }, [model]);
@@ -203,8 +209,9 @@ function markSteps(marks: MarkRun[]): number[] {
 }
 
 /** Tick marks at the bottom of the plotting area (uPlot's `over` layer), one per (run, step), with a title;
- * embedding steps are taller and hollow, so they read apart from image steps at the same step. */
-function drawMarks(u: uPlot, marks: MarkRun[]): void {
+ * embedding steps are taller and hollow, so they read apart from image steps at the same step, and open the
+ * projector at their step when clicked. */
+function drawMarks(u: uPlot, marks: MarkRun[], open: { current: OverlayCardProps["onOpenEmbedding"] }): void {
   u.over.querySelectorAll(".rl-ts-mark").forEach((n) => n.remove());
   const [lo, hi] = [u.scales.x?.min ?? -Infinity, u.scales.x?.max ?? Infinity];
   for (const m of marks) {
@@ -218,8 +225,16 @@ function drawMarks(u: uPlot, marks: MarkRun[]): void {
       tickEl.dataset.run = m.run;
       tickEl.title = `step ${step} · ${m.kind === "embeddings" ? "embedding " : ""}${m.tag} (${m.run})`;
       tickEl.style.left = `${u.valToPos(step, "x")}px`;
-      if (m.kind === "embeddings") tickEl.style.borderColor = m.colour;
-      else tickEl.style.background = m.colour;
+      if (m.kind === "embeddings") {
+        tickEl.style.borderColor = m.colour;
+        tickEl.setAttribute("aria-label", `${tickEl.title}: open in the projector`);
+        tickEl.tabIndex = 0;
+        tickEl.setAttribute("role", "link");
+        const go = () => open.current?.(m.run, m.tag, step);
+        tickEl.addEventListener("mousedown", (e) => e.stopPropagation()); // not the start of a drag-zoom
+        tickEl.addEventListener("click", go);
+        tickEl.addEventListener("keydown", (e) => e.key === "Enter" && go());
+      } else tickEl.style.background = m.colour;
       u.over.appendChild(tickEl);
     }
   }

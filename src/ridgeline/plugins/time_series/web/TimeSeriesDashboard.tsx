@@ -40,6 +40,16 @@ export function TimeSeriesDashboard({ runs, tagFilter, tick, theme }: DashboardP
   const [kindsRaw, setKinds] = useUrlState<string[]>("ts.kinds", [...KINDS]);
   const [collapsedRaw, setCollapsed] = useUrlState<string[]>("ts.collapsed", []);
   const [, setTab] = useUrlState("tab", "");
+  // The projector's link keys (docs/projector.md): a click on an embedding mark opens that embedding at that step.
+  const [, setProjectorRun] = useUrlState("p.run", "");
+  const [, setProjectorTag] = useUrlState("p.tag", "");
+  const [, setProjectorStep] = useUrlState("p.step", "");
+  const openEmbedding = useCallback((run: string, tag: string, step: number) => {
+    setProjectorRun(run);
+    setProjectorTag(tag);
+    setProjectorStep(String(step));
+    setTab("projector");
+  }, []);
   const [overlayRaw, setOverlay] = useUrlState<string[][]>("ts.overlay", []);
   const overlays = (Array.isArray(overlayRaw) ? overlayRaw : [])
     .filter((p) => Array.isArray(p) && p.length >= 2 && p.length <= 4 && p.every((t) => typeof t === "string"))
@@ -183,6 +193,7 @@ export function TimeSeriesDashboard({ runs, tagFilter, tick, theme }: DashboardP
                 images={p[2]}
                 embeddings={p[3]}
                 embeddingMarks={embeddingMarks.get(p[3]) ?? NO_MARKS}
+                onOpenEmbedding={openEmbedding}
                 runs={runs}
                 settings={settings}
                 tick={tick}
