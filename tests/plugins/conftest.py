@@ -71,7 +71,7 @@ def media_logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 # The apps are per module: a client's thread (and any reload thread) never outlives the tests that use it, so
-# the others run in a worker with the threads they start themselves (forking tests, ingest's parallel read).
+# the others run in a worker with the threads they start themselves (forking tests, ingest's read-ahead threads).
 @pytest.fixture(scope="module")
 def text_pr_api(text_pr_logs: Path) -> Iterator[Api]:
     with in_process(text_pr_logs) as api:

@@ -178,7 +178,7 @@ class LateProgress:
             TimeElapsedColumn(),
             console=console,
             transient=True,
-            auto_refresh=False,  # no refresh thread: a log directory's first read forks workers from one thread
+            auto_refresh=False,  # no refresh thread: the bar is redrawn by the reader, between files
             disable=not console.is_terminal,
         )
         self._task = self._progress.add_task(label, total=None)
