@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ridgeline.cli._support import logdir_option, open_logdir, setting_options
-from ridgeline.cli.compare import check_runs, number
+from ridgeline.cli.compare import check_runs, number, output_file_option
 
 if TYPE_CHECKING:
     from ridgeline.analysis.diagnosis import Finding
@@ -126,19 +126,13 @@ def verdict_table(run: str, baseline: str, verdicts: list[Verdict]) -> Table:
     show_default=True,
     help="Which value of each series is judged, the run's and the baseline run's.",
 )
-@click.option(
-    "--markdown-out",
-    "markdown_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Write the verdict as Markdown (a pull request comment) to this file.",
+@output_file_option(
+    "--markdown-out", "markdown_path", "Write the verdict as Markdown (a pull request comment) to this file."
 )
-@click.option(
+@output_file_option(
     "--write-baseline",
     "baseline_out",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Write the run's values of the metrics' tags as a baseline file for later checks.",
+    "Write the run's values of the metrics' tags as a baseline file for later checks.",
 )
 @click.option("--fail-on-findings", is_flag=True, help="Also fail (exit 1) when the diagnosis finds a problem.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object instead of a table.")

@@ -157,6 +157,11 @@ def check_runs(logdir: LogDir, *runs: str) -> None:
             raise click.BadParameter(f"no run {run!r} in the log directory; it has: {', '.join(known)}")
 
 
+def output_file_option(option: str, dest: str, help: str) -> Any:
+    """``option FILE`` as ``dest``: a file the command writes (None when not given)."""
+    return click.option(option, dest, type=click.Path(dir_okay=False, path_type=Path), default=None, help=help)
+
+
 @click.command("compare")
 @logdir_option()
 @click.argument("run_a", metavar="RUN_A")
@@ -164,13 +169,7 @@ def check_runs(logdir: LogDir, *runs: str) -> None:
 @tag_option()
 @click.option("--markdown", "as_markdown", is_flag=True, help="GitHub-flavoured Markdown (for a pull request).")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object.")
-@click.option(
-    "--html",
-    "html_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Also write an HTML page with a small chart per tag to this file.",
-)
+@output_file_option("--html", "html_path", "Also write an HTML page with a small chart per tag to this file.")
 @setting_options("compare")
 def compare(
     logdir: str,
