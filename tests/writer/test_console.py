@@ -89,7 +89,7 @@ def test_a_killed_run_keeps_what_was_flushed(tmp_path: Path) -> None:
 
 
 def test_a_terminated_run_flushes_its_lines(tmp_path: Path) -> None:
-    ending = 'print("waiting", flush=True)\nprint("printed after the flush")\nsys.stdin.readline()'
+    ending = 'print("not flushed yet")\nprint("waiting", flush=True)\nsys.stdin.readline()'
     process = train(tmp_path, ending)
     assert process.stdout is not None
     while process.stdout.readline() != "waiting\n":
@@ -98,7 +98,7 @@ def test_a_terminated_run_flushes_its_lines(tmp_path: Path) -> None:
     process.communicate(timeout=120)
     assert process.returncode == -signal.SIGTERM
     got = lines(tmp_path / "run")
-    assert got[-1] == ("stdout", 2, "printed after the flush")
+    assert got == [*EXPECTED, ("stdout", 2, "not flushed yet"), ("stdout", 2, "waiting")]  # the handler flushed
 
 
 def test_capture_stops_at_close_and_the_streams_come_back(tmp_path: Path) -> None:
