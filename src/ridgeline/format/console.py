@@ -5,6 +5,7 @@ they are in TensorBoard's text dashboard. The writer lays them out, the reader p
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -19,8 +20,15 @@ class ConsoleLine:
 
 
 def format_line(line: ConsoleLine) -> str:
-    stamp = datetime.fromtimestamp(line.wall_time, UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
-    return f"{stamp} {line.stream} {'-' if line.step is None else line.step} {line.text}"
+    seconds = int(line.wall_time)
+    millis = min(999, int((line.wall_time - seconds) * 1000))
+    return f"{_second(seconds)}.{millis:03d}Z {line.stream} {'-' if line.step is None else line.step} {line.text}"
+
+
+@functools.lru_cache(maxsize=4)
+def _second(seconds: int) -> str:
+    """``YYYY-MM-DDTHH:MM:SS`` of a Unix second (lines come many to a second: strftime once per second)."""
+    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%S")
 
 
 _LINE = re.compile(r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3})Z (stdout|stderr) (-|-?\d+) (.*)$", re.DOTALL)

@@ -55,15 +55,21 @@ class _Tee:
         self._target = target
         self._stream = stream
         self._capture = capture
-        self._partial = ""
+        self._pieces: list[str] = []  # of the line not ended yet (print writes each argument on its own)
         self._lock = threading.Lock()
 
     def write(self, text: str) -> int:
         written = self._target.write(text)
-        if isinstance(text, str) and text:
+        if type(text) is str and text:
+            if "\n" not in text:
+                with self._lock:
+                    self._pieces.append(text)
+                return written
             with self._lock:
-                lines = (self._partial + text).split("\n")
-                self._partial = lines.pop()[:MAX_LINE]
+                self._pieces.append(text)
+                lines = "".join(self._pieces).split("\n")
+                partial = lines.pop()
+                self._pieces = [partial[:MAX_LINE]] if partial else []
             for line in lines:
                 self._capture(self._stream, line.rstrip("\r")[:MAX_LINE])
         return written
@@ -71,9 +77,9 @@ class _Tee:
     def drain(self) -> None:
         """Hand over the partial line (at a flush or the end)."""
         with self._lock:
-            partial, self._partial = self._partial, ""
+            partial, self._pieces = "".join(self._pieces), []
         if partial:
-            self._capture(self._stream, partial)
+            self._capture(self._stream, partial[:MAX_LINE])
 
     def flush(self) -> None:
         self._target.flush()
