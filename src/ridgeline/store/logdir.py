@@ -230,6 +230,10 @@ class LogDir:
         """The run's embeddings for the projector (what add_embedding wrote), read lazily."""
         return self._provider.embeddings(run)
 
+    def notes_file(self, run: str) -> str | None:
+        """The text of the run's README.md, README.txt or NOTES.md as it is now, or None (``notes`` has all)."""
+        return self._provider.notes_file(run)
+
     def hparams(self, run: str) -> HParams | None:
         """The run's hyperparameters and session status, or None (see :class:`~ridgeline.store.payloads.HParams`)."""
         return self._last(run, "hparams", HPARAMS_SESSION_START_TAG)
@@ -264,7 +268,7 @@ class LogDir:
     def notes(self, run: str) -> list[str]:
         """The run's notes, Markdown: its README.md / README.txt / NOTES.md first (as the file is now), then every
         ``add_note``, in the order written."""
-        from_file = self._provider.notes_file(run)
+        from_file = self.notes_file(run)
         entries: list[Entry[Text]] = self._entries(run, "text", NOTES_TAG, missing_ok=True)
         # each record holds every note of its writer so far: the last one is all of them
         written = [str(t) for t in np.asarray(entries[-1].value.text).reshape(-1).tolist()] if entries else []
