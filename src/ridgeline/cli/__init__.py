@@ -16,7 +16,9 @@ from ridgeline._version import __version__
 
 COMMANDS = (
     "alerts",
+    "check",
     "clean",
+    "compare",
     "demo",
     "diagnose",
     "export",

@@ -12,6 +12,8 @@ import re
 RIDGELINE_PREFIX = "_ridgeline/"
 RUN_METADATA_TAG = RIDGELINE_PREFIX + "run_metadata"  # what a run records about itself when its writer opens
 ANNOTATION_TAG = RIDGELINE_PREFIX + "annotations"  # SummaryWriter.add_annotation
+NOTES_TAG = RIDGELINE_PREFIX + "notes"  # SummaryWriter.add_note (Markdown)
+CONSOLE_TAG = RIDGELINE_PREFIX + "console"  # SummaryWriter(capture_console=True): batches of stdout/stderr lines
 
 # --- the hparams plugin's three records (TensorBoard's names; torch and Keras write them too) ----------------
 HPARAMS_PREFIX = "_hparams_/"

@@ -29,7 +29,8 @@ from ridgeline.ingest.tail import FileTail, read_new
 from ridgeline.store.base import BlobRef, Kind, Problem
 from ridgeline.store.cache import Cache, cache_key
 from ridgeline.store.payloads import DecodedPayload
-from ridgeline.store.run import Store
+from ridgeline.store.provider import MAX_NOTES_BYTES, NOTES_FILES
+from ridgeline.store.run import RunData, Store
 
 # Called with (files read, files to read) as the first pass goes: the CLI's progress bar.
 Progress = Callable[[int, int], None]
@@ -98,6 +99,17 @@ class Ingestor:
     def embeddings(self, run: str) -> list[EmbeddingRef]:
         """The run's projector embeddings (its ``projector_config.pbtxt``), files read lazily."""
         return read_projector(self.directories[run], self.states[run].fs.open_binary)
+
+    def notes_file(self, run: str) -> str | None:
+        """The run's README.md, README.txt or NOTES.md, read now (see ``Provider.notes_file``)."""
+        fs = self.states[run].fs
+        for name in NOTES_FILES:
+            try:
+                with fs.open_binary(fs.join(self.directories[run], name)) as file:
+                    return file.read(MAX_NOTES_BYTES).decode("utf-8", "replace")
+            except OSError:
+                continue
+        return None
 
     # --- passes -------------------------------------------------------------------------------------------
     def reload(self) -> PassStats:

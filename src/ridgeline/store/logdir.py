@@ -21,15 +21,18 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, cast, overload
 
 import numpy as np
 
+from ridgeline.format.console import ConsoleLine, parse_line
 from ridgeline.format.run_metadata import parse
 from ridgeline.format.tags import (
     ANNOTATION_TAG,
+    CONSOLE_TAG,
     CUSTOM_SCALARS_TAG,
     GRAPH_TAG,
     HPARAMS_EXPERIMENT_TAG,
     HPARAMS_SESSION_END_TAG,
     HPARAMS_SESSION_START_TAG,
     INTERNAL_TAG,
+    NOTES_TAG,
     RUN_METADATA_TAG,
 )
 from ridgeline.store.base import BlobRef, Kind, Problem
@@ -227,6 +230,10 @@ class LogDir:
         """The run's embeddings for the projector (what add_embedding wrote), read lazily."""
         return self._provider.embeddings(run)
 
+    def notes_file(self, run: str) -> str | None:
+        """The text of the run's README.md, README.txt or NOTES.md as it is now, or None (``notes`` has all)."""
+        return self._provider.notes_file(run)
+
     def hparams(self, run: str) -> HParams | None:
         """The run's hyperparameters and session status, or None (see :class:`~ridgeline.store.payloads.HParams`)."""
         return self._last(run, "hparams", HPARAMS_SESSION_START_TAG)
@@ -257,6 +264,37 @@ class LogDir:
         """(step, wall_time, text) of every annotation of the run, in step order."""
         entries: list[Entry[Text]] = self._entries(run, "text", ANNOTATION_TAG, missing_ok=True)
         return sorted((entry.step, entry.wall_time, _first_text(entry.value)) for entry in entries)
+
+    def notes(self, run: str) -> list[str]:
+        """The run's notes, Markdown: its README.md / README.txt / NOTES.md first (as the file is now), then every
+        ``add_note``, in the order written."""
+        from_file = self.notes_file(run)
+        entries: list[Entry[Text]] = self._entries(run, "text", NOTES_TAG, missing_ok=True)
+        # each record holds every note of its writer so far: the last one is all of them
+        written = [str(t) for t in np.asarray(entries[-1].value.text).reshape(-1).tolist()] if entries else []
+        return ([from_file] if from_file is not None else []) + written
+
+    def console(self, run: str) -> list[ConsoleLine]:
+        """The stdout/stderr lines the run captured (``SummaryWriter(capture_console=True)``), in the order
+        printed: each with its wall time, stream, step (None when none was written yet) and text."""
+        entries: list[Entry[Text]] = self._entries(run, "text", CONSOLE_TAG, missing_ok=True)
+        lines = []
+        for entry in entries:
+            for text in np.asarray(entry.value.text).reshape(-1).tolist():
+                line = parse_line(str(text))
+                if line is not None:
+                    lines.append(line)
+        return sorted(lines, key=lambda line: line.wall_time)
+
+    def traceback(self, run: str) -> str | None:
+        """The last Python traceback the run printed on stderr (what ended a crashed run), or None."""
+        lines = [line.text for line in self.console(run) if line.stream == "stderr"]
+        starts = [i for i, text in enumerate(lines) if text.startswith("Traceback (most recent call last)")]
+        if not starts:
+            return None
+        block = lines[starts[-1] :]
+        end = next((i + 1 for i, text in enumerate(block) if i and text and not text[0].isspace()), len(block))
+        return "\n".join(block[:end])
 
     # --- internals --------------------------------------------------------------------------------------------
     @overload

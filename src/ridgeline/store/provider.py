@@ -79,6 +79,8 @@ from ridgeline.store.payloads import (
 
 __all__ = [
     "KINDS",
+    "MAX_NOTES_BYTES",
+    "NOTES_FILES",
     "BlobRef",
     "Kind",
     "Problem",
@@ -90,6 +92,11 @@ __all__ = [
     "UnknownSeries",
     "Version",
 ]
+
+
+# The files of a run's directory read as its notes (Provider.notes_file), in order of preference.
+NOTES_FILES = ("README.md", "README.txt", "NOTES.md")
+MAX_NOTES_BYTES = 64 << 10
 
 
 class UnknownRun(KeyError):
@@ -212,6 +219,12 @@ class Provider(Protocol):
 
     def embeddings(self, run: str) -> list[EmbeddingRef]:
         """The run's embeddings for the projector (what add_embedding wrote), their files read lazily."""
+        ...
+
+    def notes_file(self, run: str) -> str | None:
+        """The text of the first of ``NOTES_FILES`` in the run's own directory (a README users write per
+        experiment), its first ``MAX_NOTES_BYTES`` bytes decoded as UTF-8 (bad bytes replaced); None when there is
+        none. Read when asked, so it is always the file as it is now."""
         ...
 
     def problems(self) -> list[Problem]:

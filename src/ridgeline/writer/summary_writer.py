@@ -18,8 +18,8 @@ from datetime import datetime
 from typing import Any
 
 from ridgeline.format.proto import event_pb2, graph_pb2, hparams_pb2, summary_pb2
-from ridgeline.format.tags import ANNOTATION_TAG
-from ridgeline.writer import signals, summaries
+from ridgeline.format.tags import ANNOTATION_TAG, CONSOLE_TAG, NOTES_TAG
+from ridgeline.writer import console, signals, summaries
 from ridgeline.writer.event_file import EventFileWriter
 from ridgeline.writer.run_metadata import run_metadata_summary, text_summary
 from ridgeline.writer.values import INT64_MAX, INT64_MIN, check_tag, to_float, to_step
@@ -59,6 +59,8 @@ class SummaryWriter:
         record_run_metadata: record host, command line, git commit, versions once at creation.
         flush_on_signals: the first writer installs handlers that flush every writer on SIGTERM, SIGINT and
             SIGHUP, then do what the signal would have done (see ``ridgeline.writer.signals``); False opts out.
+        capture_console: tee this process's stdout and stderr lines into the run (with their time and the
+            current step), batched, until close (see ``ridgeline.writer.console``).
     """
 
     def __init__(
@@ -75,6 +77,7 @@ class SummaryWriter:
         per_rank: bool = True,
         record_run_metadata: bool = True,
         flush_on_signals: bool = True,
+        capture_console: bool = False,
     ) -> None:
         if log_dir is not None and not isinstance(log_dir, str | os.PathLike):
             raise TypeError(f"SummaryWriter: log_dir must be a path (str or os.PathLike), got {type(log_dir).__name__}")
@@ -118,6 +121,11 @@ class SummaryWriter:
         _open_writers.add(self)
         if flush_on_signals:
             signals.install(_flush_all_writers)
+        self._step: int | None = None  # the last step written: console lines carry it
+        self._notes: list[str] = []
+        self._console: console.ConsoleCapture | None = None
+        if capture_console:
+            self._console = console.ConsoleCapture(self._write_console, lambda: self._step)
 
     # --- files -----------------------------------------------------------------------------------------------
     def _get_file_writer(self) -> EventFileWriter:
@@ -146,6 +154,8 @@ class SummaryWriter:
     ) -> None:
         """Queue ``summary`` at ``global_step``; ``method`` names the public call in errors."""
         step = None if global_step is None else to_step(global_step, method=method)
+        if step is not None:
+            self._step = step
         (writer or self._get_file_writer()).add_event(event_pb2.Event(summary=summary), step, walltime)
 
     # --- scalars -------------------------------------------------------------------------------------------
@@ -181,6 +191,7 @@ class SummaryWriter:
             step = global_step
         else:
             step = to_step(global_step, method="add_scalar")
+        self._step = step
         writer = self.file_writer or self._get_file_writer()
         writer.add_scalar(tag, value, step, time.time() if walltime is None else float(walltime))
 
@@ -472,14 +483,34 @@ class SummaryWriter:
         check_tag(text, method="add_annotation", argument="text")
         self._write_summary("add_annotation", text_summary(ANNOTATION_TAG, text), step, walltime)
 
+    def add_note(self, markdown: str) -> None:
+        """A note about the run (Markdown: what was tried, why); ridgeline shows the notes with the run, as it does
+        a README.md, README.txt or NOTES.md in the run's directory. Each call adds one note.
+
+        A series keeps only its last record at a step, so each record holds every note of this writer so far."""
+        if not isinstance(markdown, str):
+            raise TypeError(f"add_note: markdown must be a string, got {type(markdown).__name__}")
+        self._notes.append(markdown)
+        self._write_summary("add_note", console.lines_summary(NOTES_TAG, self._notes), None, None)
+
+    def _write_console(self, lines: list[str], step: int) -> None:
+        writer = self.file_writer
+        if writer is not None:  # lines printed after close are not this run's
+            writer.add_event(event_pb2.Event(summary=console.lines_summary(CONSOLE_TAG, lines)), step)
+
     # --- lifecycle -----------------------------------------------------------------------------------------
     def flush(self) -> None:
         """Return once everything added so far is written to the event files."""
+        if self._console is not None:
+            self._console.drain()
         for writer in self._writers():
             writer.flush()
 
     def close(self) -> None:
         """Flush and close every file. The writer may be used again: it then starts new files, as torch's does."""
+        if self._console is not None:
+            self._console.stop()
+            self._console = None
         self._end_session(hparams_pb2.STATUS_SUCCESS)
         _open_writers.discard(self)
         writers = self._writers()
@@ -519,6 +550,9 @@ def _end_sessions_at_exit() -> None:
     failed = getattr(sys, "last_value", None) is not None  # set when an uncaught exception ended the program
     for writer in list(_open_writers):
         if writer.file_writer is not None and writer.file_writer._pid == os.getpid():
+            if writer._console is not None:  # the traceback of what ended the program is on stderr by now
+                writer._console.stop()
+                writer._console = None
             writer._end_session(hparams_pb2.STATUS_FAILURE if failed else hparams_pb2.STATUS_SUCCESS)
 
 

@@ -16,7 +16,7 @@ import pytest
 
 import ridgeline
 from ridgeline.fixtures.graph import demo_graph
-from ridgeline.store.provider import Provider, RunInfo, UnknownRun, UnknownSeries, Version
+from ridgeline.store.provider import MAX_NOTES_BYTES, Provider, RunInfo, UnknownRun, UnknownSeries, Version
 
 OpenBackend = Callable[[Path], Provider]
 WALL = 1_700_000_000.0
@@ -111,6 +111,24 @@ def test_embeddings_are_listed_with_tag_and_step(open_backend: OpenBackend, tmp_
     assert (embedding.tag, embedding.step) == ("points", 1)
     assert embedding.tensors().shape == (6, 4)
     assert embedding.metadata().rows == tuple((letter,) for letter in "abcdef")
+
+
+def test_notes_file_is_the_runs_readme_as_it_is_now(open_backend: OpenBackend, tmp_path: Path) -> None:
+    for run in ("a", "b", "c"):
+        ridgeline.SummaryWriter(str(tmp_path / run)).close()
+    (tmp_path / "a" / "NOTES.md").write_text("second choice")
+    (tmp_path / "a" / "README.md").write_text("# Baseline\nlr 0.1, seed 0 ✓")
+    (tmp_path / "b" / "README.txt").write_bytes(b"plain \xff text" + b"x" * (MAX_NOTES_BYTES + 10))
+    (tmp_path / "c" / "README.md").mkdir()  # not a file: no notes
+    provider = open_backend(tmp_path)
+    assert provider.notes_file("a") == "# Baseline\nlr 0.1, seed 0 ✓"
+    notes_b = provider.notes_file("b")
+    assert notes_b is not None and notes_b.startswith("plain \ufffd text") and len(notes_b) == MAX_NOTES_BYTES
+    assert provider.notes_file("c") is None
+    (tmp_path / "a" / "README.md").write_text("edited")
+    assert provider.notes_file("a") == "edited"
+    with pytest.raises(UnknownRun):
+        provider.notes_file("nope")
 
 
 def test_run_info_is_what_was_logged(open_backend: OpenBackend, tmp_path: Path) -> None:
