@@ -30,7 +30,7 @@ from ridgeline.store.base import BlobRef, Kind, Problem
 from ridgeline.store.cache import Cache, cache_key
 from ridgeline.store.payloads import DecodedPayload
 from ridgeline.store.provider import MAX_NOTES_BYTES, NOTES_FILES
-from ridgeline.store.run import RunData, Store
+from ridgeline.store.run import Store
 
 # Called with (files read, files to read) as the first pass goes: the CLI's progress bar.
 Progress = Callable[[int, int], None]
