@@ -20,6 +20,7 @@ COMMANDS = (
     "demo",
     "diagnose",
     "export",
+    "ranks",
     "report",
     "search",
     "serve",

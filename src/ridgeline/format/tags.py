@@ -12,6 +12,9 @@ import re
 RIDGELINE_PREFIX = "_ridgeline/"
 RUN_METADATA_TAG = RIDGELINE_PREFIX + "run_metadata"  # what a run records about itself when its writer opens
 ANNOTATION_TAG = RIDGELINE_PREFIX + "annotations"  # SummaryWriter.add_annotation
+# SummaryWriter.sync_step: a scalar per step whose wall time is when the rank left the barrier, value how long it
+# waited there (so it arrived at wall_time - value).
+SYNC_TAG = RIDGELINE_PREFIX + "sync"
 
 # --- the hparams plugin's three records (TensorBoard's names; torch and Keras write them too) ----------------
 HPARAMS_PREFIX = "_hparams_/"

@@ -13,13 +13,13 @@ import socket
 import sys
 import time
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
 from ridgeline.format.proto import event_pb2, graph_pb2, hparams_pb2, summary_pb2
-from ridgeline.format.tags import ANNOTATION_TAG
-from ridgeline.writer import signals, summaries
+from ridgeline.format.tags import ANNOTATION_TAG, SYNC_TAG
+from ridgeline.writer import distributed, signals, summaries
 from ridgeline.writer.event_file import EventFileWriter
 from ridgeline.writer.run_metadata import run_metadata_summary, text_summary
 from ridgeline.writer.values import INT64_MAX, INT64_MIN, check_tag, to_float, to_step
@@ -59,6 +59,9 @@ class SummaryWriter:
         record_run_metadata: record host, command line, git commit, versions once at creation.
         flush_on_signals: the first writer installs handlers that flush every writer on SIGTERM, SIGINT and
             SIGHUP, then do what the signal would have done (see ``ridgeline.writer.signals``); False opts out.
+        system_metrics: sample CPU, memory, disk, network and NVIDIA GPU figures into ``sys/...`` tags from a
+            background thread (``ridgeline.writer.system_metrics``); True samples every 10 s, a number every that
+            many seconds.
     """
 
     def __init__(
@@ -75,6 +78,7 @@ class SummaryWriter:
         per_rank: bool = True,
         record_run_metadata: bool = True,
         flush_on_signals: bool = True,
+        system_metrics: bool | float = False,
     ) -> None:
         if log_dir is not None and not isinstance(log_dir, str | os.PathLike):
             raise TypeError(f"SummaryWriter: log_dir must be a path (str or os.PathLike), got {type(log_dir).__name__}")
@@ -112,12 +116,18 @@ class SummaryWriter:
         self.file_writer: EventFileWriter | None = None
         self._get_file_writer()
         if record_run_metadata:
-            self._write_summary("SummaryWriter", run_metadata_summary(), None, None)
+            self._write_summary("SummaryWriter", run_metadata_summary(rank=rank), None, None)
         if session_start is not None:
             self._write_summary("SummaryWriter", session_start, None, None)
         _open_writers.add(self)
         if flush_on_signals:
             signals.install(_flush_all_writers)
+        self._system_metrics: Any = None
+        if system_metrics is not False:
+            from ridgeline.writer.system_metrics import DEFAULT_INTERVAL_S, SystemMetrics
+
+            interval = DEFAULT_INTERVAL_S if system_metrics is True else system_metrics
+            self._system_metrics = SystemMetrics(self, interval, method="SummaryWriter", argument="system_metrics")
 
     # --- files -----------------------------------------------------------------------------------------------
     def _get_file_writer(self) -> EventFileWriter:
@@ -472,6 +482,17 @@ class SummaryWriter:
         check_tag(text, method="add_annotation", argument="text")
         self._write_summary("add_annotation", text_summary(ANNOTATION_TAG, text), step, walltime)
 
+    def sync_step(self, step: Any, barrier: Callable[[], object] | None = None) -> None:
+        """Call once per step where the ranks synchronise: records when this rank arrived, waits at ``barrier``
+        (default: ``torch.distributed.barrier()`` when a process group is initialised) and records when it left.
+        ``ridgeline ranks`` aligns the ranks' clocks and names stragglers from these records (docs/distributed.md).
+        """
+        if barrier is not None and not callable(barrier):
+            raise TypeError(f"sync_step: barrier must be a callable taking no argument, got {type(barrier).__name__}")
+        checked = to_step(step, method="sync_step", argument="step")
+        arrival, departure = distributed.synchronise(barrier)
+        (self.file_writer or self._get_file_writer()).add_scalar(SYNC_TAG, departure - arrival, checked, departure)
+
     # --- lifecycle -----------------------------------------------------------------------------------------
     def flush(self) -> None:
         """Return once everything added so far is written to the event files."""
@@ -480,6 +501,9 @@ class SummaryWriter:
 
     def close(self) -> None:
         """Flush and close every file. The writer may be used again: it then starts new files, as torch's does."""
+        if self._system_metrics is not None:
+            self._system_metrics.stop()
+            self._system_metrics = None
         self._end_session(hparams_pb2.STATUS_SUCCESS)
         _open_writers.discard(self)
         writers = self._writers()
