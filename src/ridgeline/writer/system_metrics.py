@@ -229,6 +229,11 @@ class SystemMetrics:
         self._thread.start()
 
     @property
+    def samples(self) -> int:
+        """How many samples were logged so far."""
+        return self._count
+
+    @property
     def gpus(self) -> bool:
         """Whether GPU figures are being sampled."""
         return self._gpu is not None
