@@ -1,0 +1,75 @@
+"""GET /api/distributed/runs and /api/distributed/series, in process, over a simulated 3-rank job written with
+ridgeline's writer: sync records with rank 2 late at every step, rank 1's clock 2 s ahead."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ridgeline import SummaryWriter
+from ridgeline.format.tags import SYNC_TAG
+from tests.plugins.conftest import Api, in_process
+
+START = 1_700_000_000.0
+SHIFT = {0: 0.0, 1: 2.0, 2: 0.0}
+COMPUTE = {0: 0.10, 1: 0.10, 2: 0.14}
+STEPS = 30
+
+
+def write_job(root: Path) -> None:
+    """Each rank computes for COMPUTE[rank] s, then waits at the barrier for the slowest; its clock is SHIFT off."""
+    writers = {rank: SummaryWriter(root / "job", rank=rank) for rank in COMPUTE}
+    now = START
+    for step in range(STEPS):
+        leave = now + max(COMPUTE.values())
+        for rank, writer in writers.items():
+            arrival = now + COMPUTE[rank]
+            writer.file_writer.add_scalar(SYNC_TAG, leave - arrival, step, leave + SHIFT[rank])  # type: ignore[union-attr]
+            writer.add_scalar("loss", 10.0 / (step + 1) + rank, step, walltime=leave + SHIFT[rank] + 0.001)
+        now = leave
+    for writer in writers.values():
+        writer.close()
+    with SummaryWriter(root / "single", per_rank=False) as writer:
+        writer.add_scalar("loss", 1.0, 0)
+
+
+@pytest.fixture(scope="module")
+def api(tmp_path_factory: pytest.TempPathFactory) -> Api:
+    root = tmp_path_factory.mktemp("distributed")
+    write_job(root)
+    with in_process(root) as served:
+        yield served  # type: ignore[misc]
+
+
+def test_runs_lists_the_distributed_run_with_offsets_and_the_straggler(api: Api) -> None:
+    body = api.get("/api/distributed/runs").json()
+    assert [run["run"] for run in body["runs"]] == ["job"]
+    job = body["runs"][0]
+    assert job["world_size"] == 3 and job["clock_source"] == "sync" and job["tags"] == ["loss"]
+    by_rank = {rank["rank"]: rank for rank in job["ranks"]}
+    assert by_rank[1]["offset_ms"] == pytest.approx(2000, abs=1e-3)
+    assert by_rank[2]["straggler"] and not by_rank[0]["straggler"]
+    assert by_rank[2]["score"] == pytest.approx(0.10 / 0.14, abs=1e-4) and by_rank[2]["flagged"]
+    assert job["straggler"]["rank"] == 2
+    assert job["straggler"]["cost_s"] == pytest.approx(STEPS * 0.08, abs=1e-4)  # float32 waits, float64 times
+    assert job["sync_delay_ms"]["median"] == pytest.approx(40, abs=1e-3)
+
+
+def test_series_aggregates_by_step_and_aligns_each_ranks_line(api: Api) -> None:
+    body = api.get("/api/distributed/series", run="job", tag="loss").json()
+    assert body["step"] == list(range(STEPS))
+    assert body["mean"][0] == pytest.approx(11.0) and body["min"][0] == pytest.approx(10.0)
+    assert body["min_rank"][0] == 0 and body["max_rank"][0] == 2 and body["count"][0] == 3
+    lines = {line["rank"]: line for line in body["ranks"]}
+    # Aligned: rank 1's clock is 2 s ahead, yet all ranks start at (relative) time 0 and keep step.
+    assert [line["time"][0] for line in lines.values()] == pytest.approx([0, 0, 0], abs=1e-6)
+    assert lines[1]["time"] == pytest.approx(lines[0]["time"], abs=1e-6)
+
+
+def test_unknown_runs_and_tags_are_404_naming_them(api: Api) -> None:
+    missing = api.get("/api/distributed/series", run="nope", tag="loss")
+    assert missing.status_code == 404 and "no distributed run 'nope'" in missing.json()["error"]
+    untagged = api.get("/api/distributed/series", run="job", tag="acc")
+    assert untagged.status_code == 404 and "'acc'" in untagged.json()["error"]
+    assert api.get("/api/distributed/series", run="job").status_code in (400, 422)
