@@ -204,17 +204,18 @@ def _has_scalar(logdir: LogDir, run: str, tag: str) -> bool:
         return False
 
 
-def _user_scalar_tags(logdir: LogDir, run: str) -> list[str]:
+def _user_scalar_tags(logdir: LogDir, run: str, system: bool) -> list[str]:
     try:
         tags = user_tags(logdir.run_info(run)).get("scalars", [])
     except KeyError:
         return []
-    return [tag for tag in tags if not tag.startswith(SYSTEM_PREFIX)]
+    return [tag for tag in tags if system or not tag.startswith(SYSTEM_PREFIX)]
 
 
-def common_tags(logdir: LogDir, group: RankGroup) -> list[str]:
-    """The scalar tags (system metrics aside) every rank of the group logs, sorted."""
-    sets = [set(_user_scalar_tags(logdir, run)) for run in group.ranks.values()]
+def common_tags(logdir: LogDir, group: RankGroup, *, system: bool = False) -> list[str]:
+    """The scalar tags every rank of the group logs, sorted; the system metrics (``sys/``, sampled on each rank's
+    own schedule, so useless for aligning clocks) only with ``system``."""
+    sets = [set(_user_scalar_tags(logdir, run, system)) for run in group.ranks.values()]
     return sorted(set.intersection(*sets)) if sets else []
 
 

@@ -3,35 +3,10 @@ ridgeline's writer: sync records with rank 2 late at every step, rank 1's clock 
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from ridgeline import SummaryWriter
-from ridgeline.format.tags import SYNC_TAG
 from tests.plugins.conftest import Api, in_process
-
-START = 1_700_000_000.0
-SHIFT = {0: 0.0, 1: 2.0, 2: 0.0}
-COMPUTE = {0: 0.10, 1: 0.10, 2: 0.14}
-STEPS = 30
-
-
-def write_job(root: Path) -> None:
-    """Each rank computes for COMPUTE[rank] s, then waits at the barrier for the slowest; its clock is SHIFT off."""
-    writers = {rank: SummaryWriter(root / "job", rank=rank) for rank in COMPUTE}
-    now = START
-    for step in range(STEPS):
-        leave = now + max(COMPUTE.values())
-        for rank, writer in writers.items():
-            arrival = now + COMPUTE[rank]
-            writer.file_writer.add_scalar(SYNC_TAG, leave - arrival, step, leave + SHIFT[rank])  # type: ignore[union-attr]
-            writer.add_scalar("loss", 10.0 / (step + 1) + rank, step, walltime=leave + SHIFT[rank] + 0.001)
-        now = leave
-    for writer in writers.values():
-        writer.close()
-    with SummaryWriter(root / "single", per_rank=False) as writer:
-        writer.add_scalar("loss", 1.0, 0)
+from tests.plugins.distributed.job_logs import STEPS, write_job
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +21,8 @@ def test_runs_lists_the_distributed_run_with_offsets_and_the_straggler(api: Api)
     body = api.get("/api/distributed/runs").json()
     assert [run["run"] for run in body["runs"]] == ["job"]
     job = body["runs"][0]
-    assert job["world_size"] == 3 and job["clock_source"] == "sync" and job["tags"] == ["loss"]
+    assert job["world_size"] == 3 and job["clock_source"] == "sync"
+    assert job["tags"] == ["loss", "sys/cpu/system_percent"]
     by_rank = {rank["rank"]: rank for rank in job["ranks"]}
     assert by_rank[1]["offset_ms"] == pytest.approx(2000, abs=1e-3)
     assert by_rank[2]["straggler"] and not by_rank[0]["straggler"]

@@ -31,7 +31,7 @@ def distributed_runs(request: Request) -> OrjsonResponse:
     logdir = logdir_of(request)
     runs = []
     for report in _cache(request).reports():
-        runs.append({**report.to_json(), "tags": common_tags(logdir, report.group)})
+        runs.append({**report.to_json(), "tags": common_tags(logdir, report.group, system=True)})
     return OrjsonResponse({"runs": runs})
 
 
