@@ -94,6 +94,17 @@ def distributed_identity(rank: int | None = None) -> dict[str, Any] | None:
     return identity or None
 
 
+def metadata_step() -> int | None:
+    """The step the run metadata record is written at: the job's restart count under torchelastic, so that each
+    restart's record stays visible beside the earlier ones (a record at the same step would supersede them), else
+    None (step 0)."""
+    try:
+        count = int(os.environ["TORCHELASTIC_RESTART_COUNT"])
+    except (KeyError, ValueError):
+        return None
+    return count if count >= 0 else None
+
+
 def collect(start_time: float, rank: int | None = None) -> dict[str, Any]:
     """The environment of this process, as plain JSON-able values (``rank``: the writer's, when it was given one)."""
     script = Path(sys.argv[0]).resolve().parent if sys.argv and sys.argv[0] else Path.cwd()

@@ -21,7 +21,7 @@ from ridgeline.format.proto import event_pb2, graph_pb2, hparams_pb2, summary_pb
 from ridgeline.format.tags import ANNOTATION_TAG, SYNC_TAG
 from ridgeline.writer import distributed, signals, summaries
 from ridgeline.writer.event_file import EventFileWriter
-from ridgeline.writer.run_metadata import run_metadata_summary, text_summary
+from ridgeline.writer.run_metadata import metadata_step, run_metadata_summary, text_summary
 from ridgeline.writer.values import INT64_MAX, INT64_MIN, check_tag, to_float, to_step
 
 
@@ -116,7 +116,7 @@ class SummaryWriter:
         self.file_writer: EventFileWriter | None = None
         self._get_file_writer()
         if record_run_metadata:
-            self._write_summary("SummaryWriter", run_metadata_summary(rank=rank), None, None)
+            self._write_summary("SummaryWriter", run_metadata_summary(rank=rank), metadata_step(), None)
         if session_start is not None:
             self._write_summary("SummaryWriter", session_start, None, None)
         _open_writers.add(self)

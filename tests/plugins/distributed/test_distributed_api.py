@@ -3,8 +3,11 @@ ridgeline's writer: sync records with rank 2 late at every step, rank 1's clock 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from ridgeline import SummaryWriter
 from tests.plugins.conftest import Api, in_process
 from tests.plugins.distributed.job_logs import STEPS, write_job
 
@@ -49,3 +52,22 @@ def test_unknown_runs_and_tags_are_404_naming_them(api: Api) -> None:
     untagged = api.get("/api/distributed/series", run="job", tag="acc")
     assert untagged.status_code == 404 and "'acc'" in untagged.json()["error"]
     assert api.get("/api/distributed/series", run="job").status_code in (400, 422)
+
+
+def test_a_restarted_job_stays_one_run_with_a_restart_marker_per_rank(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TORCHELASTIC_RUN_ID", "elastic-7")
+    monkeypatch.setenv("WORLD_SIZE", "2")
+    for restart in ("0", "1"):  # the job ran, died, and torchrun restarted it into the same directories
+        monkeypatch.setenv("TORCHELASTIC_RESTART_COUNT", restart)
+        for rank in (0, 1):
+            monkeypatch.setenv("RANK", str(rank))
+            with SummaryWriter(tmp_path / "job") as writer:
+                writer.add_scalar("loss", 1.0, int(restart) * 10)
+    with in_process(tmp_path) as served:
+        (job,) = served.get("/api/distributed/runs").json()["runs"]
+    assert job["run"] == "job" and job["world_size"] == 2
+    assert [(r["rank"], r["restart_count"]) for r in job["restarts"]] == [(0, 1), (1, 1)]
+    assert {r["run_id"] for r in job["ranks"]} == {"elastic-7"}
+    assert [r["restart_count"] for r in job["ranks"]] == [0, 0]  # each rank's first record: the job's first start
