@@ -41,11 +41,19 @@ def reference_rank(ranks: Sequence[int]) -> int:
     return 0 if 0 in ranks else min(ranks)
 
 
-def _differences(mine: Instants, theirs: Instants) -> np.ndarray:
-    keys, times = mine
-    ref_keys, ref_times = theirs
-    _, here, there = np.intersect1d(keys, ref_keys, assume_unique=True, return_indices=True)
-    return np.asarray(times[here] - ref_times[there], dtype=np.float64)
+def _channel_differences(channel: Mapping[int, Instants], ref: int) -> dict[int, np.ndarray]:
+    """Per rank of the channel, its times minus the reference's at the keys both have."""
+    ref_keys, ref_times = channel[ref]
+    out: dict[int, np.ndarray] = {}
+    for rank, (keys, times) in channel.items():
+        if rank == ref:
+            continue
+        if len(keys) == len(ref_keys) and np.array_equal(keys, ref_keys):
+            out[rank] = np.asarray(times, dtype=np.float64) - ref_times  # the usual case: the same steps
+            continue
+        _, here, there = np.intersect1d(keys, ref_keys, assume_unique=True, return_indices=True)
+        out[rank] = np.asarray(times[here] - ref_times[there], dtype=np.float64)
+    return out
 
 
 def estimate_offsets(channels: Sequence[Mapping[int, Instants]], reference: int | None = None) -> dict[int, Offset]:
@@ -58,15 +66,17 @@ def estimate_offsets(channels: Sequence[Mapping[int, Instants]], reference: int 
     if not ranks:
         return {}
     ref = reference_rank(ranks) if reference is None else reference
+    pooled: dict[int, list[np.ndarray]] = {rank: [] for rank in ranks}
+    for channel in channels:
+        if ref in channel:
+            for rank, found in _channel_differences(channel, ref).items():
+                pooled[rank].append(found)
     offsets: dict[int, Offset] = {}
     for rank in ranks:
         if rank == ref:
             offsets[rank] = Offset(0.0, 0.0, sum(len(channel[ref][0]) for channel in channels if ref in channel))
             continue
-        pooled = [
-            _differences(channel[rank], channel[ref]) for channel in channels if rank in channel and ref in channel
-        ]
-        differences = np.concatenate(pooled) if pooled else np.zeros(0)
+        differences = np.concatenate(pooled[rank]) if pooled[rank] else np.zeros(0)
         differences = differences[np.isfinite(differences)]
         if len(differences) == 0:
             offsets[rank] = Offset(float("nan"), float("nan"), 0)
