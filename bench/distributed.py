@@ -51,7 +51,8 @@ def synthetic(ranks: int, tags: int, steps: int, seed: int = 0) -> dict[str, Any
     instants = 1.7e9 + step * 0.2
     offsets = rng.normal(0, 0.5, ranks)
     offsets[0] = 0.0
-    values = {t: [np.exp(-step / 3000) + rng.normal(0, 0.01, steps) + r * 1e-3 for r in range(ranks)] for t in range(tags)}
+    curve = np.exp(-step / 3000)
+    values = {t: [curve + rng.normal(0, 0.01, steps) + r * 1e-3 for r in range(ranks)] for t in range(tags)}
     walls = [instants + offsets[r] + rng.normal(0, 0.002, steps) for r in range(ranks)]
     compute = 0.15 + rng.uniform(0, 0.02, ranks)
     compute[7] = 0.2  # a straggler
@@ -178,7 +179,8 @@ def main() -> int:
         assert report.clock_source == "steps" and len(report.offsets) == args.ranks
     stored = args.ranks * args.tags * args.logdir_steps
     results["logdir"] = {"points": stored, "write_s": written, "report_s": report_s, "one_tag_s": tag_s}
-    print(f"through a log directory, {args.ranks} ranks × {args.tags} tags × {args.logdir_steps:,} steps ({stored:,} points)")
+    shape = f"{args.ranks} ranks × {args.tags} tags × {args.logdir_steps:,} steps"
+    print(f"through a log directory, {shape} ({stored:,} points)")
     print(f"  report (offsets from steps, step rates) {report_s:.3f} s   one tag across ranks {tag_s * 1000:.1f} ms")
 
     cost = sampler_cost(5 if args.quick else 50)
@@ -187,7 +189,8 @@ def main() -> int:
         print(f"system metrics: {cost['error']}")
     else:
         print(f"system metrics sampler: {cost['cpu_ms_per_sample']:.2f} ms CPU per sample (GPUs: {cost['gpus']})")
-        print(f"  {cost['percent_of_a_core_at_1s']:.3f} % of a core at 1 s, {cost['percent_of_a_core_at_10s']:.4f} % at 10 s")
+        at_1s, at_10s = cost["percent_of_a_core_at_1s"], cost["percent_of_a_core_at_10s"]
+        print(f"  {at_1s:.3f} % of a core at 1 s, {at_10s:.4f} % at 10 s")
         print(f"  {'PASS' if cost['percent_of_a_core_at_10s'] < 1 else 'FAIL'} under 1 % of a core at 10 s")
     if args.json:
         args.json.write_text(json.dumps(results, indent=2))
