@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.helpers import ServedLogdir, open_dashboard
+from tests.browser.helpers import ServedLogdir, card, open_dashboard
 from tests.plugins.distributed.job_logs import STEPS, write_job
 
 
@@ -74,3 +74,14 @@ def test_system_metrics_are_a_collapsed_section(page: Page, url: str) -> None:
     expect(system).to_have_count(0)
     page.get_by_test_id("distributed-system-toggle").click()
     expect(system.and_(page.locator("[data-ready=true]"))).to_have_count(1)
+
+
+def test_the_scalars_page_starts_with_the_system_metrics_collapsed(page: Page, url: str) -> None:
+    open_dashboard(page, url.replace("?tab=distributed", "?tab=scalars"))
+    system = page.locator('section[data-group="sys"] h2 button')
+    expect(system).to_have_attribute("aria-expanded", "false")
+    expect(card(page, "loss")).to_be_visible()
+    expect(card(page, "sys/cpu/system_percent")).to_have_count(0)
+    system.click()
+    expect(system).to_have_attribute("aria-expanded", "true")
+    expect(card(page, "sys/cpu/system_percent")).to_be_visible()
