@@ -287,6 +287,12 @@ def _step_rate_series(
     return {rank: (keys, times) for rank, (keys, times) in longest.items()}
 
 
+def _shift(offsets: dict[int, Offset], rank: int) -> float:
+    """What to subtract from ``rank``'s wall times to align them (0 where its offset is unknown)."""
+    offset = offsets.get(rank)
+    return offset.offset if offset is not None and np.isfinite(offset.offset) else 0.0
+
+
 def _utilisation(logdir: LogDir, group: RankGroup, offsets: dict[int, Offset]) -> Spread | None:
     per_rank: dict[int, tuple[np.ndarray, np.ndarray]] = {}
     intervals = []
@@ -306,9 +312,7 @@ def _utilisation(logdir: LogDir, group: RankGroup, offsets: dict[int, Offset]) -
         mean = np.bincount(inverse, weights=value) / np.bincount(inverse)
         when = np.zeros(len(keys))
         np.maximum.at(when, inverse, wall)
-        offset = offsets.get(rank)
-        shift = offset.offset if offset is not None and np.isfinite(offset.offset) else 0.0
-        per_rank[rank] = (when - shift, mean)
+        per_rank[rank] = (when - _shift(offsets, rank), mean)
         if len(when) > 1:
             intervals.append(float(np.median(np.diff(when))))
     if len(per_rank) < 2 or not intervals:
@@ -343,11 +347,9 @@ def tag_across_ranks(logdir: LogDir, report: DistributedReport, tag: str) -> Tag
         found = _scalars(logdir, run, tag)
         if found is None:
             continue
-        offset = report.offsets.get(rank)
-        shift = offset.offset if offset is not None and np.isfinite(offset.offset) else 0.0
         ranks.append(rank)
         steps.append(found[0])
-        walls.append(found[1] - shift)
+        walls.append(found[1] - _shift(report.offsets, rank))
         values.append(found[2])
     if not ranks:
         raise KeyError(f"no rank of {report.group.name!r} logs the scalar tag {tag!r}")
