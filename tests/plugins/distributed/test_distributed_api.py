@@ -71,3 +71,20 @@ def test_a_restarted_job_stays_one_run_with_a_restart_marker_per_rank(
     assert [(r["rank"], r["restart_count"]) for r in job["restarts"]] == [(0, 1), (1, 1)]
     assert {r["run_id"] for r in job["ranks"]} == {"elastic-7"}
     assert [r["restart_count"] for r in job["ranks"]] == [0, 0]  # each rank's first record: the job's first start
+
+
+def test_load_balance_from_gpu_utilisation_and_queue_depth(tmp_path: Path) -> None:
+    """Rank 1's GPU idles at 40 % while rank 0's runs at 95 %, and its data-loader queue is empty every other step."""
+    for rank, utilisation in ((0, 95.0), (1, 40.0)):
+        with SummaryWriter(tmp_path / "job", rank=rank) as writer:
+            for sample in range(20):
+                wall = 1_700_000_000.0 + sample * 10
+                writer.add_scalar("sys/gpu0/utilization_percent", utilisation, sample, walltime=wall)
+                depth = 0.0 if rank == 1 and sample % 2 else 4.0
+                writer.add_scalar("data/queue_depth", depth, sample, walltime=wall + 0.5)
+    with in_process(tmp_path) as served:
+        (job,) = served.get("/api/distributed/runs").json()["runs"]
+    balance = job["load_balance"]
+    assert balance["gpu_utilisation_std_pp"] == pytest.approx(27.5)
+    assert balance["gpu_utilisation_flagged"] is True
+    assert balance["input_bound_ranks"] == [1]
