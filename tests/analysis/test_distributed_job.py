@@ -147,3 +147,25 @@ def test_ranks_table_names_the_straggler(job_logdir: Path) -> None:
     assert result.exit_code == 0, result.output
     assert f"straggler rank {SLOW_RANK}" in result.output
     assert "with_sync: 4 ranks" in result.output and "no_sync: 4 ranks" in result.output
+
+
+def test_ranks_says_when_there_is_no_distributed_run_and_refuses_a_bad_pattern(tmp_path: Path) -> None:
+    from ridgeline import SummaryWriter
+
+    with SummaryWriter(tmp_path / "plain", per_rank=False) as writer:
+        writer.add_scalar("loss", 1.0, 0)
+    runner = CliRunner()
+    result = runner.invoke(main, ["ranks", "--logdir", str(tmp_path), "--no-cache"])
+    assert result.exit_code == 0 and "No distributed runs" in result.output
+    assert runner.invoke(main, ["ranks", "--logdir", str(tmp_path), "--json", "--no-cache"]).output == ""
+    bad = runner.invoke(main, ["ranks", "--logdir", str(tmp_path), "--run", "(unclosed"])
+    assert bad.exit_code == 2 and "--run" in bad.output and "not a valid regular expression" in bad.output
+    # A layout of the user's own: group 1 names the job, the run's last number is the rank; "plain" has no number.
+    for worker in (1, 2):
+        with SummaryWriter(tmp_path / "exp" / f"worker-{worker}", per_rank=False) as writer:
+            writer.add_scalar("loss", 1.0, 0)
+    pattern = r"^(\w+)/worker-|^plain"
+    grouped = runner.invoke(main, ["ranks", "--logdir", str(tmp_path), "--run", pattern, "--json", "--no-cache"])
+    assert grouped.exit_code == 0, grouped.output
+    (report,) = [json.loads(line) for line in grouped.output.splitlines()]
+    assert report["run"] == "exp" and [r["rank"] for r in report["ranks"]] == [1, 2]
