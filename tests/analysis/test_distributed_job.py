@@ -169,3 +169,14 @@ def test_ranks_says_when_there_is_no_distributed_run_and_refuses_a_bad_pattern(t
     assert grouped.exit_code == 0, grouped.output
     (report,) = [json.loads(line) for line in grouped.output.splitlines()]
     assert report["run"] == "exp" and [r["rank"] for r in report["ranks"]] == [1, 2]
+
+
+@pytest.mark.slow
+def test_diagnose_names_the_straggler_of_the_job(job_logdir: Path) -> None:
+    result = CliRunner().invoke(main, ["diagnose", "--logdir", str(job_logdir), "--json", "--no-cache"])
+    assert result.exit_code == 0, result.output
+    notes = [json.loads(line) for line in result.output.splitlines()]
+    stragglers = [note for note in notes if note["kind"] == "straggler"]
+    assert [(note["run"], note["evidence"]["rank"]) for note in stragglers] == [("with_sync", SLOW_RANK)]
+    table = CliRunner().invoke(main, ["diagnose", "--logdir", str(job_logdir), "--no-cache"], terminal_width=200)
+    assert f"straggler in with_sync: rank {SLOW_RANK} is the straggler" in table.output

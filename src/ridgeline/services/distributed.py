@@ -385,3 +385,38 @@ class DistributedCache:
 def _names(reports: Iterable[DistributedReport]) -> str:
     names = [repr(r.group.name) for r in reports]
     return ", ".join(names) if names else "none"
+
+
+def straggler_notes(logdir: LogDir, runs: Iterable[str] | None = None) -> list[dict[str, Any]]:
+    """What ``ridgeline diagnose`` adds about distributed runs: one note per named straggler, in the shape of a
+    diagnosis finding (``{"run", "kind": "straggler", "confidence", "step", "tags", "evidence", "message"}``),
+    for the distributed runs with a rank among ``runs`` (default: all)."""
+    wanted = None if runs is None else set(runs)
+    notes = []
+    for report in analyse_all(logdir):
+        straggler = report.sync.straggler
+        if straggler is None or (wanted is not None and not wanted & set(report.group.ranks.values())):
+            continue
+        score = report.sync.scores[straggler]
+        if report.sync.method == "sync":
+            how = f"arrived last at {score.last_count} of {len(report.sync.steps)} synchronisations"
+            cost = f", costing the other ranks {report.sync.straggler_cost:.3f} s of waiting"
+        else:
+            how, cost = "steps slower than the others", ""
+        notes.append(
+            {
+                "run": report.group.name,
+                "kind": "straggler",
+                "confidence": round(1.0 - score.score, 3) if score.flagged else 0.5,
+                "step": None,
+                "tags": [SYNC_TAG] if report.sync.method == "sync" else [],
+                "evidence": {
+                    "rank": straggler,
+                    "run": report.group.ranks[straggler],
+                    "score": round(score.score, 4),
+                    "cost_s": round(report.sync.straggler_cost, 6),
+                },
+                "message": f"rank {straggler} is the straggler: it {how} (score {score.score:.2f}){cost}.",
+            }
+        )
+    return notes
