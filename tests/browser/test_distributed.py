@@ -85,3 +85,9 @@ def test_the_scalars_page_starts_with_the_system_metrics_collapsed(page: Page, u
     system.click()
     expect(system).to_have_attribute("aria-expanded", "true")
     expect(card(page, "sys/cpu/system_percent")).to_be_visible()
+
+
+def test_the_insights_panel_names_the_straggler(page: Page, url: str) -> None:
+    page.goto(url.replace("?tab=distributed", "?tab=insights"))
+    panel = page.get_by_test_id("insights-stragglers")
+    expect(panel).to_contain_text("job: rank 2 keeps the others waiting (score 0.71)")
