@@ -1,6 +1,7 @@
 """System metrics: sampled into sys/ tags by a background thread, on this machine (GPU tags exactly when NVML finds
-a GPU: absent without one, and no error); the NVML readings' conversion checked on values recorded from a device
-(a stand-in for the pynvml module: the NVIDIA library itself cannot be loaded without a driver)."""
+a GPU: absent without one, and no error); the NVML readings' conversion checked through a stand-in for the pynvml
+module (the NVIDIA library cannot be loaded without a driver) answering values typical of an H100 80GB, written by
+hand in NVML's units."""
 
 from __future__ import annotations
 
@@ -60,9 +61,9 @@ class NVMLError(Exception):
     pass
 
 
-def recorded_nvml(*, power: bool = True, gpm: bool = True, init_fails: bool = False) -> SimpleNamespace:
-    """The pynvml calls the sampler makes, answering what an H100 80GB answered (nvidia-smi's units: bytes,
-    milliwatts, MHz); device 1 optionally without a power reading, as some boards are."""
+def handwritten_nvml(*, power: bool = True, gpm: bool = True, init_fails: bool = False) -> SimpleNamespace:
+    """The pynvml calls the sampler makes, answering values typical of an H100 80GB in NVML's units (bytes,
+    milliwatts, MHz; written by hand, not recorded); device 1 optionally without a power reading, as some boards."""
     gib = 1 << 30
 
     def init() -> None:
@@ -110,7 +111,7 @@ def recorded_nvml(*, power: bool = True, gpm: bool = True, init_fails: bool = Fa
 
 
 def test_nvml_readings_become_gpu_tags_in_their_units() -> None:
-    sampler = GpuSampler.from_module(recorded_nvml(power=False), local_rank=None)
+    sampler = GpuSampler.from_module(handwritten_nvml(power=False), local_rank=None)
     assert sampler is not None
     readings = sampler.sample()
     assert readings["sys/gpu0/utilization_percent"] == 97
@@ -123,14 +124,14 @@ def test_nvml_readings_become_gpu_tags_in_their_units() -> None:
 
 
 def test_a_rank_samples_only_its_own_gpu_and_no_driver_means_no_gpu_tags() -> None:
-    sampler = GpuSampler.from_module(recorded_nvml(), local_rank=1)
+    sampler = GpuSampler.from_module(handwritten_nvml(), local_rank=1)
     assert sampler is not None and {tag.split("/")[1] for tag in sampler.sample()} == {"gpu1"}
-    assert GpuSampler.from_module(recorded_nvml(init_fails=True), local_rank=None) is None
+    assert GpuSampler.from_module(handwritten_nvml(init_fails=True), local_rank=None) is None
 
 
-def test_a_writer_with_recorded_gpus_logs_their_tags(tmp_path: Path) -> None:
+def test_a_writer_with_stand_in_gpus_logs_their_tags(tmp_path: Path) -> None:
     with SummaryWriter(tmp_path, per_rank=False) as writer:
-        sampler = SystemMetrics(writer, 60, gpu=GpuSampler.from_module(recorded_nvml(), local_rank=None))
+        sampler = SystemMetrics(writer, 60, gpu=GpuSampler.from_module(handwritten_nvml(), local_rank=None))
         sampler.sample_once()
         sampler.stop()
     tags = ridgeline.open(tmp_path).tags(".")["scalars"]
