@@ -12,8 +12,9 @@ from ridgeline._version import __version__
 if TYPE_CHECKING:
     from ridgeline.api import open
     from ridgeline.writer.summary_writer import SummaryWriter
+    from ridgeline.writer.system_metrics import log_system_metrics
 
-__all__ = ["SummaryWriter", "__version__", "open"]
+__all__ = ["SummaryWriter", "__version__", "log_system_metrics", "open"]
 
 
 def __getattr__(name: str) -> Any:
@@ -25,4 +26,8 @@ def __getattr__(name: str) -> Any:
         from ridgeline.writer.summary_writer import SummaryWriter
 
         return SummaryWriter
+    if name == "log_system_metrics":
+        from ridgeline.writer.system_metrics import log_system_metrics
+
+        return log_system_metrics
     raise AttributeError(f"module 'ridgeline' has no attribute {name!r}")

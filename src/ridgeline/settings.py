@@ -53,7 +53,7 @@ class Setting:
 
 
 # The commands that read a log directory.
-READING = ("alerts", "check", "compare", "diagnose", "export", "report", "search", "serve")
+READING = ("alerts", "check", "compare", "diagnose", "export", "ranks", "report", "search", "serve")
 
 SETTINGS: tuple[Setting, ...] = (
     Setting("port", int, 6006, "Port; 0 picks a free one.", ("serve",), minimum=0, maximum=65535),

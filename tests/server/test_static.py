@@ -111,6 +111,7 @@ BUILTIN = [
     "projector",
     "graphs",
     "insights",
+    "distributed",
     "search",
 ]
 

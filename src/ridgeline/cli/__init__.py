@@ -22,6 +22,7 @@ COMMANDS = (
     "demo",
     "diagnose",
     "export",
+    "ranks",
     "report",
     "search",
     "serve",

@@ -90,6 +90,7 @@ def diagnose(
 
     from ridgeline.analysis.diagnosis import DiagnosisConfig
     from ridgeline.services.diagnosis import diagnose_logdir
+    from ridgeline.services.distributed import straggler_notes
 
     config = read_config(config_path, "diagnosis config", DiagnosisConfig.from_mapping, "--config") or DiagnosisConfig()
     if min_confidence is not None:
@@ -100,11 +101,17 @@ def diagnose(
     runs = [r for r in opened.runs() if pattern is None or pattern.search(r)]
     with err.status(f"diagnosing {len(runs)} runs"):
         found = diagnose_logdir(opened, runs, config)
+        stragglers = straggler_notes(opened, runs)  # distributed runs: docs/distributed.md
     if as_json:
         for finding in found:
             click.echo(json_line(finding))
+        for note in stragglers:
+            click.echo(orjson.dumps(note).decode())
         return
-    if not found:
+    if not found and not stragglers:
         Console().print(f"No problems found in {len(runs)} run{'s' if len(runs) != 1 else ''}.")
         return
-    Console().print(findings_table(found, len(runs)))
+    if found:
+        Console().print(findings_table(found, len(runs)))
+    for note in stragglers:
+        Console().print(f"[bold red]straggler[/] in {note['run']}: {note['message']}")

@@ -3,6 +3,11 @@
 Stored as a text summary under ``RUN_METADATA_TAG`` (:mod:`ridgeline.format.tags`) holding a fenced JSON block
 (:mod:`ridgeline.format.run_metadata`), so TensorBoard shows it as readable text and ridgeline parses it back.
 Annotations use ``ANNOTATION_TAG`` the same way (plain text).
+
+Under a distributed launcher the record also says which rank wrote it (``distributed``): torchrun's run id and
+restart count, the rank, local rank, world size and group (node) rank, as the launcher's environment gives them.
+``RANK`` alone does not identify a process across restarts (an elastic restart may renumber the ranks), so the
+reader keys a rank by (run id, restart count, rank, host) — host and pid are recorded for every run.
 """
 
 from __future__ import annotations
@@ -21,6 +26,16 @@ from ridgeline.format.run_metadata import render
 from ridgeline.format.tags import RUN_METADATA_TAG, TEXT_PLUGIN
 
 _GIT_TIMEOUT_S = 2.0
+
+# The launcher's variables recorded per rank: (key in the record, environment variable, integer?).
+_DISTRIBUTED_VARIABLES = (
+    ("run_id", "TORCHELASTIC_RUN_ID", False),
+    ("restart_count", "TORCHELASTIC_RESTART_COUNT", True),
+    ("rank", "RANK", True),
+    ("local_rank", "LOCAL_RANK", True),
+    ("world_size", "WORLD_SIZE", True),
+    ("group_rank", "GROUP_RANK", True),
+)
 
 
 def text_summary(tag: str, text: str) -> summary_pb2.Summary:
@@ -59,8 +74,39 @@ def _git_info(start: Path) -> dict[str, Any] | None:
     return {"commit": commit, "dirty": bool(status) if status is not None else None}
 
 
-def collect(start_time: float) -> dict[str, Any]:
-    """The environment of this process, as plain JSON-able values."""
+def _as_int(text: str) -> int | str:
+    try:
+        return int(text)
+    except ValueError:
+        return text  # kept as written: the record never drops what the launcher said
+
+
+def distributed_identity(rank: int | None = None) -> dict[str, Any] | None:
+    """Which rank of which job this process is, from the launcher's environment (torchrun, torch.distributed.launch,
+    or any launcher that sets ``RANK``); ``rank`` given to the writer wins over ``RANK``. None outside a job."""
+    identity: dict[str, Any] = {}
+    for key, variable, integer in _DISTRIBUTED_VARIABLES:
+        value = os.environ.get(variable)
+        if value is not None:
+            identity[key] = _as_int(value) if integer else value
+    if rank is not None:
+        identity["rank"] = rank
+    return identity or None
+
+
+def metadata_step() -> int | None:
+    """The step the run metadata record is written at: the job's restart count under torchelastic, so that each
+    restart's record stays visible beside the earlier ones (a record at the same step would supersede them), else
+    None (step 0)."""
+    try:
+        count = int(os.environ["TORCHELASTIC_RESTART_COUNT"])
+    except (KeyError, ValueError):
+        return None
+    return count if count >= 0 else None
+
+
+def collect(start_time: float, rank: int | None = None) -> dict[str, Any]:
+    """The environment of this process, as plain JSON-able values (``rank``: the writer's, when it was given one)."""
     script = Path(sys.argv[0]).resolve().parent if sys.argv and sys.argv[0] else Path.cwd()
     info: dict[str, Any] = {
         "start_time": start_time,
@@ -79,8 +125,11 @@ def collect(start_time: float) -> dict[str, Any]:
         if version is not None:
             versions[module] = str(version)
     info["versions"] = versions
+    identity = distributed_identity(rank)
+    if identity is not None:
+        info["distributed"] = identity
     return info
 
 
-def run_metadata_summary(start_time: float | None = None) -> summary_pb2.Summary:
-    return text_summary(RUN_METADATA_TAG, render(collect(time.time() if start_time is None else start_time)))
+def run_metadata_summary(start_time: float | None = None, rank: int | None = None) -> summary_pb2.Summary:
+    return text_summary(RUN_METADATA_TAG, render(collect(time.time() if start_time is None else start_time, rank)))

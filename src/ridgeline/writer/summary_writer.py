@@ -13,15 +13,15 @@ import socket
 import sys
 import time
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
 from ridgeline.format.proto import event_pb2, graph_pb2, hparams_pb2, summary_pb2
-from ridgeline.format.tags import ANNOTATION_TAG, CONSOLE_TAG, NOTES_TAG
-from ridgeline.writer import console, signals, summaries
+from ridgeline.format.tags import ANNOTATION_TAG, CONSOLE_TAG, NOTES_TAG, SYNC_TAG
+from ridgeline.writer import console, distributed, signals, summaries
 from ridgeline.writer.event_file import EventFileWriter
-from ridgeline.writer.run_metadata import run_metadata_summary, text_summary
+from ridgeline.writer.run_metadata import metadata_step, run_metadata_summary, text_summary
 from ridgeline.writer.values import INT64_MAX, INT64_MIN, check_tag, to_float, to_step
 
 
@@ -61,6 +61,9 @@ class SummaryWriter:
             SIGHUP, then do what the signal would have done (see ``ridgeline.writer.signals``); False opts out.
         capture_console: tee this process's stdout and stderr lines into the run (with their time and the
             current step), batched, until close (see ``ridgeline.writer.console``).
+        system_metrics: sample CPU, memory, disk, network and NVIDIA GPU figures into ``sys/...`` tags from a
+            background thread (``ridgeline.writer.system_metrics``); True samples every 10 s, a number every that
+            many seconds.
     """
 
     def __init__(
@@ -78,6 +81,7 @@ class SummaryWriter:
         record_run_metadata: bool = True,
         flush_on_signals: bool = True,
         capture_console: bool = False,
+        system_metrics: bool | float = False,
     ) -> None:
         if log_dir is not None and not isinstance(log_dir, str | os.PathLike):
             raise TypeError(f"SummaryWriter: log_dir must be a path (str or os.PathLike), got {type(log_dir).__name__}")
@@ -115,7 +119,7 @@ class SummaryWriter:
         self.file_writer: EventFileWriter | None = None
         self._get_file_writer()
         if record_run_metadata:
-            self._write_summary("SummaryWriter", run_metadata_summary(), None, None)
+            self._write_summary("SummaryWriter", run_metadata_summary(rank=rank), metadata_step(), None)
         if session_start is not None:
             self._write_summary("SummaryWriter", session_start, None, None)
         _open_writers.add(self)
@@ -126,6 +130,12 @@ class SummaryWriter:
         self._console: console.ConsoleCapture | None = None
         if capture_console:
             self._console = console.ConsoleCapture(self._write_console, lambda: self._step)
+        self._system_metrics: Any = None
+        if system_metrics is not False:
+            from ridgeline.writer.system_metrics import DEFAULT_INTERVAL_S, SystemMetrics
+
+            interval = DEFAULT_INTERVAL_S if system_metrics is True else system_metrics
+            self._system_metrics = SystemMetrics(self, interval, method="SummaryWriter", argument="system_metrics")
 
     # --- files -----------------------------------------------------------------------------------------------
     def _get_file_writer(self) -> EventFileWriter:
@@ -498,6 +508,17 @@ class SummaryWriter:
         if writer is not None:  # lines printed after close are not this run's
             writer.add_event(event_pb2.Event(summary=console.lines_summary(CONSOLE_TAG, lines)), step)
 
+    def sync_step(self, step: Any, barrier: Callable[[], object] | None = None) -> None:
+        """Call once per step where the ranks synchronise: records when this rank arrived, waits at ``barrier``
+        (default: ``torch.distributed.barrier()`` when a process group is initialised) and records when it left.
+        ``ridgeline ranks`` aligns the ranks' clocks and names stragglers from these records (docs/distributed.md).
+        """
+        if barrier is not None and not callable(barrier):
+            raise TypeError(f"sync_step: barrier must be a callable taking no argument, got {type(barrier).__name__}")
+        checked = to_step(step, method="sync_step", argument="step")
+        arrival, departure = distributed.synchronise(barrier)
+        (self.file_writer or self._get_file_writer()).add_scalar(SYNC_TAG, departure - arrival, checked, departure)
+
     # --- lifecycle -----------------------------------------------------------------------------------------
     def flush(self) -> None:
         """Return once everything added so far is written to the event files."""
@@ -511,6 +532,9 @@ class SummaryWriter:
         if self._console is not None:
             self._console.stop()
             self._console = None
+        if self._system_metrics is not None:
+            self._system_metrics.stop()
+            self._system_metrics = None
         self._end_session(hparams_pb2.STATUS_SUCCESS)
         _open_writers.discard(self)
         writers = self._writers()

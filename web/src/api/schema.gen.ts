@@ -145,6 +145,52 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/distributed/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Distributed Runs
+         * @description ``{"runs": [{"run", "world_size", "clock_source", "ranks": [{"rank", "run", "host", "offset_ms",
+         *     "offset_uncertainty_ms", "score", "flagged", "straggler", ...}], "sync_delay_ms": {"median", "p95"} | null,
+         *     "straggler": {"rank", "cost_s"} | null, "restarts", "load_balance", "tags"}]}``: every distributed run (runs
+         *     named ``.../rank{N}``), as ``ridgeline ranks --json`` prints them, with the scalar tags all its ranks log.
+         */
+        get: operations["distributed_runs_api_distributed_runs_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/distributed/series": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Distributed Series
+         * @description One tag across the ranks of ``run``: per step (every step any rank logged) ``mean``, ``median``, ``min``,
+         *     ``max``, ``std``, ``count`` and the ranks of the min and max (``min_rank``, ``max_rank``); and ``ranks``, each
+         *     rank's own line ``{"rank", "step", "time", "value"}`` with ``time`` in seconds since the first point on aligned
+         *     clocks (each rank's offset subtracted). 404 for an unknown run or a tag no rank logs.
+         */
+        get: operations["distributed_series_api_distributed_series_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/distributions": {
         parameters: {
             query?: never;
@@ -1418,6 +1464,69 @@ export interface operations {
                 };
             };
             /** @description unknown run */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    distributed_runs_api_distributed_runs_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+        };
+    };
+    distributed_series_api_distributed_series_get: {
+        parameters: {
+            query: {
+                /** @description a distributed run's name, as /api/distributed/runs lists it */
+                run: string;
+                /** @description a scalar tag its ranks log */
+                tag: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description a missing or malformed parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such run, tag or step */
             404: {
                 headers: {
                     [name: string]: unknown;

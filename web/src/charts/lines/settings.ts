@@ -58,7 +58,8 @@ export function useSettings(): SettingsApi {
   const [phases, setPhases] = useUrlState("s.phases", false);
   const [forecast, setForecast] = useUrlState("s.forecast", false);
   const [pinned, setPinned] = useUrlState<string[]>("s.pinned", []);
-  const [collapsed, setCollapsed] = useUrlState<string[]>("s.collapsed", []);
+  // The system metrics (sys/..., SummaryWriter(system_metrics=True)) start collapsed: context, not the curves.
+  const [collapsed, setCollapsed] = useUrlState<string[]>("s.collapsed", ["sys"]);
   const [combine, setCombine] = useUrlState<string[]>("s.combine", []);
   const settings = useMemo<Settings>(
     () => ({

@@ -10,6 +10,7 @@ import { useUrlState } from "@app/state";
 import type { DashboardProps } from "@app/types";
 import { formatNumber, formatStep } from "@charts/format";
 import { registry } from "@charts/registry";
+import { StragglersPanel } from "./stragglers";
 import { fetchDiagnosis, notificationsOn, notificationsSupported, setNotifications, useAlerts } from "./data";
 import {
   ALERT_KINDS,
@@ -126,6 +127,7 @@ export function InsightsDashboard({ runs, tagFilter, tick }: DashboardProps) {
         tagFilter={tagFilter}
         open={open}
       />
+      <StragglersPanel tick={tick} runs={runs.map((r) => r.run)} />
       <FindingsPanel findings={findings} checked={checked} error={diagError} runs={runs.map((r) => r.run)} open={open} />
     </div>
   );

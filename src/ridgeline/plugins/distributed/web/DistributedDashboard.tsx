@@ -1,0 +1,138 @@
+/**
+ * The distributed dashboard: the ranks of a distributed run as one run. A summary (clock source, sync delay,
+ * straggler and what it cost), a table of ranks (host, clock offset ± uncertainty, score, flags), then a chart
+ * per tag all ranks log — aggregated (statistic and band selectable) or every rank's line, against the step or
+ * aligned relative time. System metric tags (sys/...) come last, in their own section, collapsed at first.
+ * Settings live in the URL ("dist.*").
+ */
+import { useEffect, useState } from "preact/hooks";
+import { getJson } from "@api/client";
+import { useUrlState } from "@app/state";
+import type { DashboardProps } from "@app/types";
+import { formatOffset, splitTags, type BandKind, type DistributedRun, type RunsAnswer, type Statistic, type View, type XAxis } from "./model";
+import { RankChart } from "./RankChart";
+
+function Select<T extends string>(props: { label: string; testId: string; value: T; options: [T, string][]; set: (v: T) => void }) {
+  return (
+    <label class="rl-field">
+      <span>{props.label}</span>
+      <select data-testid={props.testId} value={props.value} onChange={(e) => props.set((e.target as HTMLSelectElement).value as T)}>
+        {props.options.map(([v, text]) => (
+          <option key={v} value={v}>
+            {text}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+function Summary({ run }: { run: DistributedRun }) {
+  const parts = [`${run.world_size} ranks`, `clocks aligned from ${run.clock_source === "sync" ? "sync records" : run.clock_source === "steps" ? "logged steps" : "nothing (no common steps)"}`];
+  if (run.sync_delay_ms) parts.push(`sync delay median ${run.sync_delay_ms.median.toFixed(1)} ms, p95 ${run.sync_delay_ms.p95.toFixed(1)} ms`);
+  const lb = run.load_balance;
+  if (lb.gpu_utilisation_std_pp !== null) parts.push(`GPU utilisation spread ${lb.gpu_utilisation_std_pp.toFixed(1)} pp${lb.gpu_utilisation_flagged ? " (over 5 pp)" : ""}`);
+  if (lb.input_bound_ranks.length) parts.push(`input-bound: rank ${lb.input_bound_ranks.join(", ")}`);
+  if (run.restarts.length) parts.push(`${run.restarts.length} restart(s)`);
+  return (
+    <div class="rl-dist-summary">
+      <p data-testid="distributed-summary">{parts.join(" · ")}</p>
+      {run.straggler && (
+        <p class="rl-dist-straggler" data-testid="distributed-straggler" role="status">
+          Straggler: rank {run.straggler.rank}, which cost the other ranks {run.straggler.cost_s.toFixed(3)} s of waiting.
+        </p>
+      )}
+    </div>
+  );
+}
+
+function RankTable({ run }: { run: DistributedRun }) {
+  const scoreTitle = run.score_source === "sync" ? "the best rank's time to reach the barrier over this rank's" : "this rank's step rate over the fastest rank's";
+  return (
+    <table class="rl-dist-table" data-testid="distributed-ranks">
+      <thead>
+        <tr>
+          <th>rank</th>
+          <th>host</th>
+          <th title="this rank's clock minus the reference rank's">offset (ms)</th>
+          <th title={scoreTitle}>score</th>
+          <th />
+        </tr>
+      </thead>
+      <tbody>
+        {run.ranks.map((r) => (
+          <tr key={r.rank} data-rank={r.rank} class={r.straggler ? "rl-dist-late" : undefined}>
+            <td>{r.rank}</td>
+            <td>{r.host ?? ""}</td>
+            <td data-testid="distributed-offset">{formatOffset(r)}</td>
+            <td>{r.score === null ? "—" : r.score.toFixed(2)}</td>
+            <td data-testid="distributed-flag">{r.straggler ? "straggler" : r.flagged ? "slow" : ""}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+export function DistributedDashboard({ tick, tagFilter }: DashboardProps) {
+  const [runs, setRuns] = useState<DistributedRun[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [chosen, setChosen] = useUrlState<string>("dist.run", "");
+  const [view, setView] = useUrlState<View>("dist.view", "aggregate");
+  const [statistic, setStatistic] = useUrlState<Statistic>("dist.stat", "mean");
+  const [band, setBand] = useUrlState<BandKind>("dist.band", "minmax");
+  const [xAxis, setXAxis] = useUrlState<XAxis>("dist.x", "step");
+  const [systemOpen, setSystemOpen] = useUrlState<boolean>("dist.sys", false);
+
+  useEffect(() => {
+    const controller = new AbortController();
+    getJson<RunsAnswer>("/api/distributed/runs", undefined, { signal: controller.signal }).then(
+      (answer) => {
+        setRuns(answer.runs);
+        setError(null);
+      },
+      (err: unknown) => {
+        if (err instanceof DOMException && err.name === "AbortError") return;
+        setError(err instanceof Error ? err.message : String(err));
+      },
+    );
+    return () => controller.abort();
+  }, [tick]);
+
+  if (error) return <p class="rl-dist-error" role="alert">{error}</p>;
+  if (!runs) return <p class="rl-tc-empty">Loading distributed runs…</p>;
+  if (runs.length === 0) return <p class="rl-tc-empty">No distributed runs: runs named …/rank&#123;N&#125; (the writer's per-rank layout) form one.</p>;
+  const run = runs.find((r) => r.run === chosen) ?? runs[0];
+  const shown = run.tags.filter((t) => !tagFilter || tagFilter.test(t));
+  const { training, system } = splitTags(shown);
+  const chart = (tag: string) => <RankChart key={`${run.run}:${tag}`} run={run.run} tag={tag} view={view} statistic={statistic} band={band} xAxis={xAxis} tick={tick} />;
+  return (
+    <div class="rl-dist-page">
+      <div class="rl-toolbar" role="toolbar" aria-label="Distributed settings">
+        {runs.length > 1 && <Select label="Run" testId="distributed-run" value={run.run} options={runs.map((r) => [r.run, r.run])} set={setChosen} />}
+        <Select label="Show" testId="distributed-view" value={view} options={[["aggregate", "aggregate"], ["ranks", "every rank"]]} set={setView} />
+        {view === "aggregate" ? (
+          <>
+            <Select label="Line" testId="distributed-stat" value={statistic} options={[["mean", "mean"], ["median", "median"], ["min", "min"], ["max", "max"]]} set={setStatistic} />
+            <Select label="Band" testId="distributed-band" value={band} options={[["minmax", "min–max"], ["sigma", "± σ"], ["none", "none"]]} set={setBand} />
+          </>
+        ) : (
+          <Select label="X axis" testId="distributed-x" value={xAxis} options={[["step", "step"], ["relative", "relative time (aligned)"]]} set={setXAxis} />
+        )}
+      </div>
+      <Summary run={run} />
+      <RankTable run={run} />
+      <div class="rl-tc-grid">{training.map(chart)}</div>
+      {system.length > 0 && (
+        <section class="rl-tc-group" data-group="sys">
+          <h2 class="rl-tc-group-title">
+            <button type="button" aria-expanded={systemOpen} data-testid="distributed-system-toggle" onClick={() => setSystemOpen(!systemOpen)}>
+              <span aria-hidden="true">{systemOpen ? "▾" : "▸"}</span> system metrics <span class="rl-tc-muted">({system.length})</span>
+            </button>
+          </h2>
+          {systemOpen && <div class="rl-tc-grid">{system.map(chart)}</div>}
+        </section>
+      )}
+    </div>
+  );
+}

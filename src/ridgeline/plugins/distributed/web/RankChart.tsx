@@ -1,0 +1,117 @@
+/**
+ * One tag across the ranks of a distributed run: the aggregated line with its band, or every rank's line (see
+ * ./model.ts), drawn with the shell's plot (@charts/usePlot). Under the chart, the ranks that gave the min and
+ * the max at the step under the cursor. Loaded once scrolled near the view, fetched again on every shell tick.
+ */
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import type uPlot from "uplot";
+import { getJson } from "@api/client";
+import { PALETTE } from "@app/palette";
+import { useLazyCard, useReadyFlag } from "@charts/lazyCard";
+import type { LineSpec } from "@charts/plot";
+import { useChartWidth, usePlot } from "@charts/usePlot";
+import { aggregateChart, extremesAt, rankChart, type BandKind, type SeriesAnswer, type Statistic, type View, type XAxis } from "./model";
+
+export interface RankChartProps {
+  run: string;
+  tag: string;
+  view: View;
+  statistic: Statistic;
+  band: BandKind;
+  xAxis: XAxis;
+  tick: number;
+}
+
+const HEIGHT = 220;
+
+export function RankChart({ run, tag, view, statistic, band, xAxis, tick }: RankChartProps) {
+  const id = `distributed:${run}:${tag}`;
+  const cardRef = useRef<HTMLDivElement>(null);
+  const chartRef = useRef<HTMLDivElement>(null);
+  const seen = useLazyCard(cardRef, id, { near: "200px 0px", view: "0px" });
+  const [body, setBody] = useState<SeriesAnswer | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [hover, setHover] = useState("");
+  const [drawn, setDrawn] = useState(false);
+  const bodyRef = useRef<SeriesAnswer | null>(null);
+  bodyRef.current = body;
+  const { width } = useChartWidth(chartRef, 420, id);
+
+  useEffect(() => {
+    if (!seen) return;
+    const controller = new AbortController();
+    getJson<SeriesAnswer>("/api/distributed/series", { run, tag }, { signal: controller.signal }).then(
+      (answer) => {
+        setBody(answer);
+        setError(null);
+      },
+      (err: unknown) => {
+        if (err instanceof DOMException && err.name === "AbortError") return;
+        setError(err instanceof Error ? err.message : String(err));
+      },
+    );
+    return () => controller.abort();
+  }, [seen, run, tag, tick]);
+
+  const axis: XAxis = view === "aggregate" ? "step" : xAxis;
+  const chart = useMemo(() => {
+    if (!body) return null;
+    return view === "aggregate" ? aggregateChart(body, statistic, band) : rankChart(body, axis);
+  }, [body, view, statistic, band, axis]);
+
+  const lines: LineSpec[] = useMemo(() => {
+    if (!chart) return [];
+    if (view === "ranks") return chart.labels.map((label, i) => ({ label, colour: PALETTE[i % PALETTE.length], width: 1.25 }));
+    const accent = "#1a54f0";
+    return chart.labels.map((label, i) => (i === 0 ? { label, colour: accent, width: 2 } : { label, colour: accent, bandEdge: true }));
+  }, [chart, view]);
+
+  const key = chart ? [view, axis, chart.labels.join(",")].join("|") : "";
+  usePlot(
+    chartRef,
+    {
+      data: chart ? ([chart.x, ...chart.columns] as unknown as uPlot.AlignedData) : null,
+      key,
+      config: (w) => ({
+        width: w,
+        height: HEIGHT,
+        xMode: axis === "step" ? "step" : "relative",
+        xLog: false,
+        yLog: false,
+        ignoreOutliers: false,
+        syncKey: `ridgeline-distributed-${axis}`,
+        lines,
+        bands: chart?.band ? [{ upper: chart.band.upper + 1, lower: chart.band.lower + 1, colour: "#1a54f0", alpha: 0.18 }] : [],
+        onCursor: (u) => {
+          const idx = u.cursor.idx;
+          const current = bodyRef.current;
+          if (idx === null || idx === undefined || !current || view !== "aggregate") return setHover("");
+          setHover(extremesAt(current, u.data[0][idx]));
+        },
+      }),
+      ignoreOutliers: false,
+      view: null,
+      width,
+      height: HEIGHT,
+      testId: id,
+      drawn: () => setDrawn(true),
+    },
+    [chart, key],
+  );
+  const ready = drawn || error !== null;
+  useReadyFlag(id, ready);
+
+  return (
+    <div ref={cardRef} class="rl-card rl-dist-card" data-testid="distributed-chart" data-tag={tag} data-ready={ready ? "true" : "false"}>
+      <header class="rl-card-head">
+        <h3 class="rl-card-title" title={tag}>
+          {tag}
+        </h3>
+      </header>
+      {error ? <p class="rl-dist-error" role="alert">{error}</p> : <div ref={chartRef} class="rl-dist-chart" />}
+      <div class="rl-dist-hover" data-testid="distributed-extremes" aria-live="polite">
+        {hover}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,93 @@
+"""The distributed dashboard in a real browser, over a simulated 3-rank job (tests/plugins/distributed/job_logs.py):
+the straggler named, each rank's clock offset, one aggregated chart per tag with its min–max band, every rank's
+line on request, and the system metrics in their own section, collapsed at first."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser.helpers import ServedLogdir, card, open_dashboard
+from tests.plugins.distributed.job_logs import STEPS, write_job
+
+
+@pytest.fixture
+def url(tmp_path: Path, serve: Callable[[Path], ServedLogdir]) -> str:
+    return serve(write_job(tmp_path / "logs")).url + "?tab=distributed"
+
+
+def chart(page: Page, tag: str) -> dict[str, Any]:
+    state: dict[str, Any] = page.evaluate(
+        """tag => {
+            const u = window.__ridgeline.charts.get(`distributed:job:${tag}`);
+            return {labels: u.series.slice(1).map(s => s.label), x: Array.from(u.data[0]),
+                    first: u.data.slice(1).map(d => d[0])};
+        }""",
+        tag,
+    )
+    return state
+
+
+def test_the_straggler_offsets_and_an_aggregated_chart(page: Page, url: str, artifacts: Path) -> None:
+    open_dashboard(page, url)
+    expect(page.get_by_test_id("distributed-straggler")).to_contain_text("Straggler: rank 2")
+    rows = page.get_by_test_id("distributed-ranks").locator("tbody tr")
+    expect(rows).to_have_count(3)
+    expect(rows.nth(1).get_by_test_id("distributed-offset")).to_have_text("2000.0 ± 0.00")
+    expect(rows.nth(2).get_by_test_id("distributed-flag")).to_have_text("straggler")
+    expect(rows.nth(0).get_by_test_id("distributed-flag")).to_have_text("")
+    expect(page.get_by_test_id("distributed-summary")).to_contain_text("sync delay median 40.0 ms")
+    expect(page.locator('[data-testid=distributed-chart][data-tag="loss"][data-ready=true]')).to_have_count(1)
+    state = chart(page, "loss")
+    assert state["labels"] == ["mean", "max", "min"]
+    assert state["x"] == list(range(STEPS))
+    assert state["first"] == pytest.approx([11.0, 12.0, 10.0])  # ranks log 10 + rank at step 0
+    page.screenshot(path=str(artifacts / "distributed.png"), full_page=True)
+
+
+def test_every_ranks_line_and_the_statistic_selection(page: Page, url: str) -> None:
+    open_dashboard(page, url)
+    page.get_by_test_id("distributed-stat").select_option("max")
+    page.get_by_test_id("distributed-band").select_option("none")
+    page.wait_for_function("() => window.__ridgeline.charts?.get('distributed:job:loss')?.series.length === 2")
+    assert chart(page, "loss")["first"] == pytest.approx([12.0])
+    page.get_by_test_id("distributed-view").select_option("ranks")
+    page.wait_for_function("() => window.__ridgeline.charts?.get('distributed:job:loss')?.series.length === 4")
+    assert chart(page, "loss")["labels"] == ["rank 0", "rank 1", "rank 2"]
+    page.get_by_test_id("distributed-x").select_option("relative")
+    page.wait_for_function("() => window.__ridgeline.charts?.get('distributed:job:loss')?.data[0][1] < 1")
+    # Aligned clocks: rank 1's 2 s lead is gone, so all ranks share the same relative times (a step every 0.14 s;
+    # unaligned, rank 1's points would add 30 more x values, 2 s later).
+    assert chart(page, "loss")["x"] == pytest.approx([0.14 * step for step in range(STEPS)], abs=1e-3)
+    expect(page).to_have_url(re.compile(r"dist\.view=ranks.*dist\.x=relative|dist\.x=relative.*dist\.view=ranks"))
+
+
+def test_system_metrics_are_a_collapsed_section(page: Page, url: str) -> None:
+    open_dashboard(page, url)
+    system = page.locator('[data-testid=distributed-chart][data-tag="sys/cpu/system_percent"]')
+    expect(page.get_by_test_id("distributed-system-toggle")).to_have_attribute("aria-expanded", "false")
+    expect(system).to_have_count(0)
+    page.get_by_test_id("distributed-system-toggle").click()
+    expect(system.and_(page.locator("[data-ready=true]"))).to_have_count(1)
+
+
+def test_the_scalars_page_starts_with_the_system_metrics_collapsed(page: Page, url: str) -> None:
+    open_dashboard(page, url.replace("?tab=distributed", "?tab=scalars"))
+    system = page.locator('section[data-group="sys"] h2 button')
+    expect(system).to_have_attribute("aria-expanded", "false")
+    expect(card(page, "loss")).to_be_visible()
+    expect(card(page, "sys/cpu/system_percent")).to_have_count(0)
+    system.click()
+    expect(system).to_have_attribute("aria-expanded", "true")
+    expect(card(page, "sys/cpu/system_percent")).to_be_visible()
+
+
+def test_the_insights_panel_names_the_straggler(page: Page, url: str) -> None:
+    page.goto(url.replace("?tab=distributed", "?tab=insights"))
+    panel = page.get_by_test_id("insights-stragglers")
+    expect(panel).to_contain_text("job: rank 2 keeps the others waiting (score 0.71)")

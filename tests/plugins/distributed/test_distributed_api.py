@@ -1,0 +1,90 @@
+"""GET /api/distributed/runs and /api/distributed/series, in process, over a simulated 3-rank job written with
+ridgeline's writer: sync records with rank 2 late at every step, rank 1's clock 2 s ahead."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ridgeline import SummaryWriter
+from tests.plugins.conftest import Api, in_process
+from tests.plugins.distributed.job_logs import STEPS, write_job
+
+
+@pytest.fixture(scope="module")
+def api(tmp_path_factory: pytest.TempPathFactory) -> Api:
+    root = tmp_path_factory.mktemp("distributed")
+    write_job(root)
+    with in_process(root) as served:
+        yield served  # type: ignore[misc]
+
+
+def test_runs_lists_the_distributed_run_with_offsets_and_the_straggler(api: Api) -> None:
+    body = api.get("/api/distributed/runs").json()
+    assert [run["run"] for run in body["runs"]] == ["job"]
+    job = body["runs"][0]
+    assert job["world_size"] == 3 and job["clock_source"] == "sync"
+    assert job["tags"] == ["loss", "sys/cpu/system_percent"]
+    by_rank = {rank["rank"]: rank for rank in job["ranks"]}
+    assert by_rank[1]["offset_ms"] == pytest.approx(2000, abs=1e-3)
+    assert by_rank[2]["straggler"] and not by_rank[0]["straggler"]
+    assert by_rank[2]["score"] == pytest.approx(0.10 / 0.14, abs=1e-4) and by_rank[2]["flagged"]
+    assert job["straggler"]["rank"] == 2
+    assert job["straggler"]["cost_s"] == pytest.approx(STEPS * 0.08, abs=1e-4)  # float32 waits, float64 times
+    assert job["sync_delay_ms"]["median"] == pytest.approx(40, abs=1e-3)
+
+
+def test_series_aggregates_by_step_and_aligns_each_ranks_line(api: Api) -> None:
+    body = api.get("/api/distributed/series", run="job", tag="loss").json()
+    assert body["step"] == list(range(STEPS))
+    assert body["mean"][0] == pytest.approx(11.0) and body["min"][0] == pytest.approx(10.0)
+    assert body["min_rank"][0] == 0 and body["max_rank"][0] == 2 and body["count"][0] == 3
+    lines = {line["rank"]: line for line in body["ranks"]}
+    # Aligned: rank 1's clock is 2 s ahead, yet all ranks start at (relative) time 0 and keep step.
+    assert [line["time"][0] for line in lines.values()] == pytest.approx([0, 0, 0], abs=1e-6)
+    assert lines[1]["time"] == pytest.approx(lines[0]["time"], abs=1e-6)
+
+
+def test_unknown_runs_and_tags_are_404_naming_them(api: Api) -> None:
+    missing = api.get("/api/distributed/series", run="nope", tag="loss")
+    assert missing.status_code == 404 and "no distributed run 'nope'" in missing.json()["error"]
+    untagged = api.get("/api/distributed/series", run="job", tag="acc")
+    assert untagged.status_code == 404 and "'acc'" in untagged.json()["error"]
+    assert api.get("/api/distributed/series", run="job").status_code in (400, 422)
+
+
+def test_a_restarted_job_stays_one_run_with_a_restart_marker_per_rank(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TORCHELASTIC_RUN_ID", "elastic-7")
+    monkeypatch.setenv("WORLD_SIZE", "2")
+    for restart in ("0", "1"):  # the job ran, died, and torchrun restarted it into the same directories
+        monkeypatch.setenv("TORCHELASTIC_RESTART_COUNT", restart)
+        for rank in (0, 1):
+            monkeypatch.setenv("RANK", str(rank))
+            with SummaryWriter(tmp_path / "job") as writer:
+                writer.add_scalar("loss", 1.0, int(restart) * 10)
+    with in_process(tmp_path) as served:
+        (job,) = served.get("/api/distributed/runs").json()["runs"]
+    assert job["run"] == "job" and job["world_size"] == 2
+    assert [(r["rank"], r["restart_count"]) for r in job["restarts"]] == [(0, 1), (1, 1)]
+    assert {r["run_id"] for r in job["ranks"]} == {"elastic-7"}
+    assert [r["restart_count"] for r in job["ranks"]] == [0, 0]  # each rank's first record: the job's first start
+
+
+def test_load_balance_from_gpu_utilisation_and_queue_depth(tmp_path: Path) -> None:
+    """Rank 1's GPU idles at 40 % while rank 0's runs at 95 %, and its data-loader queue is empty every other step."""
+    for rank, utilisation in ((0, 95.0), (1, 40.0)):
+        with SummaryWriter(tmp_path / "job", rank=rank) as writer:
+            for sample in range(20):
+                wall = 1_700_000_000.0 + sample * 10
+                writer.add_scalar("sys/gpu0/utilization_percent", utilisation, sample, walltime=wall)
+                depth = 0.0 if rank == 1 and sample % 2 else 4.0
+                writer.add_scalar("data/queue_depth", depth, sample, walltime=wall + 0.5)
+    with in_process(tmp_path) as served:
+        (job,) = served.get("/api/distributed/runs").json()["runs"]
+    balance = job["load_balance"]
+    assert balance["gpu_utilisation_std_pp"] == pytest.approx(27.5)
+    assert balance["gpu_utilisation_flagged"] is True
+    assert balance["input_bound_ranks"] == [1]
