@@ -99,6 +99,10 @@ class Ingestor:
         """The run's projector embeddings (its ``projector_config.pbtxt``), files read lazily."""
         return read_projector(self.directories[run], self.states[run].fs.open_binary)
 
+    def run_directory(self, run: str) -> str:
+        """The run's directory, a local path or a URL, as discovery found it."""
+        return self.directories[run]
+
     # --- passes -------------------------------------------------------------------------------------------
     def reload(self) -> PassStats:
         """One pass: find new runs and files, read what every file gained since the last pass."""

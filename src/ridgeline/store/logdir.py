@@ -227,6 +227,10 @@ class LogDir:
         """The run's embeddings for the projector (what add_embedding wrote), read lazily."""
         return self._provider.embeddings(run)
 
+    def run_directory(self, run: str) -> str:
+        """The run's directory, a local path or a URL (files written beside its event files, e.g. profiler traces)."""
+        return self._provider.run_directory(run)
+
     def hparams(self, run: str) -> HParams | None:
         """The run's hyperparameters and session status, or None (see :class:`~ridgeline.store.payloads.HParams`)."""
         return self._last(run, "hparams", HPARAMS_SESSION_START_TAG)

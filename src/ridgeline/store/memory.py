@@ -38,6 +38,8 @@ class Loader(Protocol):
 
     def embeddings(self, run: str) -> list[EmbeddingRef]: ...
 
+    def run_directory(self, run: str) -> str: ...
+
 
 class MemoryProvider:
     """A :class:`~ridgeline.store.provider.Provider` over a :class:`Store` that ``loader`` fills."""
@@ -116,6 +118,10 @@ class MemoryProvider:
     def embeddings(self, run: str) -> list[EmbeddingRef]:
         self._run(run)
         return self._loader.embeddings(run)
+
+    def run_directory(self, run: str) -> str:
+        self._run(run)
+        return self._loader.run_directory(run)
 
     # --- liveness -----------------------------------------------------------------------------------------------
     def reload(self) -> None:

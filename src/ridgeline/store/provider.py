@@ -214,6 +214,10 @@ class Provider(Protocol):
         """The run's embeddings for the projector (what add_embedding wrote), their files read lazily."""
         ...
 
+    def run_directory(self, run: str) -> str:
+        """The run's directory (a local path or a URL): where files beside the event files live (profiler traces)."""
+        ...
+
     def problems(self) -> list[Problem]:
         """Everything that could not be read, each listed once, in the order met."""
         ...
