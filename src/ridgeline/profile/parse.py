@@ -100,6 +100,26 @@ def _number(value: Any, default: float = math.nan) -> float:
     return default
 
 
+_EMPTY: dict[str, Any] = {}
+_SCALARS = (int, str)
+
+
+def _floats(values: list[Any]) -> np.ndarray:
+    """Numbers as float64 (None and unreadable values: NaN); numpy converts a clean list in one call."""
+    try:
+        return np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        return np.asarray([_number(v) for v in values], dtype=np.float64)
+
+
+def _ints(values: list[Any]) -> np.ndarray:
+    """Integers as int64 (anything else: -1)."""
+    try:
+        return np.asarray(values, dtype=np.int64)
+    except (TypeError, ValueError, OverflowError):
+        return np.asarray([_integer(v) for v in values], dtype=np.int64)
+
+
 def _integer(value: Any) -> int:
     if isinstance(value, int) and not isinstance(value, bool):
         return value
@@ -116,14 +136,14 @@ def _product(value: Any) -> int:
 
 class _Builder:
     def __init__(self) -> None:
-        self.spans: dict[str, array[Any]] = {
-            name: array(_TYPECODES[kind]) for name, kind in SPAN_COLUMNS.items() if name not in ("parent", "depth")
-        }
+        self.parts: dict[str, list[np.ndarray]] = {name: [] for name in SPAN_COLUMNS if name not in ("parent", "depth")}
+        self.rows = 0
         self.memory: dict[str, array[Any]] = {name: array(_TYPECODES[kind]) for name, kind in MEMORY_COLUMNS.items()}
         self.kernels: dict[str, array[Any]] = {name: array(_TYPECODES[kind]) for name, kind in KERNEL_COLUMNS.items()}
         self.kernel_text: dict[str, list[str]] = {"grid_text": [], "block_text": []}
         self.codes: dict[str, dict[str, int]] = {"name": {}, "cat": {}, "shapes": {}}
-        self.lanes: dict[tuple[str, str], int] = {}
+        self.lanes: dict[tuple[Any, Any], int] = {}  # (pid, tid) as written -> lane
+        self.lane_codes: dict[tuple[str, str], int] = {}  # (pid, tid) as text -> lane
         self.lane_info: list[Lane] = []
         self.process_names: dict[str, str] = {}
         self.process_sort: dict[str, float] = {}
@@ -132,71 +152,80 @@ class _Builder:
         self.negative = 0
         self.malformed = 0
 
-    def code(self, table: str, text: str) -> int:
-        codes = self.codes[table]
-        found = codes.get(text)
-        if found is None:
-            found = codes[text] = len(codes)
-        return found
-
-    def lane(self, pid: Any, tid: Any) -> int:
-        key = (str(pid), str(tid))
-        found = self.lanes.get(key)
-        if found is None:
-            found = self.lanes[key] = len(self.lanes)
-            self.lane_info.append(Lane(pid=key[0], tid=key[1]))
-        return found
-
     def add(self, events: list[Any], starts: np.ndarray, lengths: np.ndarray) -> None:
-        spans, code, lane = self.spans, self.code, self.lane
-        ts_, dur_, name_, cat_, lane_ = spans["ts"], spans["dur"], spans["name"], spans["cat"], spans["lane"]
-        offset_, length_, ext_, corr_, shapes_ = (
-            spans["offset"],
-            spans["length"],
-            spans["external_id"],
-            spans["correlation"],
-            spans["shapes"],
+        """Take one batch, a column at a time (list comprehensions and numpy, not a loop of appends per event)."""
+        phases = [e.get("ph", "?") if e.__class__ is dict else None for e in events]
+        self.phases.update(p if p.__class__ is str else "?" for p in phases if p is not None)
+        self.malformed += phases.count(None)
+        complete = [i for i, p in enumerate(phases) if p == "X"]
+        xs = [events[i] for i in complete]
+        ts = _floats([e.get("ts") for e in xs])
+        dur = _floats([e.get("dur", 0) for e in xs])
+        unreadable = np.isnan(ts) | np.isnan(dur)
+        negative = dur < 0
+        self.malformed += int(unreadable.sum())
+        self.negative += int((negative & ~unreadable).sum())
+        keep = ~(unreadable | negative)
+        if not keep.all():
+            chosen = np.flatnonzero(keep)
+            xs = [xs[i] for i in chosen.tolist()]
+            complete = [complete[i] for i in chosen.tolist()]
+            ts, dur = ts[keep], dur[keep]
+        args = [a if (a := e.get("args")).__class__ is dict else _EMPTY for e in xs]
+        rows = np.asarray(complete, dtype=np.int64)
+        cats = self._codes("cat", [e.get("cat", "") for e in xs])
+        first_row = self.rows
+        parts = self.parts
+        parts["ts"].append(ts)
+        parts["dur"].append(dur)
+        parts["name"].append(self._codes("name", [e.get("name", "") for e in xs]))
+        parts["cat"].append(cats)
+        parts["lane"].append(self._lanes([(e.get("pid"), e.get("tid")) for e in xs]))
+        parts["offset"].append(starts[rows])
+        parts["length"].append(lengths[rows])
+        parts["external_id"].append(_ints([a.get("External id", -1) for a in args]))
+        parts["correlation"].append(_ints([a.get("correlation", -1) for a in args]))
+        dims = [a.get("Input Dims") for a in args]
+        parts["shapes"].append(
+            self._codes("shapes", [orjson.dumps(d).decode() if d is not None else None for d in dims])
         )
-        phases = self.phases
-        for event, start, length in zip(events, starts.tolist(), lengths.tolist(), strict=True):
-            if not isinstance(event, dict):
-                self.malformed += 1
+        self.rows += len(xs)
+        kernel_codes = [code for text, code in self.codes["cat"].items() if text.lower() in _KERNEL_CATS]
+        for row in np.flatnonzero(np.isin(cats, kernel_codes)).tolist():
+            self._kernel(first_row + row, args[row])
+        for i, p in enumerate(phases):
+            if p == "i" or p == "I":
+                if events[i].get("name") == "[memory]":
+                    self._memory(events[i])
+            elif p == "M":
+                self._metadata(events[i])
+
+    def _codes(self, table: str, values: list[Any]) -> np.ndarray:
+        """Codes of the strings ``values`` in ``table`` (None: -1; anything else not a string: its str())."""
+        codes = self.codes[table]
+        found = [codes.get(v, -1) if v.__class__ is str else -1 for v in values]
+        for i in [i for i, code in enumerate(found) if code < 0]:
+            value = values[i]
+            if value is None:
                 continue
-            phase = event.get("ph")
-            phases[phase if isinstance(phase, str) else "?"] += 1
-            if phase == "X":
-                ts, dur = event.get("ts"), event.get("dur", 0)
-                if not isinstance(ts, int | float) or not isinstance(dur, int | float):
-                    ts, dur = _number(ts), _number(dur, 0.0)
-                    if math.isnan(ts) or math.isnan(dur):
-                        self.malformed += 1
-                        continue
-                if dur < 0:
-                    self.negative += 1
-                    continue
-                cat = event.get("cat")
-                cat = cat if isinstance(cat, str) else ""
-                args = event.get("args")
-                args = args if isinstance(args, dict) else {}
-                ts_.append(ts)
-                dur_.append(dur)
-                name = event.get("name")
-                name_.append(code("name", name if isinstance(name, str) else str(name)))
-                cat_.append(code("cat", cat))
-                lane_.append(lane(event.get("pid"), event.get("tid")))
-                offset_.append(start)
-                length_.append(length)
-                ext_.append(_integer(args.get("External id", -1)))
-                corr_.append(_integer(args.get("correlation", -1)))
-                dims = args.get("Input Dims")
-                shapes_.append(code("shapes", orjson.dumps(dims).decode()) if dims is not None else -1)
-                if cat.lower() in _KERNEL_CATS:
-                    self._kernel(len(ts_) - 1, args)
-            elif phase in ("i", "I"):
-                if event.get("name") == "[memory]":
-                    self._memory(event)
-            elif phase == "M":
-                self._metadata(event)
+            text = value if isinstance(value, str) else str(value)
+            found[i] = codes.setdefault(text, len(codes))
+        return np.asarray(found, dtype=np.int32)
+
+    def _lanes(self, keys: list[tuple[Any, Any]]) -> np.ndarray:
+        lanes = self.lanes
+        found = [lanes.get(k, -1) if k[0].__class__ in _SCALARS and k[1].__class__ in _SCALARS else -1 for k in keys]
+        for i in [i for i, code in enumerate(found) if code < 0]:
+            pid, tid = keys[i]
+            text = (str(pid), str(tid))
+            code = self.lane_codes.get(text)
+            if code is None:
+                code = self.lane_codes[text] = len(self.lane_codes)
+                self.lane_info.append(Lane(pid=text[0], tid=text[1]))
+            if pid.__class__ in _SCALARS and tid.__class__ in _SCALARS:
+                lanes[(pid, tid)] = code
+            found[i] = code
+        return np.asarray(found, dtype=np.int32)
 
     def _kernel(self, row: int, args: dict[str, Any]) -> None:
         kernels = self.kernels
@@ -238,7 +267,12 @@ class _Builder:
             self.thread_names[(pid, tid)] = args["name"]
 
     def finish(self, header: dict[str, Any], notes: list[str]) -> Trace:
-        spans = {name: np.frombuffer(column, dtype=SPAN_COLUMNS[name]).copy() for name, column in self.spans.items()}
+        spans = {
+            name: np.concatenate(parts).astype(SPAN_COLUMNS[name], copy=False)
+            if parts
+            else np.empty(0, SPAN_COLUMNS[name])
+            for name, parts in self.parts.items()
+        }
         kernels = {name: np.frombuffer(c, dtype=KERNEL_COLUMNS[name]).copy() for name, c in self.kernels.items()}
         memory = {name: np.frombuffer(c, dtype=MEMORY_COLUMNS[name]).copy() for name, c in self.memory.items()}
         cats = list(self.codes["cat"])
@@ -294,34 +328,34 @@ def _in_timeline_order(
     return spans, new_of_old[first_of_original[kernel_rows]] if kernel_rows.size else kernel_rows
 
 
-def nesting(lane: np.ndarray, ts: np.ndarray, dur: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def nesting(lane: np.ndarray, ts: np.ndarray, dur: np.ndarray, piece: int = 1 << 20) -> tuple[np.ndarray, np.ndarray]:
     """Each span's enclosing span on its lane (-1 for none) and its depth, for spans sorted by (lane, ts, -dur).
-    A span nests in the last open one that ends after it starts (devices' streams rarely nest; threads do)."""
+    A span nests in the last open one that ends after it starts (devices' streams rarely nest; threads do). Done
+    ``piece`` spans at a time, so the Python lists it needs stay small."""
     count = ts.size
     parent = np.full(count, -1, dtype=np.int64)
     depth = np.zeros(count, dtype=np.int32)
-    if count == 0:
-        return parent, depth
-    ends = (ts + dur).tolist()
-    starts = ts.tolist()
-    lanes = lane.tolist()
-    stack: list[int] = []
-    current = -1
-    parents = [-1] * count
-    depths = [0] * count
-    for i in range(count):
-        if lanes[i] != current:
-            current = lanes[i]
-            stack.clear()
-        start = starts[i]
-        while stack and ends[stack[-1]] <= start:
-            stack.pop()
-        if stack:
-            parents[i] = stack[-1]
-            depths[i] = len(stack)
-        stack.append(i)
-    parent[:] = parents
-    depth[:] = depths
+    stack: list[tuple[float, int]] = []  # (end, span) of the open spans
+    current = None
+    for first in range(0, count, piece):
+        last = min(first + piece, count)
+        starts = ts[first:last].tolist()
+        ends = (ts[first:last] + dur[first:last]).tolist()
+        lanes = lane[first:last].tolist()
+        parents = [-1] * (last - first)
+        depths = [0] * (last - first)
+        for i, start in enumerate(starts):
+            if lanes[i] != current:
+                current = lanes[i]
+                stack.clear()
+            while stack and stack[-1][0] <= start:
+                stack.pop()
+            if stack:
+                parents[i] = stack[-1][1]
+                depths[i] = len(stack)
+            stack.append((ends[i], first + i))
+        parent[first:last] = parents
+        depth[first:last] = depths
     return parent, depth
 
 
