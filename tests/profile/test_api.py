@@ -233,7 +233,11 @@ def test_broken_traces_answer_a_note_or_a_clear_error(tmp_path: Path, cache_dir:
             "empty.pt.trace.json": b"",
         },
     )
+    with open(logs / "bad" / "huge.pt.trace.json", "wb") as huge:
+        huge.truncate(9 << 30)  # sparse: 9 GiB that take no disk
     with in_process(logs) as api:
+        response = api.get("/api/profile/overview", run="bad", trace="huge.pt.trace.json")
+        assert response.status_code == 422 and "over the 8 GiB" in response.json()["error"]
         cut = ok(api, "overview", run="bad", trace="cut.pt.trace.json")
         assert any("cut short" in note for note in cut["notes"]) and cut["events"] > 0
         cutgz = ok(api, "overview", run="bad", trace="cutgz.pt.trace.json.gz")
