@@ -259,3 +259,19 @@ def test_parsed_traces_are_cached_privately_and_read_back_the_same(gloo_logs: Pa
     assert all(stat.S_IMODE(os.stat(path).st_mode) == 0o700 for path in cache_dir.iterdir() if path.is_dir())
     with in_process(gloo_logs) as api:  # a new server: read from the cache directory
         assert ok(api, "operators", run="rank0", trace=trace) == first
+
+
+def test_a_rewritten_trace_is_read_again_and_its_old_columns_dropped(tmp_path: Path, cache_dir: Path) -> None:
+    logs = tmp_path / "logs"
+    directory = run_with(logs, "gpu", {"w.1.pt.trace.json": json.dumps(handmade.gpu_trace(0)).encode()})
+    with in_process(logs) as api:
+        assert ok(api, "overview", run="gpu", trace="w.1.pt.trace.json")["steps"][0]["step"] == 5
+        first = sorted(path.name for path in cache_dir.iterdir())
+        rewritten = handmade.gpu_trace(0)
+        for event in rewritten["traceEvents"]:
+            if event.get("name") == "ProfilerStep#5":
+                event["name"] = "ProfilerStep#6"
+        (directory / "w.1.pt.trace.json").write_text(json.dumps(rewritten, indent=1))
+        assert ok(api, "overview", run="gpu", trace="w.1.pt.trace.json")["steps"][0]["step"] == 6
+    second = sorted(path.name for path in cache_dir.iterdir())
+    assert len(first) == len(second) == 1 and first != second

@@ -26,10 +26,12 @@ _GROUPS = ("spans", "memory", "kernels")
 
 
 def trace_key(path: str | Path) -> str:
-    """What names a trace's cached columns: its path, size and modification time (a rewritten file reparses)."""
+    """What names a trace's cached columns: ``<path hash>-<version hash>``, the version being its size and
+    modification time (a rewritten file reparses, and its older versions are dropped when the new one is saved)."""
     stat = os.stat(path)
-    text = f"{os.path.abspath(path)}\0{stat.st_size}\0{stat.st_mtime_ns}\0{FORMAT}"
-    return hashlib.sha256(text.encode()).hexdigest()[:32]
+    where = hashlib.sha256(os.path.abspath(path).encode()).hexdigest()[:24]
+    version = hashlib.sha256(f"{stat.st_size}\0{stat.st_mtime_ns}\0{FORMAT}".encode()).hexdigest()[:16]
+    return f"{where}-{version}"
 
 
 def _write(path: Path, data: bytes) -> None:
@@ -68,6 +70,10 @@ def save(directory: Path, key: str, trace: Trace) -> None:
             os.rename(staging, target)
         except OSError:  # another process cached it first
             shutil.rmtree(staging, ignore_errors=True)
+        where = key.split("-")[0]
+        for older in directory.glob(f"{where}-*"):
+            if older.name != key:
+                shutil.rmtree(older, ignore_errors=True)
     except (OSError, TypeError):
         shutil.rmtree(staging, ignore_errors=True)
 

@@ -13,9 +13,10 @@ import os
 import re
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from ridgeline.profile import cache as trace_cache
 from ridgeline.profile.columns import Trace
@@ -27,6 +28,7 @@ from ridgeline.store.logdir import LogDir
 
 SUFFIXES = (".trace.json", ".trace.json.gz")
 _WORKER = re.compile(r"^(?P<worker>.+?)\.(?P<stamp>\d+)\.pt\.trace\.json(\.gz)?$")
+T = TypeVar("T")
 MAX_TRACE_BYTES = 8 << 30  # larger files are refused rather than risking the server's memory
 
 
@@ -48,8 +50,18 @@ class TraceFile:
 
 @dataclass
 class Loaded:
+    """A loaded trace, its timeline rows, and the answers computed from it so far (a trace never changes once
+    loaded: a rewritten file is another key)."""
+
     trace: Trace
     rows: Rows
+    answers: dict[tuple[Any, ...], Any] = field(default_factory=dict)
+
+    def answer(self, key: tuple[Any, ...], compute: Callable[[], T]) -> T:
+        if key not in self.answers:
+            self.answers[key] = compute()
+        found: T = self.answers[key]
+        return found
 
 
 def find_traces(logdir: LogDir, run: str) -> list[TraceFile]:

@@ -80,7 +80,8 @@ def profile_overview(request: Request, run: str, trace: TraceName) -> OrjsonResp
     """Step times and their breakdown (communication, kernel, memcpy, memset, dataloader, cpu, idle; µs), GPU
     utilisation, SM efficiency and achieved occupancy (null without device events), a recommendation, notes."""
     loaded = _load(request, run, trace)
-    return OrjsonResponse({"run": run, "trace": trace, **overview.overview(loaded.trace)})
+    body = loaded.answer(("overview",), lambda: overview.overview(loaded.trace))
+    return OrjsonResponse({"run": run, "trace": trace, **body})
 
 
 @router.get("/profile/operators", responses=_ERRORS)
@@ -95,7 +96,7 @@ def profile_operators(
     "self_device", "total_device"}]}`` by self CPU time (µs), largest first."""
     matcher = compile_regex(name_regex, "name_regex")
     loaded = _load(request, run, trace)
-    table = operators.operators(loaded.trace, by_shapes=by_shapes)
+    table = loaded.answer(("operators", by_shapes), lambda: operators.operators(loaded.trace, by_shapes=by_shapes))
     if matcher is not None:
         table = [row for row in table if matcher.search(row["name"])]
     return OrjsonResponse({"run": run, "trace": trace, "operators": table})
@@ -117,7 +118,8 @@ def profile_kernels(request: Request, run: str, trace: TraceName) -> OrjsonRespo
     "tensor_cores", "grid", "block", "registers", "shared_memory", "blocks_per_sm", "warps_per_sm",
     "occupancy"}]}`` (empty for a CPU-only trace)."""
     loaded = _load(request, run, trace)
-    return OrjsonResponse({"run": run, "trace": trace, "kernels": operators.kernels(loaded.trace)})
+    table = loaded.answer(("kernels",), lambda: operators.kernels(loaded.trace))
+    return OrjsonResponse({"run": run, "trace": trace, "kernels": table})
 
 
 @router.get("/profile/memory", responses=_ERRORS)
@@ -125,7 +127,8 @@ def profile_memory(request: Request, run: str, trace: TraceName) -> OrjsonRespon
     """Memory allocated over time per device (``profile_memory=True``): ``{"devices": [{"device", "ts",
     "allocated", "reserved", "peak": {"ts", "allocated"}}]}`` (µs, bytes)."""
     loaded = _load(request, run, trace)
-    return OrjsonResponse({"run": run, "trace": trace, "devices": memory.memory_curves(loaded.trace)})
+    curves = loaded.answer(("memory",), lambda: memory.memory_curves(loaded.trace))
+    return OrjsonResponse({"run": run, "trace": trace, "devices": curves})
 
 
 @router.get("/profile/timeline", responses=_ERRORS)
@@ -141,13 +144,13 @@ def profile_timeline(
     "start", "end", "rows": [{"lane", "depth", "ids", "ts", "dur", "name" (codes into "names"), "blocks":
     [[from, to, busy fraction]]}], "names"}``. Rows with too many spans to draw send blocks for the small ones."""
     loaded = _load(request, run, trace)
-    first, last = timeline.extent(loaded.trace)
+    first, last = loaded.answer(("extent",), lambda: timeline.extent(loaded.trace))
     begin = first if start is None else start
     finish = last if end is None else end
     if not (math.isfinite(begin) and math.isfinite(finish)) or finish <= begin:
         raise ApiError(400, f"query parameters 'start' and 'end': expected start < end, got {begin} and {finish}")
     frame = timeline.window(loaded.trace, loaded.rows, begin, finish, width)
-    lanes = timeline.lanes(loaded.trace, loaded.rows)
+    lanes = loaded.answer(("lanes",), lambda: timeline.lanes(loaded.trace, loaded.rows))
     return OrjsonResponse({"run": run, "trace": trace, "extent": [first, last], "lanes": lanes, **frame})
 
 
