@@ -10,6 +10,21 @@ from typing import Any
 PID, TID, GPU, STREAM = 100, 101, 0, 7
 
 
+def allocation(ts: float, total: int, size: int, address: int) -> dict[str, Any]:
+    """An allocator event on CUDA:0 (``size`` negative for a free), ``total`` allocated after it."""
+    args = {"Total Reserved": 2097152, "Total Allocated": total, "Bytes": size, "Device Id": 0, "Device Type": 1}
+    return {
+        "ph": "i",
+        "s": "t",
+        "cat": "cpu_instant_event",
+        "name": "[memory]",
+        "pid": PID,
+        "tid": TID,
+        "ts": ts,
+        "args": {**args, "Addr": address},
+    }
+
+
 def gpu_trace(rank: int = 0, shift: float = 0.0) -> dict[str, Any]:
     """One step, 0..1000 µs. CPU: ``aten::mm`` (ext 1) launches kernel ``k1`` (correlation 11, 100..300 µs
     on the device) and ``aten::copy_`` (ext 2) a memcpy (400..450); ``nccl:all_reduce`` (ext 3) launches
@@ -104,57 +119,9 @@ def gpu_trace(rank: int = 0, shift: float = 0.0) -> dict[str, Any]:
             grid=[2, 1, 1],
             block=[512, 1, 1],
         ),
-        {
-            "ph": "i",
-            "s": "t",
-            "cat": "cpu_instant_event",
-            "name": "[memory]",
-            "pid": PID,
-            "tid": TID,
-            "ts": 15,
-            "args": {
-                "Total Reserved": 2097152,
-                "Total Allocated": 1024,
-                "Bytes": 1024,
-                "Device Id": 0,
-                "Device Type": 1,
-                "Addr": 1,
-            },
-        },
-        {
-            "ph": "i",
-            "s": "t",
-            "cat": "cpu_instant_event",
-            "name": "[memory]",
-            "pid": PID,
-            "tid": TID,
-            "ts": 155,
-            "args": {
-                "Total Reserved": 2097152,
-                "Total Allocated": 5120,
-                "Bytes": 4096,
-                "Device Id": 0,
-                "Device Type": 1,
-                "Addr": 2,
-            },
-        },
-        {
-            "ph": "i",
-            "s": "t",
-            "cat": "cpu_instant_event",
-            "name": "[memory]",
-            "pid": PID,
-            "tid": TID,
-            "ts": 900,
-            "args": {
-                "Total Reserved": 2097152,
-                "Total Allocated": 4096,
-                "Bytes": -1024,
-                "Device Id": 0,
-                "Device Type": 1,
-                "Addr": 1,
-            },
-        },
+        allocation(15, 1024, 1024, 1),
+        allocation(155, 5120, 4096, 2),
+        allocation(900, 4096, -1024, 1),
     ]
     return {
         "schemaVersion": 1,

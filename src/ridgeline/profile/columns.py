@@ -82,19 +82,18 @@ class Trace:
     notes: list[str] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)  # events per phase, as read
 
+    def _distributed(self, key: str) -> int | None:
+        info = self.header.get("distributedInfo")
+        value = info.get(key) if isinstance(info, dict) else None
+        return value if isinstance(value, int) else None
+
     @property
     def rank(self) -> int | None:
-        info = self.header.get("distributedInfo")
-        if isinstance(info, dict) and isinstance(info.get("rank"), int):
-            return int(info["rank"])
-        return None
+        return self._distributed("rank")
 
     @property
     def world_size(self) -> int | None:
-        info = self.header.get("distributedInfo")
-        if isinstance(info, dict) and isinstance(info.get("world_size"), int):
-            return int(info["world_size"])
-        return None
+        return self._distributed("world_size")
 
     def cat_codes(self, *names: str) -> np.ndarray:
         return np.asarray([i for i, cat in enumerate(self.cats) if cat.lower() in names], dtype=np.int32)
