@@ -148,6 +148,17 @@ def test_across_ranks(gloo_api: Api, gloo_logs: Path) -> None:
         assert min(delays.values()) == 0 and delays[late["straggler"]] == max(delays.values())
 
 
+def test_a_link_out_of_the_log_directory_is_not_a_trace(tmp_path: Path, cache_dir: Path) -> None:
+    outside = handmade.write(tmp_path / "elsewhere" / "secret.pt.trace.json", handmade.gpu_trace(0))
+    logs = tmp_path / "logs"
+    directory = run_with(logs, "run", {})
+    (directory / "linked.pt.trace.json").symlink_to(outside)
+    with in_process(logs) as api:
+        assert ok(api, "traces", run="run")["traces"] == []
+        response = api.get("/api/profile/download", run="run", trace="linked.pt.trace.json")
+        assert response.status_code == 404
+
+
 def test_unknown_runs_and_traces_are_404(gloo_api: Api) -> None:
     for path, params in [
         ("traces", {"run": "nope"}),

@@ -72,7 +72,8 @@ def find_traces(logdir: LogDir, run: str) -> list[TraceFile]:
     found = []
     with os.scandir(directory) as entries:
         for entry in entries:
-            if entry.name.endswith(SUFFIXES) and entry.is_file():
+            # A link is not followed: it could lead out of the log directory, and nothing outside it is served.
+            if entry.name.endswith(SUFFIXES) and entry.is_file(follow_symlinks=False):
                 found.append(TraceFile(entry.name, entry.path, entry.stat().st_size))
     return sorted(found, key=lambda t: t.name)
 
