@@ -1,5 +1,6 @@
-"""Reading a large PyTorch profiler trace: ridgeline's streaming parser against ``json.load`` (and HTA's
-``TraceAnalysis`` or torch-tb-profiler when installed; neither is, on the dev machine: the script says so).
+"""Reading a large PyTorch profiler trace: ridgeline's streaming parser against ``json.load`` and, with
+``--hta-python``, Holistic Trace Analysis' ``TraceAnalysis`` load (HTA is not a ridgeline dependency: it brings
+Jupyter along). torch-tb-profiler is not compared: deprecated, it supports nothing newer than torch 2.0.1.
 
 A synthetic Kineto-format trace is generated (``--events`` events, about 200 bytes each, pretty-printed the way
 Kineto writes it: CPU ops nested three deep on 4 threads, kernels with launch args on 2 streams, runtime launches,
@@ -11,6 +12,7 @@ overview, to the first timeline frame and per zoomed frame.
     .venv/bin/python bench/profile.py --events 1000000   # about 200 MB
     .venv/bin/python bench/profile.py --quick            # a smoke run; its figures mean nothing
     .venv/bin/python bench/profile.py --no-json-load     # on a machine without ~5x the trace's size in memory
+    .venv/bin/python bench/profile.py --hta-python /path/to/venv-with-hta/bin/python   # also HTA's load time
 """
 
 from __future__ import annotations
@@ -130,8 +132,11 @@ def _x(cat: str, name: str, pid: int, tid: int, ts: float, dur: float, args: dic
 
 def _contender(kind: str, path: str) -> None:
     """Runs in a child process: parse ``path`` one way, print the figures as JSON."""
-    from ridgeline.profile import overview, timeline
-    from ridgeline.profile.parse import parse_trace
+    if kind == "hta":
+        from hta.trace_analysis import TraceAnalysis  # type: ignore[import-not-found]
+    elif kind == "ridgeline":
+        from ridgeline.profile import overview, timeline
+        from ridgeline.profile.parse import parse_trace
 
     started = time.perf_counter()  # after the imports: only the reading counts
     figures: dict[str, float] = {}
@@ -140,8 +145,6 @@ def _contender(kind: str, path: str) -> None:
             events = len(json.load(file)["traceEvents"])
         figures["events"] = events
     elif kind == "hta":
-        from hta.trace_analysis import TraceAnalysis  # type: ignore[import-not-found]
-
         TraceAnalysis(trace_dir=str(Path(path).parent))
     else:
         trace = parse_trace(path)
@@ -170,10 +173,10 @@ def _contender(kind: str, path: str) -> None:
     print(json.dumps(figures))
 
 
-def run(kind: str, path: Path) -> dict[str, float] | str:
+def run(kind: str, path: Path, python: str = sys.executable) -> dict[str, float] | str:
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     done = subprocess.run(
-        [sys.executable, __file__, "--contender", kind, str(path)], capture_output=True, text=True, env=env, check=False
+        [python, __file__, "--contender", kind, str(path)], capture_output=True, text=True, env=env, check=False
     )
     if done.returncode != 0:
         return done.stderr.strip().splitlines()[-1] if done.stderr.strip() else f"exit {done.returncode}"
@@ -188,6 +191,7 @@ def main() -> int:
     parser.add_argument(
         "--no-json-load", action="store_true", help="skip json.load (it needs about 5x the file's size in memory)"
     )
+    parser.add_argument("--hta-python", help="a Python with HolisticTraceAnalysis installed: its load time is compared")
     parser.add_argument("--contender", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.contender:
@@ -205,12 +209,10 @@ def main() -> int:
         os.environ["RIDGELINE_CACHE_DIR"] = str(Path(folder) / "cache")
         ours = run("ridgeline", path)
         theirs = "skipped (--no-json-load)" if args.no_json_load else run("json.load", path)
-        try:
-            import hta  # type: ignore[import-not-found]  # noqa: F401
-
-            hta_result: dict[str, float] | str = run("hta", path)
-        except ImportError:
-            hta_result = "not installed (HolisticTraceAnalysis); torch-tb-profiler is not installed either"
+        if args.hta_python:
+            hta_result: dict[str, float] | str = run("hta", path, args.hta_python)
+        else:
+            hta_result = "not run (give --hta-python, a Python with HolisticTraceAnalysis installed)"
     if isinstance(ours, str):
         print(f"ridgeline failed: {ours}")
         return 1
@@ -228,7 +230,15 @@ def main() -> int:
             f"(ratio: ridgeline parse time ×{ours['parse_s'] / theirs['parse_s']:.2f}, "
             f"peak memory ×{ours['peak_mib'] / theirs['peak_mib']:.2f})"
         )
-    print(f"HTA TraceAnalysis: {hta_result}")
+    if isinstance(hta_result, str):
+        print(f"HTA TraceAnalysis: {hta_result}")
+    else:
+        print(
+            f"HTA TraceAnalysis: load {hta_result['parse_s']:.1f} s, peak {hta_result['peak_mib']:,.0f} MiB "
+            f"(ratio: ridgeline parse time ×{ours['parse_s'] / hta_result['parse_s']:.2f}, "
+            f"peak memory ×{ours['peak_mib'] / hta_result['peak_mib']:.2f})"
+        )
+    print("torch-tb-profiler: not installed (deprecated; it supports nothing newer than torch 2.0.1)")
     for label, ok in [
         ("parse under 30 s", ours["parse_s"] < 30),
         ("peak memory under 2 GiB", ours["peak_mib"] < 2048),
