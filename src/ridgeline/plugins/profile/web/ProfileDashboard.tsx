@@ -199,7 +199,8 @@ export function ProfileDashboard({ runs, tick }: DashboardProps) {
   const withTraces = (listing.data?.runs ?? []).filter((r) => selected.has(r.run));
   const [chosenRun, setRun] = useUrlState("pf.run", "");
   const [chosenTrace, setTrace] = useUrlState("pf.trace", "");
-  const [view, setView] = useUrlState<string>("pf.view", "overview");
+  const [chosenView, setView] = useUrlState<string>("pf.view", "overview");
+  const view = (VIEWS as readonly string[]).includes(chosenView) ? chosenView : "overview";
   const entry = withTraces.find((r) => r.run === chosenRun) ?? withTraces[0];
   const trace = entry?.traces.find((t) => t.name === chosenTrace)?.name ?? entry?.traces[0]?.name;
 
