@@ -267,12 +267,15 @@ class _Builder:
             self.thread_names[(pid, tid)] = args["name"]
 
     def finish(self, header: dict[str, Any], notes: list[str]) -> Trace:
-        spans = {
-            name: np.concatenate(parts).astype(SPAN_COLUMNS[name], copy=False)
-            if parts
-            else np.empty(0, SPAN_COLUMNS[name])
-            for name, parts in self.parts.items()
-        }
+        spans = {}
+        for name in list(self.parts):  # one column at a time, each batch's pieces let go once joined
+            parts = self.parts.pop(name)
+            spans[name] = (
+                np.concatenate(parts).astype(SPAN_COLUMNS[name], copy=False)
+                if parts
+                else np.empty(0, SPAN_COLUMNS[name])
+            )
+            del parts
         kernels = {name: np.frombuffer(c, dtype=KERNEL_COLUMNS[name]).copy() for name, c in self.kernels.items()}
         memory = {name: np.frombuffer(c, dtype=MEMORY_COLUMNS[name]).copy() for name, c in self.memory.items()}
         cats = list(self.codes["cat"])
@@ -312,20 +315,24 @@ def _in_timeline_order(
     spans: dict[str, np.ndarray], kernel_rows: np.ndarray
 ) -> tuple[dict[str, np.ndarray], np.ndarray]:
     """Spans sorted by lane, depth, start (a timeline row's spans never overlap, so they are sorted by their end
-    too), with ``parent`` and ``depth``; ``kernel_rows`` renumbered to match."""
+    too), with ``parent`` and ``depth``; ``kernel_rows`` renumbered to match. Each column is reordered once, one
+    column at a time, so the peak is one column's copy above the columns themselves."""
     order = np.lexsort((-spans["dur"], spans["ts"], spans["lane"]))
-    spans = {name: column[order] for name, column in spans.items()}
-    parent, depth = nesting(spans["lane"], spans["ts"], spans["dur"])
+    nested_parent, nested_depth = nesting(spans["lane"][order], spans["ts"][order], spans["dur"][order])
+    depth = np.empty_like(nested_depth)
+    depth[order] = nested_depth
+    parent = np.full(order.size, -1, dtype=np.int64)
+    parent[order] = np.where(nested_parent >= 0, order[np.maximum(nested_parent, 0)], -1)
+    del order, nested_parent, nested_depth
     final = np.lexsort((spans["ts"], depth, spans["lane"]))
-    spans = {name: column[final] for name, column in spans.items()}
     new_of_old = np.empty_like(final)
     new_of_old[final] = np.arange(final.size)
+    for name in list(spans):
+        spans[name] = spans[name][final]
+    spans["depth"] = depth[final]
     parent = parent[final]
     spans["parent"] = np.where(parent >= 0, new_of_old[np.maximum(parent, 0)], -1)
-    spans["depth"] = depth[final]
-    first_of_original = np.empty_like(order)
-    first_of_original[order] = np.arange(order.size)
-    return spans, new_of_old[first_of_original[kernel_rows]] if kernel_rows.size else kernel_rows
+    return spans, new_of_old[kernel_rows] if kernel_rows.size else kernel_rows
 
 
 def nesting(lane: np.ndarray, ts: np.ndarray, dur: np.ndarray, piece: int = 1 << 20) -> tuple[np.ndarray, np.ndarray]:
