@@ -110,6 +110,7 @@ BUILTIN = [
     "hparams",
     "projector",
     "graphs",
+    "profile",
     "insights",
     "distributed",
     "search",

@@ -111,6 +111,10 @@ class Ingestor:
                 continue
         return None
 
+    def run_directory(self, run: str) -> str:
+        """The run's directory, a local path or a URL, as discovery found it."""
+        return self.directories[run]
+
     # --- passes -------------------------------------------------------------------------------------------
     def reload(self) -> PassStats:
         """One pass: find new runs and files, read what every file gained since the last pass."""

@@ -234,6 +234,10 @@ class LogDir:
         """The text of the run's README.md, README.txt or NOTES.md as it is now, or None (``notes`` has all)."""
         return self._provider.notes_file(run)
 
+    def run_directory(self, run: str) -> str:
+        """The run's directory, a local path or a URL (files written beside its event files, e.g. profiler traces)."""
+        return self._provider.run_directory(run)
+
     def hparams(self, run: str) -> HParams | None:
         """The run's hyperparameters and session status, or None (see :class:`~ridgeline.store.payloads.HParams`)."""
         return self._last(run, "hparams", HPARAMS_SESSION_START_TAG)

@@ -39,6 +39,7 @@ class Loader(Protocol):
     def embeddings(self, run: str) -> list[EmbeddingRef]: ...
 
     def notes_file(self, run: str) -> str | None: ...
+    def run_directory(self, run: str) -> str: ...
 
 
 class MemoryProvider:
@@ -122,6 +123,10 @@ class MemoryProvider:
     def notes_file(self, run: str) -> str | None:
         self._run(run)
         return self._loader.notes_file(run)
+
+    def run_directory(self, run: str) -> str:
+        self._run(run)
+        return self._loader.run_directory(run)
 
     # --- liveness -----------------------------------------------------------------------------------------------
     def reload(self) -> None:

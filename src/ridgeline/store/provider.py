@@ -225,6 +225,9 @@ class Provider(Protocol):
         """The text of the first of ``NOTES_FILES`` in the run's own directory (a README users write per
         experiment), its first ``MAX_NOTES_BYTES`` bytes decoded as UTF-8 (bad bytes replaced); None when there is
         none. Read when asked, so it is always the file as it is now."""
+
+    def run_directory(self, run: str) -> str:
+        """The run's directory (a local path or a URL): where files beside the event files live (profiler traces)."""
         ...
 
     def problems(self) -> list[Problem]:

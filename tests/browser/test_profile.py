@@ -1,0 +1,95 @@
+"""The profile dashboard in a real browser, on real torch.profiler traces of a 2-rank gloo job: the tab opens on
+the overview, the operator table sorts and filters, the timeline zooms on the wheel and shows an event's args,
+the ranks compare side by side."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser.helpers import ServedLogdir
+
+pytest.importorskip("torch")
+from tests.profile.traces import write_gloo_logs
+
+
+@pytest.fixture(scope="module")
+def logdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_gloo_logs(tmp_path_factory.mktemp("profile"))
+
+
+@pytest.fixture
+def url(logdir: Path, serve: Callable[[Path], ServedLogdir], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setenv("RIDGELINE_CACHE_DIR", str(tmp_path / "cache"))
+    return serve(logdir).url + "?tab=profile"
+
+
+def column(page: Page, key: str) -> list[str]:
+    return page.locator(f"[data-testid=operator-table] tbody td[data-key={key}]").all_inner_texts()
+
+
+def test_the_tab_opens_on_the_overview(page: Page, url: str) -> None:
+    page.goto(url)
+    expect(page.get_by_role("button", name="Profile")).to_be_visible()
+    expect(page.get_by_test_id("profile-steps").locator("tbody tr")).to_have_count(3)
+    expect(page.get_by_test_id("profile-recommendation")).to_contain_text("Communication")
+    expect(page.get_by_test_id("profile-overview")).to_contain_text("no device events")
+
+
+def test_the_operator_table_sorts_and_filters(page: Page, url: str) -> None:
+    page.goto(url)
+    page.locator("[data-view=operators]").click()
+    table = page.get_by_test_id("operator-table")
+    expect(table.locator("tbody tr").first).to_be_visible()
+    calls = table.locator("th[data-key=calls]")
+    calls.click()
+    expect(calls).to_have_attribute("aria-sort", "descending")
+    values = [int(v) for v in column(page, "calls")]
+    assert values == sorted(values, reverse=True) and len(values) > 5
+    calls.click()
+    expect(calls).to_have_attribute("aria-sort", "ascending")
+    values = [int(v) for v in column(page, "calls")]
+    assert values == sorted(values)
+    page.get_by_test_id("operator-filter").fill("^aten::addmm$")
+    page.get_by_test_id("operator-filter").press("Enter")
+    expect(table.locator("tbody tr")).to_have_count(1)
+    table.locator("tbody tr").first.click()
+    expect(page.get_by_test_id("operator-stacks")).to_contain_text("linear.py")
+
+
+def test_the_timeline_zooms_and_shows_an_event(page: Page, url: str) -> None:
+    page.goto(url)
+    page.locator("[data-view=timeline]").click()
+    timeline = page.get_by_test_id("profile-timeline")
+    expect(timeline).to_have_attribute("data-frames", "1")
+    before = float(timeline.get_attribute("data-end") or 0) - float(timeline.get_attribute("data-start") or 0)
+    canvas = page.get_by_test_id("timeline-canvas")
+    box = canvas.bounding_box()
+    assert box is not None
+    page.mouse.move(box["x"] + 180 + 500, box["y"] + 20)
+    for frames in range(2, 5):
+        page.mouse.wheel(0, -100)
+        expect(timeline).to_have_attribute("data-frames", str(frames))
+    after = float(timeline.get_attribute("data-end") or 0) - float(timeline.get_attribute("data-start") or 0)
+    assert after == pytest.approx(before / 8, rel=0.01)
+    page.get_by_role("button", name="Reset zoom").click()
+    expect(timeline).to_have_attribute("data-frames", "5")
+    # The top row of the main thread holds a ProfilerStep span that covers most of the trace: click inside it.
+    for y in range(16, int(box["height"]), 14):
+        canvas.click(position={"x": 180 + 500, "y": y})
+        if page.get_by_test_id("profile-event").count():
+            break
+    expect(page.get_by_test_id("profile-event")).to_be_visible()
+    download = page.get_by_test_id("profile-download").get_attribute("download") or ""
+    assert download.startswith("rank0.") and download.endswith(".pt.trace.json")
+
+
+def test_ranks_side_by_side(page: Page, url: str) -> None:
+    page.goto(url)
+    page.locator("[data-view=ranks]").click()
+    ranks = page.get_by_test_id("profile-ranks")
+    expect(ranks.locator("tr[data-rank]")).to_have_count(2)
+    expect(page.get_by_test_id("profile-late").locator("tbody tr")).to_have_count(3)
