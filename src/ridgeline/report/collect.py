@@ -19,6 +19,7 @@ from ridgeline.analysis.forecast import Forecast, ForecastError, forecast
 from ridgeline.analysis.phases import Segment, progress_of, segment
 from ridgeline.store.logdir import LogDir
 from ridgeline.store.selection import PatternError, compile_pattern
+from ridgeline.store.trials import TrialLinks, link_trials
 
 KEY_TAG = re.compile(r"loss|acc|error|perplexity|ppl|f1|auc|top.?1|top.?5|bleu|reward", re.IGNORECASE)
 MAX_KEY_TAGS = 8  # charts in a report: a pull request page, not a dashboard
@@ -102,8 +103,11 @@ def _series(logdir: LogDir, run: str, tag: str) -> SeriesInfo:
     )
 
 
-def _hparams(logdir: LogDir, run: str) -> dict[str, Any]:
-    record = logdir.hparams(run)
+def _hparams(logdir: LogDir, run: str, links: TrialLinks) -> dict[str, Any]:
+    """The run's hyperparameters: a torch trial's are its parent run's (docs/hparams.md#torch-trials)."""
+    if run in links.parent_of:
+        return {}  # the run it is attached to lists them
+    record = logdir.hparams(links.hparams_run(run))
     return dict(record.hparams) if record is not None else {}
 
 
@@ -143,12 +147,13 @@ def collect(
         raise ValueError(f"--run {run_pattern!r} is not a valid regular expression: {error}") from error
     runs = [run for run in logdir.runs() if pattern.search(run)]
     infos = []
+    links = link_trials(logdir)
     for run in runs:
         tags = logdir.tags(run).get("scalars", [])
         curves = [logdir.scalars(run, tag) for tag in tags]
         last = max((int(c.step[-1]) for c in curves if len(c)), default=None)
         first = min((float(c.wall_time.min()) for c in curves if len(c)), default=None)
-        infos.append(RunInfo(run, logdir.run_metadata(run), _hparams(logdir, run), tags, last, first))
+        infos.append(RunInfo(run, logdir.run_metadata(run), _hparams(logdir, run, links), tags, last, first))
     charts: dict[str, list[SeriesInfo]] = {}
     unchartable = []
     for tag in key_tags(logdir, runs):

@@ -9,6 +9,7 @@ import { ErrorBoundary } from "./ErrorBoundary";
 import { FilterInput } from "./FilterInput";
 import { compileFilter, filterByName } from "./filters";
 import { assignColours, colourFor } from "./palette";
+import { compareRuns, descendants, runParents } from "./runOrder";
 import { RunSelector } from "./RunSelector";
 import { RetentionNotice } from "./RetentionNotice";
 import { QueryNote, SearchBox } from "./SearchBox";
@@ -58,8 +59,9 @@ export function App(props: { dashboards?: readonly Dashboard[] }) {
   const selection = validSelection(rawSelection);
 
   const allRuns: RunInfo[] = useMemo(() => {
-    const runs = [...(data?.runs ?? [])].sort((a, b) => a.run.localeCompare(b.run, undefined, { numeric: true }));
+    const runs = [...(data?.runs ?? [])].sort((a, b) => compareRuns(a.run, b.run));
     assignColours(runs.map((r) => r.run));
+    const parents = runParents(runs.map((r) => r.run));
     return runs.map((r) => ({
       run: r.run,
       colour: colourFor(r.run),
@@ -67,6 +69,9 @@ export function App(props: { dashboards?: readonly Dashboard[] }) {
       last_step: r.last_step ?? null,
       last_wall_time: r.last_wall_time ?? null,
       annotations: r.annotations,
+      parent: parents.get(r.run) ?? null,
+      hparams_trial: r.hparams_trial ?? null,
+      attached_to: r.attached_to ?? null,
     }));
   }, [data]);
   const names = useMemo(() => allRuns.map((r) => r.run), [allRuns]);
@@ -198,7 +203,7 @@ export function App(props: { dashboards?: readonly Dashboard[] }) {
           filterNote={runSearch.active && <QueryNote state={runSearch.state} onEdit={setRunFilter} />}
           filterErrorPrefix={runSearch.active ? "Search: " : undefined}
           onFilter={setRunFilter}
-          onToggle={(run, on) => setSelection(setRuns(selection, names, [run], on))}
+          onToggle={(run, on) => setSelection(setRuns(selection, names, [run, ...descendants(run, names)], on))}
           onSetShown={(on) => setSelection(setRuns(selection, names, shownRuns.map((r) => r.run), on))}
         />
       )}

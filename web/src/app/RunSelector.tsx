@@ -1,8 +1,11 @@
 /**
  * The run sidebar: a filter on run names (a regex, or a search query answered by /api/search), select all/none (of the runs the filter shows), and a
- * virtualised checkbox list with each run's colour.
+ * virtualised checkbox list with each run's colour. Sub-runs (torch's add_scalars and add_hparams write them) are
+ * nested under their run, named by what their path adds; ticking a run ticks its sub-runs with it.
  */
 import type { ComponentChildren } from "preact";
+import { useMemo } from "preact/hooks";
+import { runDepths } from "./runOrder";
 import type { RunInfo } from "./types";
 import { FilterInput } from "./FilterInput";
 import { VirtualList } from "./VirtualList";
@@ -26,8 +29,23 @@ export interface RunSelectorProps {
   onSetShown(on: boolean): void;
 }
 
+/** Indentation per nesting level (px). */
+const NEST_INDENT = 14;
+
+/** What a row shows: a sub-run's path below its parent, any other run's full name. */
+export function rowLabel(run: RunInfo): string {
+  return run.parent ? run.run.slice(run.parent.length + 1) : run.run;
+}
+
+function rowTitle(run: RunInfo): string {
+  if (run.attached_to) return `${run.run}: torch add_hparams trial, its hyperparameters are ${run.attached_to}'s`;
+  if (run.hparams_trial) return `${run.run} (hyperparameters from ${run.hparams_trial})`;
+  return run.run;
+}
+
 export function RunSelector(props: RunSelectorProps) {
   const filtered = props.shownRuns.length !== props.allRuns.length;
+  const depths = useMemo(() => runDepths(new Map(props.allRuns.map((r) => [r.run, r.parent ?? null]))), [props.allRuns]);
   return (
     <aside class="sidebar" data-testid="run-selector" aria-label="Runs">
       <FilterInput
@@ -62,7 +80,12 @@ export function RunSelector(props: RunSelectorProps) {
           rowHeight={RUN_ROW_HEIGHT}
           itemKey={(r) => r.run}
           renderItem={(r) => (
-            <label class="run-row" title={r.run}>
+            <label
+              class={r.parent ? "run-row run-child" : "run-row"}
+              title={rowTitle(r)}
+              data-depth={depths.get(r.run) ?? 0}
+              style={{ paddingLeft: `${4 + NEST_INDENT * (depths.get(r.run) ?? 0)}px` }}
+            >
               <input
                 type="checkbox"
                 data-run={r.run}
@@ -70,7 +93,7 @@ export function RunSelector(props: RunSelectorProps) {
                 onChange={(e) => props.onToggle(r.run, (e.currentTarget as HTMLInputElement).checked)}
               />
               <span class="swatch" style={{ background: r.colour }} aria-hidden="true" />
-              <span class="run-name">{r.run}</span>
+              <span class="run-name">{rowLabel(r)}</span>
             </label>
           )}
         />
