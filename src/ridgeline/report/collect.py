@@ -17,6 +17,7 @@ import numpy as np
 from ridgeline.analysis.downsample import minmax_indices
 from ridgeline.analysis.forecast import Forecast, ForecastError, forecast
 from ridgeline.analysis.phases import Segment, progress_of, segment
+from ridgeline.report.colours import run_sort_key
 from ridgeline.store.logdir import LogDir
 from ridgeline.store.selection import PatternError, compile_pattern
 from ridgeline.store.trials import TrialLinks, link_trials
@@ -145,7 +146,8 @@ def collect(
         pattern = compile_pattern(run_pattern)
     except PatternError as error:
         raise ValueError(f"--run {run_pattern!r} is not a valid regular expression: {error}") from error
-    runs = [run for run in logdir.runs() if pattern.search(run)]
+    # In the page's order (natural: lr0.001 before lr0.01), which also gives the runs the page's colours.
+    runs = sorted((run for run in logdir.runs() if pattern.search(run)), key=run_sort_key)
     infos = []
     links = link_trials(logdir)
     for run in runs:
@@ -181,7 +183,8 @@ def steps_total(logdir: LogDir, run_pattern: str) -> int:
         pattern = compile_pattern(run_pattern)
     except PatternError:
         return 0
-    runs = [run for run in logdir.runs() if pattern.search(run)]
+    # In the page's order (natural: lr0.001 before lr0.01), which also gives the runs the page's colours.
+    runs = sorted((run for run in logdir.runs() if pattern.search(run)), key=run_sort_key)
     return len(key_tags(logdir, runs)) + 2
 
 

@@ -35,8 +35,6 @@ export function nameParts(name: string): Part[] {
   return parts;
 }
 
-const collator = new Intl.Collator(undefined, { sensitivity: "variant" });
-
 /** Natural order of two names without "/" (numbers as numbers; a number before text at the same place). */
 export function compareNatural(a: string, b: string): number {
   if (a === b) return 0;
@@ -52,8 +50,9 @@ export function compareNatural(a: string, b: string): number {
     } else if (typeof y === "number") {
       return 1;
     } else {
-      const c = collator.compare(x, y);
-      if (c !== 0) return c;
+      // Lower-cased code units, not the locale's collation: the report (ridgeline/report/colours.py) sorts the same.
+      const [lx, ly] = [x.toLowerCase(), y.toLowerCase()];
+      if (lx !== ly) return lx < ly ? -1 : 1;
     }
   }
   if (pa.length !== pb.length) return pa.length - pb.length;

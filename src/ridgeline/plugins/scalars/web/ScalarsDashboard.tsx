@@ -6,7 +6,7 @@
 import { memo } from "preact/compat";
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import type { DashboardProps } from "@app/types";
-import { colourFor } from "@app/palette";
+import { colourFor, sequenceColours } from "@app/palette";
 import { Card } from "@charts/card/ScalarCard";
 import { CurveControls } from "@charts/lines/CurveControls";
 import { fetchHparams } from "./hparams";
@@ -90,6 +90,8 @@ export function ScalarsDashboard({ runs, tagFilter, tick, theme }: DashboardProp
     );
   }, [runs, settings.groupBy, settings.group, hparams]);
   const groupMap = runGroups.error ? null : runGroups.groups;
+  // Groups take colours from a sequence of their own (the runs' would collide once their colours are taken).
+  const groupColour = useMemo(() => sequenceColours(groupMap?.keys() ?? []), [groupMap]);
 
   // With few cards, draw them all at once (no loading flash while scrolling); with many, only what is seen.
   const eager = groups.reduce((n, g) => n + g.tags.length, 0) <= EAGER_CARDS;
@@ -108,7 +110,7 @@ export function ScalarsDashboard({ runs, tagFilter, tick, theme }: DashboardProp
       runs={runs}
       settings={settings}
       groups={groupMap}
-      groupColour={colourFor}
+      groupColour={groupColour}
       tick={tick}
       theme={theme}
       pinned={pinnedSet.has(tag)}
@@ -225,6 +227,16 @@ export function ScalarsDashboard({ runs, tagFilter, tick, theme }: DashboardProp
         </fieldset>
       </div>
 
+      {groupMap && groupMap.size > 0 && (
+        <ul class="rl-group-legend" data-testid="group-legend" aria-label="Run groups">
+          {[...groupMap].map(([label, members]) => (
+            <li key={label} data-group={label} data-colour={groupColour(label)} title={members.join("\n")}>
+              <span class="rl-group-swatch" style={{ background: groupColour(label) }} aria-hidden="true" />
+              {label} <span class="muted">(n={members.length})</span>
+            </li>
+          ))}
+        </ul>
+      )}
       {allTags.length === 0 && <p class="rl-empty">The selected runs have no scalars.</p>}
       {allTags.length > 0 && groups.length === 0 && <p class="rl-empty">No scalar tag matches the tag filter.</p>}
 
