@@ -11,6 +11,7 @@ import { compileFilter, filterByName } from "./filters";
 import { assignColours, colourFor } from "./palette";
 import { compareRuns, descendants, runParents } from "./runOrder";
 import { RunSelector } from "./RunSelector";
+import { useSidebarWidth } from "./sidebarWidth";
 import { RetentionNotice } from "./RetentionNotice";
 import { QueryNote, SearchBox } from "./SearchBox";
 import { ALL, isSelected, selectionLookup, setRuns, validSelection, type Selection } from "./selection";
@@ -50,6 +51,7 @@ export function App(props: { dashboards?: readonly Dashboard[] }) {
   useEffect(() => applyTheme(theme), [theme]);
 
   const { data, error, tick, interval, reloading, reload } = useRuns(autoReload);
+  const [sidebarWidth, setSidebarWidth] = useSidebarWidth();
   // Installed plugins' dashboards come in at run time, next to the built-in ones (./webDashboards.tsx).
   const web = useWebDashboards(builtIn, !!data && !error);
   const dashboards = useMemo(
@@ -164,7 +166,7 @@ export function App(props: { dashboards?: readonly Dashboard[] }) {
 
   const hasRuns = !!data && allRuns.length > 0;
   return (
-    <div class={hasRuns ? "layout" : "layout layout-nosidebar"}>
+    <div class={hasRuns ? "layout" : "layout layout-nosidebar"} style={{ "--sidebar-width": `${sidebarWidth}px` }}>
       <TopBar
         dashboards={visible}
         active={active?.name ?? null}
@@ -203,6 +205,8 @@ export function App(props: { dashboards?: readonly Dashboard[] }) {
           filterNote={runSearch.active && <QueryNote state={runSearch.state} onEdit={setRunFilter} />}
           filterErrorPrefix={runSearch.active ? "Search: " : undefined}
           onFilter={setRunFilter}
+          width={sidebarWidth}
+          onResize={setSidebarWidth}
           onToggle={(run, on) => setSelection(setRuns(selection, names, [run, ...descendants(run, names)], on))}
           onSetShown={(on) => setSelection(setRuns(selection, names, shownRuns.map((r) => r.run), on))}
         />

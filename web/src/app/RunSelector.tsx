@@ -4,7 +4,8 @@
  * nested under their run, named by what their path adds; ticking a run ticks its sub-runs with it.
  */
 import type { ComponentChildren } from "preact";
-import { useMemo } from "preact/hooks";
+import { useMemo, useRef, useState } from "preact/hooks";
+import { MiddleEllipsis } from "./MiddleEllipsis";
 import { runDepths } from "./runOrder";
 import type { RunInfo } from "./types";
 import { FilterInput } from "./FilterInput";
@@ -27,6 +28,9 @@ export interface RunSelectorProps {
   onFilter(pattern: string): void;
   onToggle(run: string, on: boolean): void;
   onSetShown(on: boolean): void;
+  /** The list's width in px, and what dragging its right edge (or the arrow keys on it) sets. */
+  width: number;
+  onResize(width: number): void;
 }
 
 /** Indentation per nesting level (px). */
@@ -46,8 +50,11 @@ function rowTitle(run: RunInfo): string {
 export function RunSelector(props: RunSelectorProps) {
   const filtered = props.shownRuns.length !== props.allRuns.length;
   const depths = useMemo(() => runDepths(new Map(props.allRuns.map((r) => [r.run, r.parent ?? null]))), [props.allRuns]);
+  // The full name of the row under the pointer or with the keyboard focus (cut names keep their tail; this is all of it).
+  const [pointed, setPointed] = useState<string | null>(null);
   return (
     <aside class="sidebar" data-testid="run-selector" aria-label="Runs">
+      <ResizeHandle width={props.width} onResize={props.onResize} />
       <FilterInput
         label="Filter runs (regex or search)"
         testId="run-filter"
@@ -81,6 +88,10 @@ export function RunSelector(props: RunSelectorProps) {
           itemKey={(r) => r.run}
           renderItem={(r) => (
             <label
+              onMouseEnter={() => setPointed(r.run)}
+              onMouseLeave={() => setPointed(null)}
+              onFocusIn={() => setPointed(r.run)}
+              onFocusOut={() => setPointed(null)}
               class={r.parent ? "run-row run-child" : "run-row"}
               title={rowTitle(r)}
               data-depth={depths.get(r.run) ?? 0}
@@ -93,11 +104,47 @@ export function RunSelector(props: RunSelectorProps) {
                 onChange={(e) => props.onToggle(r.run, (e.currentTarget as HTMLInputElement).checked)}
               />
               <span class="swatch" style={{ background: r.colour }} aria-hidden="true" />
-              <span class="run-name">{rowLabel(r)}</span>
+              <MiddleEllipsis class="run-name" text={rowLabel(r)} title={rowTitle(r)} />
             </label>
           )}
         />
       )}
+      <p class="run-full-name" data-testid="run-full-name" aria-hidden="true">
+        {pointed}
+      </p>
     </aside>
+  );
+}
+
+/** The run list's right edge: drag it, or focus it and press ←/→ (Shift: larger steps). */
+function ResizeHandle(props: { width: number; onResize(width: number): void }) {
+  const start = useRef<{ x: number; width: number } | null>(null);
+  return (
+    <div
+      class="sidebar-resize"
+      data-testid="sidebar-resize"
+      role="separator"
+      aria-orientation="vertical"
+      aria-label="Resize the run list"
+      aria-valuenow={props.width}
+      tabIndex={0}
+      onPointerDown={(e) => {
+        start.current = { x: e.clientX, width: props.width };
+        (e.currentTarget as HTMLElement).setPointerCapture(e.pointerId);
+        e.preventDefault();
+      }}
+      onPointerMove={(e) => {
+        if (start.current) props.onResize(start.current.width + e.clientX - start.current.x);
+      }}
+      onPointerUp={() => (start.current = null)}
+      onPointerCancel={() => (start.current = null)}
+      onKeyDown={(e) => {
+        const step = e.shiftKey ? 64 : 16;
+        if (e.key === "ArrowRight") props.onResize(props.width + step);
+        else if (e.key === "ArrowLeft") props.onResize(props.width - step);
+        else return;
+        e.preventDefault();
+      }}
+    />
   );
 }

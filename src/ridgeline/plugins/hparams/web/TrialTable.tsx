@@ -3,6 +3,7 @@
  * a header sorts by it, the row under the header filters (min/max for numbers, checkboxes for strings,
  * booleans and mixed types), and the Columns menu hides or shows columns.
  */
+import { MiddleEllipsis } from "@app/MiddleEllipsis";
 import { memo } from "preact/compat";
 import { useMemo } from "preact/hooks";
 import {
@@ -138,9 +139,7 @@ const Row = memo(function Row({ trial: t, columns, colour, selected, onSelect, o
     >
       <th scope="row" class="hp-run-col">
         <span class="hp-swatch" style={{ background: colour }} />
-        <span class="hp-run-name" title={t.run}>
-          {t.run}
-        </span>
+        <MiddleEllipsis class="hp-run-name" text={t.run} />
         {t.status && t.status !== "success" && t.status !== "unknown" ? (
           <span class={`hp-status hp-status-${t.status}`}>{t.status}</span>
         ) : null}
