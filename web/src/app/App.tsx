@@ -15,7 +15,7 @@ import { useSidebarWidth } from "./sidebarWidth";
 import { RetentionNotice } from "./RetentionNotice";
 import { QueryNote, SearchBox } from "./SearchBox";
 import { ALL, isSelected, selectionLookup, setRuns, validSelection, type Selection } from "./selection";
-import { useUrlState } from "./state";
+import { navigate, useUrlState } from "./state";
 import { applyTheme, resolveTheme, THEME_KEY, useSystemTheme, type ThemeSetting } from "./theme";
 import { TopBar } from "./TopBar";
 import type { Dashboard, RunInfo } from "./types";
@@ -41,7 +41,7 @@ export function App(props: { dashboards?: readonly Dashboard[] }) {
   const [runFilter, setRunFilter] = useUrlState("runFilter", "");
   const [tagFilter, setTagFilter] = useUrlState("tagFilter", "");
   const [rawSelection, setSelection] = useUrlState<Selection>("runs", ALL);
-  const [tab, setTab] = useUrlState("tab", "");
+  const [tab] = useUrlState("tab", "");
   const [themeSetting, setThemeSetting] = useUrlState<string>(THEME_KEY, "auto");
   const system = useSystemTheme();
   const theme = resolveTheme(
@@ -170,7 +170,7 @@ export function App(props: { dashboards?: readonly Dashboard[] }) {
       <TopBar
         dashboards={visible}
         active={active?.name ?? null}
-        onSelect={setTab}
+        onSelect={(name) => navigate({ tab: name })}
         logdir={data?.logdir}
         reloading={reloading}
         onReload={reload}

@@ -5,8 +5,8 @@
  * for the runs with nothing to report, what was checked.
  */
 import { useCallback, useEffect, useLayoutEffect, useMemo, useState } from "preact/hooks";
-import { ALL, type Selection } from "@app/selection";
-import { useUrlState } from "@app/state";
+import { ALL } from "@app/selection";
+import { navigate, useUrlState } from "@app/state";
 import type { DashboardProps } from "@app/types";
 import { formatNumber, formatStep } from "@charts/format";
 import { registry } from "@charts/registry";
@@ -42,17 +42,18 @@ type Open = (runs: string[], tags: string[], step: number | null, tab?: string) 
 
 /** Opens the scalars (or another) dashboard on runs/tags (and a step), in place: the shell's own URL settings. */
 function useOpenScalars(): Open {
-  const [, setTab] = useUrlState("tab", "");
-  const [, setRunFilter] = useUrlState("runFilter", "");
-  const [, setRunSelection] = useUrlState<Selection>("runs", ALL);
-  const [, setTagFilter] = useUrlState("tagFilter", "");
-  const [, setFocus] = useUrlState<unknown[]>(FOCUS_KEY, []);
   return useCallback((runs, tags, step, tab = "scalars") => {
-    setRunFilter(exactPattern(runs));
-    setRunSelection(ALL);
-    setTagFilter(tags.length ? exactPattern(tags) : "");
-    setFocus(step != null && tags.length && tab === "scalars" ? [tags[0], step] : []);
-    setTab(tab);
+    // A drill-down: its own history entry (Back returns here), its filters not remembered for the next visit.
+    navigate(
+      {
+        runFilter: exactPattern(runs),
+        runs: ALL,
+        tagFilter: tags.length ? exactPattern(tags) : "",
+        [FOCUS_KEY]: step != null && tags.length && tab === "scalars" ? [tags[0], step] : [],
+        tab,
+      },
+      { persist: false },
+    );
     window.scrollTo(0, 0);
   }, []);
 }
