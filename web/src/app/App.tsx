@@ -108,10 +108,17 @@ export function App(props: { dashboards?: readonly Dashboard[] }) {
     [shownRuns, lookup],
   );
 
-  const visible = useMemo(() => dashboards.filter((d) => safeHasData(d, selectedRuns)), [dashboards, selectedRuns]);
+  // Tabs describe the log directory, not the selection: filtering runs never takes a tab away (or reflows the bar).
+  const visible = useMemo(() => dashboards.filter((d) => safeHasData(d, allRuns)), [dashboards, allRuns]);
+  const withData = useMemo(
+    () => new Set(visible.filter((d) => safeHasData(d, selectedRuns)).map((d) => d.name)),
+    [visible, selectedRuns],
+  );
   // A tab in the URL that may be an installed plugin's: wait for those to load rather than open another one.
   const waiting = web.loading && tab !== "" && !dashboards.some((d) => d.name === tab);
-  const active = waiting ? null : (visible.find((d) => d.name === tab) ?? visible[0] ?? null);
+  const active = waiting
+    ? null
+    : (visible.find((d) => d.name === tab) ?? visible.find((d) => withData.has(d.name)) ?? visible[0] ?? null);
 
   useEffect(() => {
     document.title = active ? `${active.title} · ridgeline` : "ridgeline";
@@ -155,6 +162,14 @@ export function App(props: { dashboards?: readonly Dashboard[] }) {
         No dashboard has data for the selected runs{kinds.length ? ` (they hold: ${kinds.join(", ")})` : ""}.
       </p>
     );
+  } else if (!withData.has(active.name)) {
+    const holders = allRuns.filter((r) => safeHasData(active, [r])).length;
+    content = (
+      <p class="notice muted" data-testid="tab-empty">
+        None of the selected runs has data for {active.title}: {holders} of the log directory's runs{" "}
+        {holders === 1 ? "does" : "do"}. Tick {holders === 1 ? "it" : "them"} in the run list, or clear the run filter.
+      </p>
+    );
   } else {
     const Component = active.component;
     content = (
@@ -169,6 +184,7 @@ export function App(props: { dashboards?: readonly Dashboard[] }) {
     <div class={hasRuns ? "layout" : "layout layout-nosidebar"} style={{ "--sidebar-width": `${sidebarWidth}px` }}>
       <TopBar
         dashboards={visible}
+        withData={withData}
         active={active?.name ?? null}
         onSelect={(name) => navigate({ tab: name })}
         logdir={data?.logdir}

@@ -1,7 +1,8 @@
 /**
  * The run sidebar: a filter on run names (a regex, or a search query answered by /api/search), select all/none (of the runs the filter shows), and a
  * virtualised checkbox list with each run's colour. Sub-runs (torch's add_scalars and add_hparams write them) are
- * nested under their run, named by what their path adds; ticking a run ticks its sub-runs with it.
+ * nested under their run, named by what their path adds; ticking a run ticks its sub-runs with it. The list is
+ * one tab stop: ↑/↓ (Home/End, PageUp/PageDown) move among its checkboxes, Space ticks.
  */
 import type { ComponentChildren } from "preact";
 import { useMemo, useRef, useState } from "preact/hooks";
@@ -52,6 +53,43 @@ export function RunSelector(props: RunSelectorProps) {
   const depths = useMemo(() => runDepths(new Map(props.allRuns.map((r) => [r.run, r.parent ?? null]))), [props.allRuns]);
   // The full name of the row under the pointer or with the keyboard focus (cut names keep their tail; this is all of it).
   const [pointed, setPointed] = useState<string | null>(null);
+  // The row that holds the list's one tab stop (roving tabindex): a thousand runs are one Tab press, not a thousand.
+  const [current, setCurrent] = useState(0);
+  const focusIndex = Math.min(current, Math.max(0, props.shownRuns.length - 1));
+  const listRef = useRef<HTMLDivElement>(null);
+  const moveTo = (index: number) => {
+    const next = Math.max(0, Math.min(props.shownRuns.length - 1, index));
+    setCurrent(next);
+    const scroller = listRef.current?.querySelector<HTMLElement>(".run-list");
+    if (!scroller) return;
+    const top = next * RUN_ROW_HEIGHT;
+    if (top < scroller.scrollTop) scroller.scrollTop = top;
+    else if (top + RUN_ROW_HEIGHT > scroller.scrollTop + scroller.clientHeight) {
+      scroller.scrollTop = top + RUN_ROW_HEIGHT - scroller.clientHeight;
+    }
+    // The row is rendered once the list has re-rendered for the new scroll position.
+    const run = props.shownRuns[next]!.run;
+    const focus = (tries: number) => {
+      const box = scroller.querySelector<HTMLInputElement>(`input[data-run="${CSS.escape(run)}"]`);
+      if (box) box.focus();
+      else if (tries > 0) requestAnimationFrame(() => focus(tries - 1));
+    };
+    requestAnimationFrame(() => focus(10));
+  };
+  const onListKey = (e: KeyboardEvent) => {
+    const page = Math.max(1, Math.floor((listRef.current?.querySelector(".run-list")?.clientHeight ?? 280) / RUN_ROW_HEIGHT) - 1);
+    const moves: Record<string, number> = {
+      ArrowDown: focusIndex + 1,
+      ArrowUp: focusIndex - 1,
+      Home: 0,
+      End: props.shownRuns.length - 1,
+      PageDown: focusIndex + page,
+      PageUp: focusIndex - page,
+    };
+    if (!(e.key in moves)) return;
+    e.preventDefault();
+    moveTo(moves[e.key]!);
+  };
   return (
     <aside class="sidebar" data-testid="run-selector" aria-label="Runs">
       <ResizeHandle width={props.width} onResize={props.onResize} />
@@ -80,13 +118,14 @@ export function RunSelector(props: RunSelectorProps) {
       {props.shownRuns.length === 0 ? (
         <p class="muted run-none">No run matches the filter.</p>
       ) : (
+        <div ref={listRef} class="run-list-wrap" onKeyDown={onListKey}>
         <VirtualList
           class="run-list"
           label="Runs"
           items={props.shownRuns}
           rowHeight={RUN_ROW_HEIGHT}
           itemKey={(r) => r.run}
-          renderItem={(r) => (
+          renderItem={(r, index) => (
             <label
               onMouseEnter={() => setPointed(r.run)}
               onMouseLeave={() => setPointed(null)}
@@ -100,6 +139,8 @@ export function RunSelector(props: RunSelectorProps) {
               <input
                 type="checkbox"
                 data-run={r.run}
+                tabIndex={index === focusIndex ? 0 : -1}
+                onFocus={() => setCurrent(index)}
                 checked={props.isSelected(r.run)}
                 onChange={(e) => props.onToggle(r.run, (e.currentTarget as HTMLInputElement).checked)}
               />
@@ -108,6 +149,7 @@ export function RunSelector(props: RunSelectorProps) {
             </label>
           )}
         />
+        </div>
       )}
       <p class="run-full-name" data-testid="run-full-name" aria-hidden="true">
         {pointed}
