@@ -4,7 +4,9 @@ under their run in the run list, and the natural run order (decimals as numbers,
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import Locator, Page, expect
@@ -85,3 +87,27 @@ def test_sub_runs_are_nested_under_their_run_in_natural_order(page: Page, sweep:
     expect(checkbox(page, sweep_run(0.1))).to_be_checked()
     checkbox(page, run).check()
     expect(checkbox(page, f"{run}/loss_val")).to_be_checked()
+
+
+@pytest.mark.parametrize("fmt", ["csv", "json", "tex"])
+def test_the_hparams_table_downloads_as_shown(page: Page, sweep: str, fmt: str) -> None:
+    open_dashboard(page, f"{sweep}?tab=hparams&hp.sort=h%3Alr&hp.dir=desc")
+    expect(page.locator("[data-testid=hparams-table] tbody tr")).to_have_count(len(LEARNING_RATES))
+    with page.expect_download() as info:
+        page.locator(f"[data-testid=hparams-download-{fmt}]").click()
+    download = info.value
+    assert download.suggested_filename == f"hparams.{fmt}"
+    text = Path(download.path()).read_text(encoding="utf-8")
+    runs = [sweep_run(lr) for lr in sorted(LEARNING_RATES, reverse=True)]  # the table's order: lr descending
+    if fmt == "csv":
+        lines = text.splitlines()
+        assert lines[0].split(",")[:3] == ["run", "lr", "optimizer"]
+        assert [line.split(",")[0] for line in lines[1:]] == runs
+        assert lines[1].split(",")[1:3] == ["0.1", "adam"]
+    elif fmt == "json":
+        rows = json.loads(text)
+        assert [row["run"] for row in rows] == runs
+        assert rows[0]["lr"] == 0.1 and rows[0]["optimizer"] == "adam"
+    else:
+        assert text.startswith("\\begin{tabular}")
+        assert "adam\\_lr0.1 & 0.1 & adam" in text

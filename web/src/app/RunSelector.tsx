@@ -139,6 +139,7 @@ export function RunSelector(props: RunSelectorProps) {
               <input
                 type="checkbox"
                 data-run={r.run}
+                aria-label={r.run}
                 tabIndex={index === focusIndex ? 0 : -1}
                 onFocus={() => setCurrent(index)}
                 checked={props.isSelected(r.run)}

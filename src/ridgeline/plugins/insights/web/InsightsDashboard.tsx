@@ -18,7 +18,10 @@ import {
   evidenceText,
   exactPattern,
   filterAlerts,
+  EVIDENCE_SETTINGS,
+  expectedRange,
   FOCUS_KEY,
+  focusOf,
   formatAlertValue,
   formatRange,
   groupFindings,
@@ -49,7 +52,8 @@ function useOpenScalars(): Open {
         runFilter: exactPattern(runs),
         runs: ALL,
         tagFilter: tags.length ? exactPattern(tags) : "",
-        [FOCUS_KEY]: step != null && tags.length && tab === "scalars" ? [tags[0], step] : [],
+        [FOCUS_KEY]: step != null && tags.length && tab === "scalars" ? focusOf(tags, step) : [],
+        ...(tab === "scalars" ? EVIDENCE_SETTINGS : {}),
         tab,
       },
       { persist: false },
@@ -248,7 +252,7 @@ function AlertsPanel(props: {
                     <span class={`rl-kind rl-kind-${a.kind}`}>{KIND_LABELS[a.kind] ?? a.kind}</span>
                   </td>
                   <td class="num">{formatAlertValue(a, fmt)}</td>
-                  <td class="num">{formatRange(a.expected_low, a.expected_high, fmt) || "—"}</td>
+                  <td class="num">{formatRange(...expectedRange(a), fmt) || "—"}</td>
                   <td>
                     <SpotLink
                       href={scalarsLink(location.search, [a.run], [a.tag], a.step)}
