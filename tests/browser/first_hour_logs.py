@@ -5,7 +5,10 @@ differ only at the end."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 LEARNING_RATES = (0.0001, 0.001, 0.01, 0.1)
 WALL = 1_790_000_000.0
@@ -40,3 +43,13 @@ def write_torch_sweep(root: Path, *, long_names: bool = False) -> Path:
                 writer.add_scalar("loss/train", (2.0 + index) / (step + 1), step, walltime=WALL + step)
             writer.close()
     return root
+
+
+def serve_sweep(tmp_path_factory: pytest.TempPathFactory, *, long_names: bool = False) -> Iterator[str]:
+    """:func:`write_torch_sweep` served by a real server for a module's tests: yields its URL."""
+    from tests.browser.helpers import serve_logdir
+
+    logdir = write_torch_sweep(tmp_path_factory.mktemp("torch_sweep"), long_names=long_names)
+    served = serve_logdir(logdir, tmp_path_factory.mktemp("server"))
+    yield served.url
+    served.stop()

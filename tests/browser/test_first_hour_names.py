@@ -9,16 +9,13 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
-from tests.browser.first_hour_logs import LONG_NAMES, write_torch_sweep
-from tests.browser.helpers import css_string, open_dashboard, serve_logdir
+from tests.browser.first_hour_logs import LONG_NAMES, serve_sweep
+from tests.browser.helpers import css_string, open_dashboard
 
 
 @pytest.fixture(scope="module")
 def sweep(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    logdir = write_torch_sweep(tmp_path_factory.mktemp("torch_sweep"), long_names=True)
-    served = serve_logdir(logdir, tmp_path_factory.mktemp("server"))
-    yield served.url
-    served.stop()
+    yield from serve_sweep(tmp_path_factory, long_names=True)
 
 
 def row(page: Page, run: str) -> Locator:

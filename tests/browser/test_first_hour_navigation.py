@@ -9,16 +9,13 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
-from tests.browser.first_hour_logs import sweep_run, write_torch_sweep
-from tests.browser.helpers import css_string, open_dashboard, serve_logdir
+from tests.browser.first_hour_logs import serve_sweep, sweep_run
+from tests.browser.helpers import css_string, open_dashboard
 
 
 @pytest.fixture(scope="module")
 def sweep(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    logdir = write_torch_sweep(tmp_path_factory.mktemp("torch_sweep"))
-    served = serve_logdir(logdir, tmp_path_factory.mktemp("server"))
-    yield served.url
-    served.stop()
+    yield from serve_sweep(tmp_path_factory)
 
 
 def tab(page: Page, name: str) -> Locator:

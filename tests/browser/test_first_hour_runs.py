@@ -11,16 +11,13 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
-from tests.browser.first_hour_logs import LEARNING_RATES, TRIAL, sweep_run, write_torch_sweep
-from tests.browser.helpers import chart_state, css_string, open_dashboard, serve_logdir
+from tests.browser.first_hour_logs import LEARNING_RATES, TRIAL, serve_sweep, sweep_run
+from tests.browser.helpers import chart_state, css_string, open_dashboard
 
 
 @pytest.fixture(scope="module")
 def sweep(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    logdir = write_torch_sweep(tmp_path_factory.mktemp("torch_sweep"))
-    served = serve_logdir(logdir, tmp_path_factory.mktemp("server"))
-    yield served.url
-    served.stop()
+    yield from serve_sweep(tmp_path_factory)
 
 
 def run_rows(page: Page) -> list[dict[str, str]]:
