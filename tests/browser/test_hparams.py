@@ -19,9 +19,10 @@ from tests.plugins.hparams.hparams_logs import (
     write_torch_sweep,
 )
 
-FAST = "lr_0.1/1700000000.0"  # lr 0.1, batch 32, augment true
-SLOW = "lr_0.01/1700000001.0"  # lr 0.01, batch "auto", augment false, NaN loss
-SMALL = "lr_0.001/1700000002.0"  # lr 0.001, batch 128
+# torch's add_hparams trials (lr_0.1/1700000000.0, ...) are listed as the runs they were written from.
+FAST = "lr_0.1"  # lr 0.1, batch 32, augment true
+SLOW = "lr_0.01"  # lr 0.01, batch "auto", augment false, NaN loss
+SMALL = "lr_0.001"  # lr 0.001, batch 128
 
 
 @pytest.fixture(scope="module")

@@ -17,8 +17,10 @@ import numpy as np
 from ridgeline.analysis.downsample import minmax_indices
 from ridgeline.analysis.forecast import Forecast, ForecastError, forecast
 from ridgeline.analysis.phases import Segment, progress_of, segment
+from ridgeline.report.colours import run_sort_key
 from ridgeline.store.logdir import LogDir
 from ridgeline.store.selection import PatternError, compile_pattern
+from ridgeline.store.trials import TrialLinks, link_trials
 
 KEY_TAG = re.compile(r"loss|acc|error|perplexity|ppl|f1|auc|top.?1|top.?5|bleu|reward", re.IGNORECASE)
 MAX_KEY_TAGS = 8  # charts in a report: a pull request page, not a dashboard
@@ -102,8 +104,11 @@ def _series(logdir: LogDir, run: str, tag: str) -> SeriesInfo:
     )
 
 
-def _hparams(logdir: LogDir, run: str) -> dict[str, Any]:
-    record = logdir.hparams(run)
+def _hparams(logdir: LogDir, run: str, links: TrialLinks) -> dict[str, Any]:
+    """The run's hyperparameters: a torch trial's are its parent run's (docs/hparams.md#torch-trials)."""
+    if run in links.parent_of:
+        return {}  # the run it is attached to lists them
+    record = logdir.hparams(links.hparams_run(run))
     return dict(record.hparams) if record is not None else {}
 
 
@@ -141,14 +146,16 @@ def collect(
         pattern = compile_pattern(run_pattern)
     except PatternError as error:
         raise ValueError(f"--run {run_pattern!r} is not a valid regular expression: {error}") from error
-    runs = [run for run in logdir.runs() if pattern.search(run)]
+    # In the page's order (natural: lr0.001 before lr0.01), which also gives the runs the page's colours.
+    runs = sorted((run for run in logdir.runs() if pattern.search(run)), key=run_sort_key)
     infos = []
+    links = link_trials(logdir)
     for run in runs:
         tags = logdir.tags(run).get("scalars", [])
         curves = [logdir.scalars(run, tag) for tag in tags]
         last = max((int(c.step[-1]) for c in curves if len(c)), default=None)
         first = min((float(c.wall_time.min()) for c in curves if len(c)), default=None)
-        infos.append(RunInfo(run, logdir.run_metadata(run), _hparams(logdir, run), tags, last, first))
+        infos.append(RunInfo(run, logdir.run_metadata(run), _hparams(logdir, run, links), tags, last, first))
     charts: dict[str, list[SeriesInfo]] = {}
     unchartable = []
     for tag in key_tags(logdir, runs):
@@ -176,7 +183,8 @@ def steps_total(logdir: LogDir, run_pattern: str) -> int:
         pattern = compile_pattern(run_pattern)
     except PatternError:
         return 0
-    runs = [run for run in logdir.runs() if pattern.search(run)]
+    # In the page's order (natural: lr0.001 before lr0.01), which also gives the runs the page's colours.
+    runs = sorted((run for run in logdir.runs() if pattern.search(run)), key=run_sort_key)
     return len(key_tags(logdir, runs)) + 2
 
 

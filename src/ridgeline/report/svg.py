@@ -10,21 +10,14 @@ from html import escape
 import numpy as np
 
 from ridgeline.report.collect import SeriesInfo
+from ridgeline.report.colours import PALETTE, colour
 
-PALETTE = (
-    "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22",
-    "#393b79", "#ad494a", "#637939", "#7b4173", "#e6550d", "#3182bd", "#843c39", "#31a354", "#756bb1", "#636363",
-)  # fmt: skip
 PHASE_COLOURS = {"warmup": "#e4572e", "descent": "#f3a712", "convergence": "#29a745"}
 WIDTH, PLOT_HEIGHT = 720, 240
 LEFT, RIGHT, TOP = 64, 16, 28
 STRIP = 6
 LEGEND_ROW = 16
 MAX_LEGEND = 12
-
-
-def colour(index: int) -> str:
-    return PALETTE[index % len(PALETTE)]
 
 
 def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:

@@ -15,16 +15,19 @@ from ridgeline.plugins.kit import ApiError, OrjsonResponse, RunRegex, TagRegex, 
 from ridgeline.services.runs import RunIndex
 from ridgeline.settings import describe
 from ridgeline.store.selection import Matcher
+from ridgeline.store.trials import link_trials
 
 router = APIRouter()
 
 
 @router.get("/runs")
 async def runs(request: Request, run_regex: RunRegex = None, tag_regex: TagRegex = None) -> OrjsonResponse:
-    """``{"runs": [{"run", "tags": {kind: [tag]}, "last_step", "last_wall_time", "annotations"}], "generation",
-    "reload_interval", "logdir"}`` (``annotations``: how many the run has). ``generation`` increases whenever
-    ingest added data: a client compares it to skip refetching. With ``tag_regex``, each run lists only the
-    matching tags (runs stay listed, possibly with no tags)."""
+    """``{"runs": [{"run", "tags": {kind: [tag]}, "last_step", "last_wall_time", "annotations", "hparams_trial",
+    "attached_to"}], "generation", "reload_interval", "logdir"}`` (``annotations``: how many the run has;
+    ``hparams_trial``: the torch ``add_hparams`` sub-run whose hyperparameters the run has, ``attached_to``: for
+    that sub-run, the run it is attached to; both null otherwise, see docs/hparams.md#torch-trials).
+    ``generation`` increases whenever ingest added data: a client compares it to skip refetching. With
+    ``tag_regex``, each run lists only the matching tags (runs stay listed, possibly with no tags)."""
     run_pattern = compile_regex(run_regex, "run_regex")
     tag_pattern = compile_regex(tag_regex, "tag_regex")
     index: RunIndex = request.app.state.services["run_index"]
@@ -64,12 +67,14 @@ def run_annotations(request: Request, run: str) -> OrjsonResponse:
 @router.get("/hparams")
 def hparams(request: Request) -> OrjsonResponse:
     """``{"runs": {run: {name: value}}}``: each run's hyperparameters as written (number, string or bool); runs
-    without any are left out."""
+    without any are left out. A run a torch ``add_hparams`` trial is attached to has the trial's
+    (docs/hparams.md#torch-trials)."""
     logdir = logdir_of(request)
+    links = link_trials(logdir)
     found: dict[str, Any] = {}
     for run in logdir.runs():
         try:
-            recorded = logdir.hparams(run)
+            recorded = logdir.hparams(links.hparams_run(run))
         except KeyError:  # the run vanished meanwhile
             continue
         if recorded is not None:

@@ -2,6 +2,10 @@
 
 It is rebuilt only when the log directory's ``generation`` moved (ingest added points, or a run appeared or
 vanished), from each run's :class:`~ridgeline.store.provider.RunInfo` (no series is scanned).
+
+A torch ``add_hparams`` trial is attached to the run it was written from (:mod:`ridgeline.store.trials`): that run
+is listed under the kind "hparams" with ``hparams_trial`` naming the sub-run that holds its hyperparameters, and
+the trial says which run it is attached to in ``attached_to``.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from typing import Any
 from ridgeline.format.tags import HPARAMS_SESSION_START_TAG
 from ridgeline.store.logdir import LogDir, user_tags
 from ridgeline.store.provider import RunInfo
+from ridgeline.store.trials import TrialLinks, link_trials
 
 
 class RunIndex:
@@ -28,7 +33,8 @@ class RunIndex:
         with self._lock:
             generation = self._logdir.generation  # read before building: a pass that ends meanwhile forces a rebuild
             if generation != self._generation:
-                self._runs = [self._describe(run) for run in self._logdir.runs()]
+                links = link_trials(self._logdir)
+                self._runs = [self._describe(run, links) for run in self._logdir.runs()]
                 self._generation = generation
             return generation, self._runs
 
@@ -45,15 +51,16 @@ class RunIndex:
         self._embedding_tags[run] = (stamp, tags)
         return tags
 
-    def _describe(self, run: str) -> dict[str, Any]:
+    def _describe(self, run: str, links: TrialLinks) -> dict[str, Any]:
+        attachment = {"hparams_trial": links.trial_of.get(run), "attached_to": links.parent_of.get(run)}
         try:
             info = self._logdir.run_info(run)
         except KeyError:  # vanished between listing and reading
-            return {"run": run, "tags": {}, "last_step": None, "last_wall_time": None, "annotations": 0}
+            return {"run": run, "tags": {}, "last_step": None, "last_wall_time": None, "annotations": 0, **attachment}
         tags = user_tags(info)
-        # A run with a session start is a trial of the hparams dashboard: /api/runs lists it under the kind "hparams"
-        # (the tag is hidden from tags() as bookkeeping).
-        if HPARAMS_SESSION_START_TAG in info.tags.get("hparams", ()):
+        # A run with a session start (or a torch trial attached) is a trial of the hparams dashboard: /api/runs lists
+        # it under the kind "hparams" (the tag is hidden from tags() as bookkeeping).
+        if HPARAMS_SESSION_START_TAG in info.tags.get("hparams", ()) or run in links.trial_of:
             tags = {**tags, "hparams": [HPARAMS_SESSION_START_TAG]}
         graph_tags = list(info.tags.get("graphs", ()))  # __graph__ is hidden from tags(); the graphs tab needs it
         if graph_tags:
@@ -69,4 +76,5 @@ class RunIndex:
             # How many annotations the run has: a page asks GET /api/annotations only for runs that have some
             # (with 100 runs, 100 requests queued ahead of the series made the first chart wait).
             "annotations": info.annotations,
+            **attachment,
         }

@@ -49,8 +49,19 @@ def trials_by_parent(body: dict[str, Any]) -> dict[str, dict[str, Any]]:
 def test_runs_list_trials_under_the_hparams_kind(torch_server: Api) -> None:
     runs = {item["run"]: item["tags"] for item in torch_server.get("/api/runs").json()["runs"]}
     trials = sorted(run for run, tags in runs.items() if "hparams" in tags)
-    assert trials == ["lr_0.001/1700000002.0", "lr_0.01/1700000001.0", "lr_0.1/1700000000.0"]
-    assert "hparams" not in runs["lr_0.1"]  # the run above a trial holds the curves, not the hyperparameters
+    assert trials == [
+        "lr_0.001",
+        "lr_0.001/1700000002.0",
+        "lr_0.01",
+        "lr_0.01/1700000001.0",
+        "lr_0.1",
+        "lr_0.1/1700000000.0",
+    ]
+    # The run above a torch trial holds the curves: the trial is attached to it (docs/hparams.md#torch-trials).
+    listing = {item["run"]: item for item in torch_server.get("/api/runs").json()["runs"]}
+    assert listing["lr_0.1"]["hparams_trial"] == "lr_0.1/1700000000.0"
+    assert listing["lr_0.1/1700000000.0"]["attached_to"] == "lr_0.1"
+    assert listing["lr_0.1"]["attached_to"] is None
 
 
 def test_torch_values_as_written(torch_server: Api) -> None:
@@ -67,6 +78,8 @@ def test_torch_values_as_written(torch_server: Api) -> None:
     assert rows["lr_0.01"]["hparams"]["batch"] == "auto"
     assert rows["lr_0.1"]["status"] == "success"
     assert rows["lr_0.1"]["related_runs"] == ["lr_0.1", "lr_0.1/1700000000.0"]
+    assert rows["lr_0.1"]["run"] == "lr_0.1"  # listed as the run it was written from
+    assert rows["lr_0.1"]["trial"] == "lr_0.1/1700000000.0"
 
 
 def test_torch_metrics_are_the_declared_ones(torch_server: Api) -> None:
@@ -83,7 +96,8 @@ def test_torch_metrics_are_the_declared_ones(torch_server: Api) -> None:
 
 def test_run_regex_filters_trials(torch_server: Api) -> None:
     body = torch_server.get("/api/hparams/table", run_regex=r"^lr_0\.1/").json()
-    assert [row["run"] for row in body["trials"]] == ["lr_0.1/1700000000.0"]
+    assert [row["trial"] for row in body["trials"]] == ["lr_0.1/1700000000.0"]
+    assert [row["run"] for row in body["trials"]] == ["lr_0.1"]
     response = torch_server.get("/api/hparams/table", run_regex="lr_(")
     assert response.status_code == 400
     assert "run_regex" in response.json()["error"]

@@ -325,7 +325,8 @@ export interface paths {
         /**
          * Hparams
          * @description ``{"runs": {run: {name: value}}}``: each run's hyperparameters as written (number, string or bool); runs
-         *     without any are left out.
+         *     without any are left out. A run a torch ``add_hparams`` trial is attached to has the trial's
+         *     (docs/hparams.md#torch-trials).
          */
         get: operations["hparams_api_hparams_get"];
         put?: never;
@@ -348,16 +349,18 @@ export interface paths {
          * @description ``{"hparams": [{"name", "display_name", "description", "type", "declared_type", "domain"}],
          *     "metrics": [{"id", "group", "tag", "display_name", "description", "dataset_type", "goal"}],
          *     "metrics_source": "experiment" | "shared_tags", "experiments": [name],
-         *     "trials": [{"run", "hparams": {name: value}, "metrics": {id: {"final", "final_step", "best", "best_step",
+         *     "trials": [{"run", "trial", "hparams": {name: value}, "metrics": {id: {"final", "final_step", "best", "best_step",
          *     "points"} | null}, "status", "start_time", "end_time", "group_name", "related_runs"}],
          *     "problems": [{"path", "offset", "reason"}]}`` (``problems``: hparams records that could not be read, e.g. a
          *     corrupt session start, whose trials are missing from ``trials``).
          *
-         *     A trial is a run with an hparams session start. Values are as written (number, string, bool; torch's
-         *     1.0/0.0 become true/false where the experiment declares the hparam a bool or its domain {0, 1}); ``type``
-         *     is "mixed" when trials disagree. Metrics: those the experiment summaries declare, else the scalar tags
-         *     every trial shares; ``best`` is the smallest value when ``goal`` is "min" (losses, errors), else the
-         *     largest. A non-finite final value is the string "NaN", "Infinity" or "-Infinity".
+         *     A trial is a run with an hparams session start; a torch ``add_hparams`` trial attached to the run it was
+         *     written from is listed under that run's name, ``trial`` naming the sub-run that holds it
+         *     (docs/hparams.md#torch-trials). ``run_regex`` matches either name. Values are as written (number, string,
+         *     bool; torch's 1.0/0.0 become true/false where the experiment declares the hparam a bool or its domain
+         *     {0, 1}); ``type`` is "mixed" when trials disagree. Metrics: those the experiment summaries declare, else
+         *     the scalar tags every trial shares; ``best`` is the smallest value when ``goal`` is "min" (losses, errors),
+         *     else the largest. A non-finite final value is the string "NaN", "Infinity" or "-Infinity".
          */
         get: operations["hparams_table_api_hparams_table_get"];
         put?: never;
@@ -1021,10 +1024,12 @@ export interface paths {
         };
         /**
          * Runs
-         * @description ``{"runs": [{"run", "tags": {kind: [tag]}, "last_step", "last_wall_time", "annotations"}], "generation",
-         *     "reload_interval", "logdir"}`` (``annotations``: how many the run has). ``generation`` increases whenever
-         *     ingest added data: a client compares it to skip refetching. With ``tag_regex``, each run lists only the
-         *     matching tags (runs stay listed, possibly with no tags).
+         * @description ``{"runs": [{"run", "tags": {kind: [tag]}, "last_step", "last_wall_time", "annotations", "hparams_trial",
+         *     "attached_to"}], "generation", "reload_interval", "logdir"}`` (``annotations``: how many the run has;
+         *     ``hparams_trial``: the torch ``add_hparams`` sub-run whose hyperparameters the run has, ``attached_to``: for
+         *     that sub-run, the run it is attached to; both null otherwise, see docs/hparams.md#torch-trials).
+         *     ``generation`` increases whenever ingest added data: a client compares it to skip refetching. With
+         *     ``tag_regex``, each run lists only the matching tags (runs stay listed, possibly with no tags).
          */
         get: operations["runs_api_runs_get"];
         put?: never;

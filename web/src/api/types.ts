@@ -75,6 +75,10 @@ export type RunsResponse = Answer<
       last_wall_time: number | null;
       /** How many annotations the run has (a page asks GET /api/annotations only for runs that have some). */
       annotations: number;
+      /** The torch add_hparams sub-run whose hyperparameters the run has (docs/hparams.md#torch-trials). */
+      hparams_trial?: string | null;
+      /** For such a sub-run: the run it is attached to. */
+      attached_to?: string | null;
     }[];
     generation: number;
     reload_interval: number | null;

@@ -9,11 +9,13 @@ import { ErrorBoundary } from "./ErrorBoundary";
 import { FilterInput } from "./FilterInput";
 import { compileFilter, filterByName } from "./filters";
 import { assignColours, colourFor } from "./palette";
+import { compareRuns, descendants, runParents } from "./runOrder";
 import { RunSelector } from "./RunSelector";
+import { useSidebarWidth } from "./sidebarWidth";
 import { RetentionNotice } from "./RetentionNotice";
 import { QueryNote, SearchBox } from "./SearchBox";
 import { ALL, isSelected, selectionLookup, setRuns, validSelection, type Selection } from "./selection";
-import { useUrlState } from "./state";
+import { navigate, useUrlState } from "./state";
 import { applyTheme, resolveTheme, THEME_KEY, useSystemTheme, type ThemeSetting } from "./theme";
 import { TopBar } from "./TopBar";
 import type { Dashboard, RunInfo } from "./types";
@@ -39,7 +41,7 @@ export function App(props: { dashboards?: readonly Dashboard[] }) {
   const [runFilter, setRunFilter] = useUrlState("runFilter", "");
   const [tagFilter, setTagFilter] = useUrlState("tagFilter", "");
   const [rawSelection, setSelection] = useUrlState<Selection>("runs", ALL);
-  const [tab, setTab] = useUrlState("tab", "");
+  const [tab] = useUrlState("tab", "");
   const [themeSetting, setThemeSetting] = useUrlState<string>(THEME_KEY, "auto");
   const system = useSystemTheme();
   const theme = resolveTheme(
@@ -49,6 +51,7 @@ export function App(props: { dashboards?: readonly Dashboard[] }) {
   useEffect(() => applyTheme(theme), [theme]);
 
   const { data, error, tick, interval, reloading, reload } = useRuns(autoReload);
+  const [sidebarWidth, setSidebarWidth] = useSidebarWidth();
   // Installed plugins' dashboards come in at run time, next to the built-in ones (./webDashboards.tsx).
   const web = useWebDashboards(builtIn, !!data && !error);
   const dashboards = useMemo(
@@ -58,8 +61,9 @@ export function App(props: { dashboards?: readonly Dashboard[] }) {
   const selection = validSelection(rawSelection);
 
   const allRuns: RunInfo[] = useMemo(() => {
-    const runs = [...(data?.runs ?? [])].sort((a, b) => a.run.localeCompare(b.run, undefined, { numeric: true }));
+    const runs = [...(data?.runs ?? [])].sort((a, b) => compareRuns(a.run, b.run));
     assignColours(runs.map((r) => r.run));
+    const parents = runParents(runs.map((r) => r.run));
     return runs.map((r) => ({
       run: r.run,
       colour: colourFor(r.run),
@@ -67,6 +71,9 @@ export function App(props: { dashboards?: readonly Dashboard[] }) {
       last_step: r.last_step ?? null,
       last_wall_time: r.last_wall_time ?? null,
       annotations: r.annotations,
+      parent: parents.get(r.run) ?? null,
+      hparams_trial: r.hparams_trial ?? null,
+      attached_to: r.attached_to ?? null,
     }));
   }, [data]);
   const names = useMemo(() => allRuns.map((r) => r.run), [allRuns]);
@@ -101,10 +108,17 @@ export function App(props: { dashboards?: readonly Dashboard[] }) {
     [shownRuns, lookup],
   );
 
-  const visible = useMemo(() => dashboards.filter((d) => safeHasData(d, selectedRuns)), [dashboards, selectedRuns]);
+  // Tabs describe the log directory, not the selection: filtering runs never takes a tab away (or reflows the bar).
+  const visible = useMemo(() => dashboards.filter((d) => safeHasData(d, allRuns)), [dashboards, allRuns]);
+  const withData = useMemo(
+    () => new Set(visible.filter((d) => safeHasData(d, selectedRuns)).map((d) => d.name)),
+    [visible, selectedRuns],
+  );
   // A tab in the URL that may be an installed plugin's: wait for those to load rather than open another one.
   const waiting = web.loading && tab !== "" && !dashboards.some((d) => d.name === tab);
-  const active = waiting ? null : (visible.find((d) => d.name === tab) ?? visible[0] ?? null);
+  const active = waiting
+    ? null
+    : (visible.find((d) => d.name === tab) ?? visible.find((d) => withData.has(d.name)) ?? visible[0] ?? null);
 
   useEffect(() => {
     document.title = active ? `${active.title} · ridgeline` : "ridgeline";
@@ -148,6 +162,14 @@ export function App(props: { dashboards?: readonly Dashboard[] }) {
         No dashboard has data for the selected runs{kinds.length ? ` (they hold: ${kinds.join(", ")})` : ""}.
       </p>
     );
+  } else if (!withData.has(active.name)) {
+    const holders = allRuns.filter((r) => safeHasData(active, [r])).length;
+    content = (
+      <p class="notice muted" data-testid="tab-empty">
+        None of the selected runs has data for {active.title}: {holders} of the log directory's runs{" "}
+        {holders === 1 ? "does" : "do"}. Tick {holders === 1 ? "it" : "them"} in the run list, or clear the run filter.
+      </p>
+    );
   } else {
     const Component = active.component;
     content = (
@@ -159,11 +181,12 @@ export function App(props: { dashboards?: readonly Dashboard[] }) {
 
   const hasRuns = !!data && allRuns.length > 0;
   return (
-    <div class={hasRuns ? "layout" : "layout layout-nosidebar"}>
+    <div class={hasRuns ? "layout" : "layout layout-nosidebar"} style={{ "--sidebar-width": `${sidebarWidth}px` }}>
       <TopBar
         dashboards={visible}
+        withData={withData}
         active={active?.name ?? null}
-        onSelect={setTab}
+        onSelect={(name) => navigate({ tab: name })}
         logdir={data?.logdir}
         reloading={reloading}
         onReload={reload}
@@ -198,7 +221,9 @@ export function App(props: { dashboards?: readonly Dashboard[] }) {
           filterNote={runSearch.active && <QueryNote state={runSearch.state} onEdit={setRunFilter} />}
           filterErrorPrefix={runSearch.active ? "Search: " : undefined}
           onFilter={setRunFilter}
-          onToggle={(run, on) => setSelection(setRuns(selection, names, [run], on))}
+          width={sidebarWidth}
+          onResize={setSidebarWidth}
+          onToggle={(run, on) => setSelection(setRuns(selection, names, [run, ...descendants(run, names)], on))}
           onSetShown={(on) => setSelection(setRuns(selection, names, shownRuns.map((r) => r.run), on))}
         />
       )}

@@ -1,10 +1,12 @@
-/** The top bar: the dashboards with data as tabs, the search box, then a notice, the reload controls and the theme toggle. */
+/** The top bar: the dashboards with data in the log directory as tabs (dimmed when the selected runs have none), the search box, then a notice, the reload controls and the theme toggle. */
 import type { ComponentChildren } from "preact";
 import type { Dashboard } from "./types";
 import type { Theme } from "./theme";
 
 export interface TopBarProps {
   dashboards: readonly Dashboard[];
+  /** The dashboards that have data for the selected runs (the others' tabs stay, dimmed). */
+  withData?: ReadonlySet<string>;
   active: string | null;
   onSelect(name: string): void;
   logdir: string | undefined;
@@ -21,6 +23,17 @@ export interface TopBarProps {
   notice?: ComponentChildren;
 }
 
+/** ←/→ (Home/End) move the focus along the tab bar; Enter or Space opens the focused tab. */
+function moveAlongTabs(e: KeyboardEvent): void {
+  const tabs = [...(e.currentTarget as HTMLElement).querySelectorAll<HTMLButtonElement>("button.tab")];
+  const at = tabs.indexOf(document.activeElement as HTMLButtonElement);
+  if (at < 0 || tabs.length === 0) return;
+  const to = { ArrowRight: at + 1, ArrowLeft: at - 1, Home: 0, End: tabs.length - 1 }[e.key];
+  if (to === undefined) return;
+  e.preventDefault();
+  tabs[(to + tabs.length) % tabs.length]!.focus();
+}
+
 export function TopBar(props: TopBarProps) {
   const next = props.theme === "dark" ? "light" : "dark";
   return (
@@ -34,13 +47,15 @@ export function TopBar(props: TopBarProps) {
         </svg>
         ridgeline
       </span>
-      <nav aria-label="Dashboards" class="tabs">
+      <nav aria-label="Dashboards" class="tabs" onKeyDown={moveAlongTabs}>
         {props.dashboards.map((d) => (
           <button
             type="button"
             key={d.name}
             class="tab"
             data-dashboard={d.name}
+            data-empty={props.withData && !props.withData.has(d.name) ? "true" : undefined}
+            title={props.withData && !props.withData.has(d.name) ? `${d.title}: no data in the selected runs` : undefined}
             aria-current={props.active === d.name ? "page" : undefined}
             onClick={() => props.onSelect(d.name)}
           >

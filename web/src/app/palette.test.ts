@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ColourAssigner, hashName, PALETTE } from "./palette";
+import { ColourAssigner, PALETTE, sequenceColours } from "./palette";
 
 function linear(channel: number): number {
   const c = channel / 255;
@@ -93,8 +93,19 @@ describe("ColourAssigner", () => {
     for (const run of runs) expect(PALETTE).toContain(assigner.colourFor(run));
   });
 
-  it("hashes names deterministically", () => {
-    expect(hashName("train")).toBe(hashName("train"));
-    expect(hashName("train")).not.toBe(hashName("train2"));
+  it("gives runs the palette in the run list's order, so a handful of runs get its most distinct colours", () => {
+    const assigner = new ColourAssigner();
+    const runs = ["adam_lr0.1", "adam_lr0.001", "adam_lr0.01", "adam_lr0.0001"];
+    assigner.assign(runs);
+    expect(["adam_lr0.0001", "adam_lr0.001", "adam_lr0.01", "adam_lr0.1"].map((r) => assigner.colourFor(r))).toEqual(
+      PALETTE.slice(0, 4),
+    );
+  });
+});
+
+describe("sequenceColours", () => {
+  it("colours labels in their own sequence, whatever colours the runs took", () => {
+    const colour = sequenceColours(["lr=0.0001", "lr=0.001", "lr=0.0001"]);
+    expect([colour("lr=0.0001"), colour("lr=0.001")]).toEqual([PALETTE[0], PALETTE[1]]);
   });
 });

@@ -1,58 +1,51 @@
 /**
- * Run colours: stable per run name, distinguishable for at least 24 runs, readable on light and dark themes.
+ * Run colours: distinct for the runs on screen, stable for a given set of runs, readable on light and dark themes.
  *
  * The palette was chosen greedily in OKLab for the largest smallest pairwise distance (about 9 ΔE·100 between
  * the closest pair) among colours with at least 3:1 contrast against both the light background (#ffffff) and
  * the dark one (#16181d), the WCAG level for lines and marks. Early entries are the most distinct from each other.
  *
- * TensorBoard repeats colours every 7 runs and hashes names straight onto them, so two of a handful of runs
- * often share one. Here a name starts at its hash slot and, when another run already holds that slot, takes the
- * next free one (open addressing), so the first {@link PALETTE}.length runs never share a colour. Assignments are
- * kept for the page's lifetime, so a run never changes colour while the page is open; the shell registers runs in
- * sorted order ({@link assignColours}), so the same set of runs gets the same colours on every load.
+ * Runs take the palette in order of appearance: the shell registers them in the run list's order
+ * ({@link assignColours}, natural order), so the first run gets the first colour, the second the second, and the
+ * first {@link PALETTE}.length runs never share one. (Hashing names onto slots, as TensorBoard does, gave three
+ * purples to five runs.) A run keeps its colour for the page's lifetime; one that appears later takes the next
+ * colour. The HTML report colours the same runs the same way (ridgeline/report/colours.py has this palette).
+ * Run groups draw from their own sequence ({@link sequenceColours}), never from the runs'.
  */
+import { compareRuns } from "./runOrder";
+
 export const PALETTE: readonly string[] = [
   "#e50a7a", "#1bab49", "#1a54f0", "#958fb8", "#9a5505", "#a231d7", "#027972", "#fd5b0b",
   "#b4902e", "#825686", "#dd62dc", "#1d8ef5", "#c66876", "#cd1819", "#6c7e1e", "#9172ee",
   "#41a199", "#396cb0", "#b847a2", "#7142ee", "#9a795a", "#fe4f75", "#ae3d62", "#c86906",
 ];
 
-/** 32-bit FNV-1a over the UTF-16 code units: small, fast and well spread for short names. */
-export function hashName(name: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < name.length; i++) {
-    h ^= name.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
-}
-
-/** Assigns palette slots to names: hash slot first, next free slot on a collision, hash slot once all are taken. */
+/** Assigns palette colours to names in the order they are registered, cycling past the palette's size. */
 export class ColourAssigner {
   private readonly slots = new Map<string, number>();
-  private readonly used = new Set<number>();
 
   constructor(private readonly palette: readonly string[] = PALETTE) {}
 
   colourFor(name: string): string {
     let slot = this.slots.get(name);
     if (slot === undefined) {
-      const n = this.palette.length;
-      const home = hashName(name) % n;
-      slot = home;
-      if (this.used.size < n) {
-        while (this.used.has(slot)) slot = (slot + 1) % n;
-      }
+      slot = this.slots.size % this.palette.length;
       this.slots.set(name, slot);
-      this.used.add(slot);
     }
     return this.palette[slot]!;
   }
 
-  /** Registers names in sorted order, so a given set of runs gets the same colours on every page load. */
+  /** Registers names in the run list's order, so a given set of runs gets the same colours on every page load. */
   assign(names: Iterable<string>): void {
-    for (const name of [...names].sort()) this.colourFor(name);
+    for (const name of [...names].sort(compareRuns)) this.colourFor(name);
   }
+}
+
+/** Colours for a sequence of labels of its own (run groups): the first label the first colour, and so on. */
+export function sequenceColours(labels: Iterable<string>, palette: readonly string[] = PALETTE): (label: string) => string {
+  const order = new Map<string, number>();
+  for (const label of labels) if (!order.has(label)) order.set(label, order.size);
+  return (label) => palette[(order.get(label) ?? 0) % palette.length]!;
 }
 
 const shared = new ColourAssigner();
@@ -62,7 +55,7 @@ export function colourFor(run: string): string {
   return shared.colourFor(run);
 }
 
-/** Registers runs (sorted) before any colour is asked for, so colours depend on the run set, not on render order. */
+/** Registers runs (in the run list's order) before any colour is asked for: colours depend on the run set only. */
 export function assignColours(runs: Iterable<string>): void {
   shared.assign(runs);
 }

@@ -13,6 +13,12 @@ export interface RunInfo {
   last_wall_time: number | null;
   /** How many annotations the run has (cards ask GET /api/annotations only for runs that have some). */
   annotations: number;
+  /** The run this one is nested under in the run list (the nearest run its path starts with), else null. */
+  parent?: string | null;
+  /** The torch add_hparams sub-run whose hyperparameters this run has (docs/hparams.md#torch-trials), else null. */
+  hparams_trial?: string | null;
+  /** For such a sub-run: the run it is attached to, else null. */
+  attached_to?: string | null;
 }
 
 export interface DashboardProps {

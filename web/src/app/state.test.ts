@@ -120,3 +120,44 @@ describe("SettingsStore", () => {
     expect(seen).toEqual(["scalars", "images"]);
   });
 });
+
+describe("SettingsStore.navigate", () => {
+  function historyEnv(search = "", stored: Record<string, string> = {}) {
+    const storage = new Map(Object.entries(stored).map(([k, v]) => [STORAGE_PREFIX + k, v]));
+    const entries: string[] = [search];
+    const env: SettingsEnv & { entries: string[] } = {
+      entries,
+      getSearch: () => entries[entries.length - 1]!,
+      replaceSearch: (s) => void (entries[entries.length - 1] = s),
+      pushSearch: (s) => void entries.push(s),
+      storage: {
+        getItem: (k: string) => storage.get(k) ?? null,
+        setItem: (k: string, v: string) => void storage.set(k, v),
+        removeItem: (k: string) => void storage.delete(k),
+      },
+      schedule: () => {},
+    };
+    return { env, storage };
+  }
+
+  it("puts one navigation in one new history entry, after the pending setting changes", () => {
+    const { env } = historyEnv();
+    const store = new SettingsStore(env);
+    store.get("tab", "");
+    store.get("s.smooth", 0.6);
+    store.set("s.smooth", 0.9); // queued, not yet written
+    store.navigate({ tab: "hparams" });
+    expect(env.entries).toEqual(["?s.smooth=0.9", "?s.smooth=0.9&tab=hparams"]);
+    expect(store.get("tab", "")).toBe("hparams");
+  });
+
+  it("leaves localStorage as it was for a drill-down", () => {
+    const { env, storage } = historyEnv("", { runFilter: "mine" });
+    const store = new SettingsStore(env);
+    expect(store.get("runFilter", "")).toBe("mine");
+    store.navigate({ runFilter: "^exp$", tab: "scalars" }, { persist: false });
+    expect(store.get("runFilter", "")).toBe("^exp$");
+    expect(storage.get(`${STORAGE_PREFIX}runFilter`)).toBe("mine");
+    expect(storage.has(`${STORAGE_PREFIX}tab`)).toBe(false);
+  });
+});

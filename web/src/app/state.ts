@@ -4,8 +4,11 @@
  * from both, which keeps links short.
  *
  * Dashboards use {@link useUrlState} for their own settings with a prefix ("s.smooth"). Every component that
- * uses the same key sees the same value. URL writes use `history.replaceState`, batched, so dragging a slider
- * neither floods the history nor trips the browser's rate limit on it.
+ * uses the same key sees the same value. Setting changes use `history.replaceState`, batched, so dragging a
+ * slider neither floods the history nor trips the browser's rate limit on it. What a user would call a
+ * navigation — switching tabs, a drill-down ("show charts ↗") — goes through {@link navigate}: one
+ * `history.pushState` entry, so Back returns to the previous view; a drill-down's filters are not remembered
+ * for the next visit (`persist: false`).
  */
 import { useCallback, useEffect, useState } from "preact/hooks";
 
@@ -47,6 +50,8 @@ export function decodeSetting<T>(raw: string, initial: T): T | undefined {
 export interface SettingsEnv {
   getSearch(): string;
   replaceSearch(search: string): void;
+  /** A new history entry (Back returns to the one before); replaceSearch when absent. */
+  pushSearch?(search: string): void;
   storage: Pick<Storage, "getItem" | "setItem" | "removeItem"> | null;
   schedule(fn: () => void): void;
 }
@@ -83,17 +88,41 @@ export class SettingsStore {
 
   set<T>(key: string, value: T): void {
     if (!this.defaults.has(key)) this.defaults.set(key, value);
+    if (this.store(key, value, true)) this.notify(key);
+  }
+
+  /**
+   * Sets several keys as one navigation: the queued setting changes go into the current history entry, then
+   * these into a new one. With `persist: false` (a drill-down's filters) localStorage keeps what it had.
+   */
+  navigate(changes: Record<string, unknown>, options: { persist?: boolean } = {}): void {
+    this.flush();
+    const changed = Object.entries(changes).filter(([key, value]) => this.store(key, value, options.persist ?? true));
+    this.writeUrl(true);
+    for (const [key] of changed) this.notify(key);
+  }
+
+  /** Keeps `value` (and in storage when `persist`), queues its URL change; whether the value changed. */
+  private store(key: string, value: unknown, persist: boolean): boolean {
     const previous = this.values.get(key);
     this.values.set(key, value);
-    const isDefault = encodeSetting(value) === encodeSetting(this.defaults.get(key));
-    try {
-      if (isDefault) this.env.storage?.removeItem(STORAGE_PREFIX + key);
-      else this.env.storage?.setItem(STORAGE_PREFIX + key, encodeSetting(value));
-    } catch {
-      // Storage full or forbidden (private mode): the URL still carries the setting.
+    if (persist) {
+      try {
+        if (this.isDefault(key, value)) this.env.storage?.removeItem(STORAGE_PREFIX + key);
+        else this.env.storage?.setItem(STORAGE_PREFIX + key, encodeSetting(value));
+      } catch {
+        // Storage full or forbidden (private mode): the URL still carries the setting.
+      }
     }
     this.queueUrl(key, value);
-    if (previous !== value) this.notify(key);
+    return previous !== value;
+  }
+
+  /** Whether `value` is the key's default (for a key no component has read yet: an empty value). */
+  private isDefault(key: string, value: unknown): boolean {
+    const encoded = encodeSetting(value);
+    if (!this.defaults.has(key)) return encoded === "" || encoded === "[]" || encoded === "{}";
+    return encoded === encodeSetting(this.defaults.get(key));
   }
 
   subscribe(key: string, listener: Listener): () => void {
@@ -105,6 +134,10 @@ export class SettingsStore {
 
   /** Writes the queued URL changes now (normally done by the scheduler). */
   flush(): void {
+    this.writeUrl(false);
+  }
+
+  private writeUrl(push: boolean): void {
     this.flushScheduled = false;
     if (this.pendingUrl.size === 0) return;
     const params = new URLSearchParams(this.env.getSearch());
@@ -115,7 +148,8 @@ export class SettingsStore {
     this.pendingUrl.clear();
     const search = params.toString();
     if (search !== new URLSearchParams(this.env.getSearch()).toString()) {
-      this.env.replaceSearch(search ? `?${search}` : "");
+      const write = push && this.env.pushSearch ? this.env.pushSearch : this.env.replaceSearch;
+      write.call(this.env, search ? `?${search}` : "");
     }
   }
 
@@ -133,8 +167,7 @@ export class SettingsStore {
   }
 
   private queueUrl(key: string, value: unknown): void {
-    const isDefault = encodeSetting(value) === encodeSetting(this.defaults.get(key));
-    this.pendingUrl.set(key, isDefault ? null : encodeSetting(value));
+    this.pendingUrl.set(key, this.isDefault(key, value) ? null : encodeSetting(value));
     if (!this.flushScheduled) {
       this.flushScheduled = true;
       this.env.schedule(() => this.flush());
@@ -167,6 +200,9 @@ function browserEnv(): SettingsEnv {
       const url = `${window.location.pathname}${search}${window.location.hash}`;
       window.history.replaceState(window.history.state, "", url);
     },
+    pushSearch: (search) => {
+      window.history.pushState(null, "", `${window.location.pathname}${search}${window.location.hash}`);
+    },
     storage,
     schedule: (fn) => void setTimeout(fn, 150),
   };
@@ -183,6 +219,14 @@ export function settings(): SettingsStore {
     window.addEventListener("pagehide", () => s.flush());
   }
   return store;
+}
+
+/**
+ * One navigation (a tab, a drill-down): sets the keys together in a new history entry, so Back returns to the
+ * view before. `persist: false` leaves localStorage as it was (a drill-down's filters are not the user's own).
+ */
+export function navigate(changes: Record<string, unknown>, options: { persist?: boolean } = {}): void {
+  settings().navigate(changes, options);
 }
 
 /**

@@ -2,6 +2,7 @@
  * The page layout of the images and audio dashboards: the selected runs' tags of one kind, filtered by the
  * shell's tag regex, in collapsible sections by tag prefix (expanded at first), with a card per (run, tag).
  */
+import { MiddleEllipsis } from "@app/MiddleEllipsis";
 import type { ComponentChildren } from "preact";
 import { useMemo, useRef, useState } from "preact/hooks";
 import { useNear } from "@charts/lazyCard";
@@ -76,11 +77,11 @@ export function MediaHead({ run, tag }: { run: RunInfo; tag: string }) {
   return (
     <div class="rl-card-head">
       <h3 class="rl-card-title" title={tag}>
-        {tag}
+        <MiddleEllipsis text={tag} />
       </h3>
       <span class="rl-media-run" title={run.run}>
         <span class="rl-swatch" style={{ background: run.colour }} aria-hidden="true" />
-        {run.run}
+        <MiddleEllipsis text={run.run} />
       </span>
     </div>
   );

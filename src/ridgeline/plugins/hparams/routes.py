@@ -47,19 +47,22 @@ def hparams_table(request: Request, run_regex: RunRegex = None) -> OrjsonRespons
     """``{"hparams": [{"name", "display_name", "description", "type", "declared_type", "domain"}],
     "metrics": [{"id", "group", "tag", "display_name", "description", "dataset_type", "goal"}],
     "metrics_source": "experiment" | "shared_tags", "experiments": [name],
-    "trials": [{"run", "hparams": {name: value}, "metrics": {id: {"final", "final_step", "best", "best_step",
+    "trials": [{"run", "trial", "hparams": {name: value}, "metrics": {id: {"final", "final_step", "best", "best_step",
     "points"} | null}, "status", "start_time", "end_time", "group_name", "related_runs"}],
     "problems": [{"path", "offset", "reason"}]}`` (``problems``: hparams records that could not be read, e.g. a
     corrupt session start, whose trials are missing from ``trials``).
 
-    A trial is a run with an hparams session start. Values are as written (number, string, bool; torch's
-    1.0/0.0 become true/false where the experiment declares the hparam a bool or its domain {0, 1}); ``type``
-    is "mixed" when trials disagree. Metrics: those the experiment summaries declare, else the scalar tags
-    every trial shares; ``best`` is the smallest value when ``goal`` is "min" (losses, errors), else the
-    largest. A non-finite final value is the string "NaN", "Infinity" or "-Infinity"."""
+    A trial is a run with an hparams session start; a torch ``add_hparams`` trial attached to the run it was
+    written from is listed under that run's name, ``trial`` naming the sub-run that holds it
+    (docs/hparams.md#torch-trials). ``run_regex`` matches either name. Values are as written (number, string,
+    bool; torch's 1.0/0.0 become true/false where the experiment declares the hparam a bool or its domain
+    {0, 1}); ``type`` is "mixed" when trials disagree. Metrics: those the experiment summaries declare, else
+    the scalar tags every trial shares; ``best`` is the smallest value when ``goal`` is "min" (losses, errors),
+    else the largest. A non-finite final value is the string "NaN", "Infinity" or "-Infinity"."""
     pattern = compile_regex(run_regex, "run_regex")
     logdir = logdir_of(request)
     table = _cache(request).current(logdir)
     if pattern is not None:
-        table = {**table, "trials": [row for row in table["trials"] if pattern.search(row["run"])]}
+        kept = [row for row in table["trials"] if pattern.search(row["run"]) or pattern.search(row["trial"])]
+        table = {**table, "trials": kept}
     return OrjsonResponse(table)

@@ -7,6 +7,10 @@ trial shares (its own tags and those of its sub-runs that are not trials themsel
 ``run-0/validation``). A metric declared with a group (TF2: "validation") is read from the trial's sub-run of
 that name.
 
+A torch trial attached to the run it was written from (:mod:`ridgeline.store.trials`) is listed under that
+run's name, with ``trial`` naming the sub-run its record and hparam metrics were read from; every other row's
+``trial`` is its own run.
+
 Booleans: TF2 and ``ridgeline.SummaryWriter(hparams=)`` store them as bools; torch's ``add_hparams`` stores
 them as the numbers 1.0/0.0 (type FLOAT64). A numeric hparam is shown as a bool when its declared type is
 BOOL or its declared discrete domain is exactly {0, 1} (what torch writes for ``hparam_domain_discrete=
@@ -27,6 +31,7 @@ import numpy as np
 from ridgeline.format.tags import HPARAMS_PREFIX
 from ridgeline.store.logdir import LogDir
 from ridgeline.store.payloads import DecodeError, HParamInfo, HParams, HParamValue, MetricInfo
+from ridgeline.store.trials import TORCH_TRIAL_NAME, link_trials
 
 Goal = Literal["min", "max"]
 ColumnType = Literal["number", "string", "bool", "mixed", "none"]
@@ -35,8 +40,6 @@ ColumnType = Literal["number", "string", "bool", "mixed", "none"]
 _LOWER_IS_BETTER = re.compile(
     r"loss|err|mse|mae|rmse|nll|perplexity|ppl|wer|cer|distance|latency|time|regret|cost|fid", re.IGNORECASE
 )
-# torch names each add_hparams trial after time.time(): "1795978037.475189".
-_TIMESTAMP = re.compile(r"^\d{9,}(\.\d+)?$")
 
 
 def goal_of(tag: str) -> Goal:
@@ -105,12 +108,15 @@ def build_table(logdir: LogDir) -> dict[str, Any]:
     metrics = [_metric_column(group, tag, experiment.metrics.get((group, tag))) for group, tag in keys]
     metrics = _unique_ids(metrics)
 
+    links = link_trials(logdir)
     rows = []
     for run, record in trials.items():
         ended = status.get(run)
+        shown = links.parent_of.get(run, run)
         rows.append(
             {
-                "run": run,
+                "run": shown,
+                "trial": run,
                 "hparams": values[run],
                 "metrics": {
                     metric["id"]: _metric_value(
@@ -122,7 +128,7 @@ def build_table(logdir: LogDir) -> dict[str, Any]:
                 "start_time": record.start_time_secs,
                 "end_time": ended.end_time_secs if ended is not None else None,
                 "group_name": record.group_name,
-                "related_runs": _related_runs(run, runs),
+                "related_runs": _related_runs(shown, runs),
             }
         )
     return {
@@ -301,6 +307,6 @@ def _related_runs(trial: str, runs: list[str]) -> list[str]:
     related = [run for run in runs if _group_of(trial, run) is not None]
     parent, _, leaf = trial.rpartition("/")
     parent = parent or "."
-    if _TIMESTAMP.match(leaf) and parent != trial and parent in runs:
+    if TORCH_TRIAL_NAME.match(leaf) and parent != trial and parent in runs:
         related.insert(0, parent)
     return related

@@ -5,8 +5,8 @@
  */
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import { ApiError, getJson } from "@api/client";
-import { ALL, type Selection } from "@app/selection";
-import { useUrlState } from "@app/state";
+import { ALL } from "@app/selection";
+import { navigate, useUrlState } from "@app/state";
 import { exactRunsPattern } from "@app/filters";
 import type { DashboardProps } from "@app/types";
 import { registry } from "@charts/registry";
@@ -41,9 +41,6 @@ export function HParamsDashboard({ runs, tick }: DashboardProps) {
   const [filters, setFilters] = useUrlState<Filters>("hp.filters", {});
   const [colourSetting, setColour] = useUrlState("hp.colour", "");
   const [selected, setSelected] = useUrlState("hp.run", "");
-  const [, setTab] = useUrlState("tab", "");
-  const [, setRunFilter] = useUrlState("runFilter", "");
-  const [, setRunSelection] = useUrlState<Selection>("runs", ALL);
 
   useEffect(() => {
     const abort = new AbortController();
@@ -102,9 +99,9 @@ export function HParamsDashboard({ runs, tick }: DashboardProps) {
     setSelected(run === selected ? "" : run);
   }, []);
   const showScalars = useCallback((trial: Trial) => {
-    setRunFilter(exactRunsPattern(trial.related_runs.length ? trial.related_runs : [trial.run]));
-    setRunSelection(ALL);
-    setTab("scalars");
+    // A drill-down: its own history entry (Back returns here), its filter not remembered for the next visit.
+    const runFilter = exactRunsPattern(trial.related_runs.length ? trial.related_runs : [trial.run]);
+    navigate({ runFilter, runs: ALL, tab: "scalars" }, { persist: false });
   }, []);
 
   const ready = table !== null || error !== null;

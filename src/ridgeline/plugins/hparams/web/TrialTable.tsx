@@ -3,6 +3,9 @@
  * a header sorts by it, the row under the header filters (min/max for numbers, checkboxes for strings,
  * booleans and mixed types), and the Columns menu hides or shows columns.
  */
+import { downloadText } from "@charts/export";
+import { TABLE_FORMATS } from "./download";
+import { MiddleEllipsis } from "@app/MiddleEllipsis";
 import { memo } from "preact/compat";
 import { useMemo } from "preact/hooks";
 import {
@@ -46,6 +49,19 @@ export function TrialTable(p: Props) {
       <header class="hp-card-head">
         <h3>Trials</h3>
         <ColumnsMenu columns={p.allColumns} hidden={p.hidden} onHidden={p.onHidden} />
+        <span class="hp-downloads" aria-label="Download the table as shown">
+          {TABLE_FORMATS.map(({ format, label, mime, write }) => (
+            <button
+              type="button"
+              key={format}
+              data-testid={`hparams-download-${format}`}
+              title={`Download the table as shown (${label})`}
+              onClick={() => downloadText(write(p.trials, p.columns), `hparams.${format}`, mime)}
+            >
+              {label}
+            </button>
+          ))}
+        </span>
       </header>
       <div class="hp-table-wrap" data-testid="hparams-table-wrap" tabIndex={0}>
         <table class="hp-table" data-testid="hparams-table">
@@ -138,9 +154,7 @@ const Row = memo(function Row({ trial: t, columns, colour, selected, onSelect, o
     >
       <th scope="row" class="hp-run-col">
         <span class="hp-swatch" style={{ background: colour }} />
-        <span class="hp-run-name" title={t.run}>
-          {t.run}
-        </span>
+        <MiddleEllipsis class="hp-run-name" text={t.run} />
         {t.status && t.status !== "success" && t.status !== "unknown" ? (
           <span class={`hp-status hp-status-${t.status}`}>{t.status}</span>
         ) : null}

@@ -36,7 +36,10 @@ export interface MetricValue {
 }
 
 export interface Trial {
+  /** The run the trial belongs to: a torch add_hparams trial's is the run it was written from. */
   run: string;
+  /** The run its hparams record was read from (a torch trial's timestamped sub-run; else `run`). */
+  trial?: string;
   hparams: Record<string, Cell | undefined>;
   metrics: Record<string, MetricValue | null | undefined>;
   status: string | null;

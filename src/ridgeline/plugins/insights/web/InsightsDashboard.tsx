@@ -5,8 +5,8 @@
  * for the runs with nothing to report, what was checked.
  */
 import { useCallback, useEffect, useLayoutEffect, useMemo, useState } from "preact/hooks";
-import { ALL, type Selection } from "@app/selection";
-import { useUrlState } from "@app/state";
+import { ALL } from "@app/selection";
+import { navigate, useUrlState } from "@app/state";
 import type { DashboardProps } from "@app/types";
 import { formatNumber, formatStep } from "@charts/format";
 import { registry } from "@charts/registry";
@@ -19,7 +19,10 @@ import {
   evidenceText,
   exactPattern,
   filterAlerts,
+  EVIDENCE_SETTINGS,
+  expectedRange,
   FOCUS_KEY,
+  focusOf,
   formatAlertValue,
   formatRange,
   groupFindings,
@@ -43,17 +46,19 @@ type Open = (runs: string[], tags: string[], step: number | null, tab?: string) 
 
 /** Opens the scalars (or another) dashboard on runs/tags (and a step), in place: the shell's own URL settings. */
 function useOpenScalars(): Open {
-  const [, setTab] = useUrlState("tab", "");
-  const [, setRunFilter] = useUrlState("runFilter", "");
-  const [, setRunSelection] = useUrlState<Selection>("runs", ALL);
-  const [, setTagFilter] = useUrlState("tagFilter", "");
-  const [, setFocus] = useUrlState<unknown[]>(FOCUS_KEY, []);
   return useCallback((runs, tags, step, tab = "scalars") => {
-    setRunFilter(exactPattern(runs));
-    setRunSelection(ALL);
-    setTagFilter(tags.length ? exactPattern(tags) : "");
-    setFocus(step != null && tags.length && tab === "scalars" ? [tags[0], step] : []);
-    setTab(tab);
+    // A drill-down: its own history entry (Back returns here), its filters not remembered for the next visit.
+    navigate(
+      {
+        runFilter: exactPattern(runs),
+        runs: ALL,
+        tagFilter: tags.length ? exactPattern(tags) : "",
+        [FOCUS_KEY]: step != null && tags.length && tab === "scalars" ? focusOf(tags, step) : [],
+        ...(tab === "scalars" ? EVIDENCE_SETTINGS : {}),
+        tab,
+      },
+      { persist: false },
+    );
     window.scrollTo(0, 0);
   }, []);
 }
@@ -249,7 +254,7 @@ function AlertsPanel(props: {
                     <span class={`rl-kind rl-kind-${a.kind}`}>{KIND_LABELS[a.kind] ?? a.kind}</span>
                   </td>
                   <td class="num">{formatAlertValue(a, fmt)}</td>
-                  <td class="num">{formatRange(a.expected_low, a.expected_high, fmt) || "—"}</td>
+                  <td class="num">{formatRange(...expectedRange(a), fmt) || "—"}</td>
                   <td>
                     <SpotLink
                       href={scalarsLink(location.search, [a.run], [a.tag], a.step)}

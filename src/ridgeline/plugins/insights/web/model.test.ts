@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
 import {
+  expectedRange,
+  FOCUS_KEY,
+  focusNames,
   alertX,
   checkedWithoutFindings,
   countKinds,
@@ -185,5 +188,23 @@ describe("groupFindings", () => {
       ["a", ["overfitting"]],
       ["b", ["lr_too_high", "plateau"]],
     ]);
+  });
+});
+
+describe("drill-downs show the evidence", () => {
+  it("clips an expected range to the metric's natural bounds", () => {
+    expect(expectedRange({ tag: "train/loss", expected_low: -0.47, expected_high: 0.69 })).toEqual([0, 0.69]);
+    expect(expectedRange({ tag: "val/acc", expected_low: 0.72, expected_high: 1.22 })).toEqual([0.72, 1]);
+    expect(expectedRange({ tag: "grad_norm", expected_low: -2, expected_high: 3 })).toEqual([-2, 3]);
+  });
+
+  it("zooms every tag a finding cites, with outlier clipping and smoothing off", () => {
+    const params = new URLSearchParams(scalarsLink("", ["run"], ["train/loss", "val/loss"], 40));
+    const focus = JSON.parse(params.get(FOCUS_KEY)!);
+    expect(focusNames(focus, "train/loss") && focusNames(focus, "val/loss")).toBe(true);
+    expect(focusNames(focus, "val/acc")).toBe(false);
+    expect(focusNames(["train/loss", 40], "train/loss")).toBe(true); // links written before stay valid
+    expect(params.get("s.outliers")).toBe("0");
+    expect(params.get("s.smooth")).toBe("0");
   });
 });

@@ -139,6 +139,23 @@ export function countKinds(alerts: readonly Alert[]): Record<AlertKind, number> 
 }
 
 /** "0.1 – 0.5", "≥ 0.1", "≤ 0.5" or "" for an alert's expected range. */
+/** What a metric's tag says its values can be: a loss or an error is never negative, an accuracy (precision,
+ * recall, F1, AUC) lies in [0, 1]; null bounds for anything else. */
+export function naturalBounds(tag: string): [number | null, number | null] {
+  const leaf = tag.toLowerCase();
+  if (/acc|accuracy|precision|recall|\bf1\b|_f1|f1_|auc|iou|dice/.test(leaf)) return [0, 1];
+  if (/loss|err|mse|mae|rmse|nll|perplexity|ppl|wer|cer|latency|time/.test(leaf)) return [0, null];
+  return [null, null];
+}
+
+/** An alert's expected range clipped to its metric's natural bounds (a band of ±3σ would say a loss may be -0.47). */
+export function expectedRange(a: Pick<Alert, "tag" | "expected_low" | "expected_high">): [number | null, number | null] {
+  const [min, max] = naturalBounds(a.tag);
+  const low = a.expected_low != null && min != null ? Math.max(min, a.expected_low) : a.expected_low;
+  const high = a.expected_high != null && max != null ? Math.min(max, a.expected_high) : a.expected_high;
+  return [low, high];
+}
+
 export function formatRange(low: number | null, high: number | null, fmt: (x: number) => string): string {
   const lo = low != null && Number.isFinite(low);
   const hi = high != null && Number.isFinite(high);
@@ -163,8 +180,24 @@ export function exactPattern(names: readonly string[]): string {
   return exactRunsPattern([...new Set(names)]);
 }
 
-/** URL key of the scalars card to zoom onto a step: [tag, step] (kept in the URL so the link is shareable). */
+/** URL key of the scalars cards to zoom onto a step: [tag, step], or [[tags], step] for every tag a finding cites
+ * (kept in the URL so the link is shareable). */
 export const FOCUS_KEY = "s.focus";
+
+/** The scalars settings a drill-down turns off, as they would hide the point it shows: outlier clipping (the
+ * flagged value would fall off the axis) and smoothing (it would flatten the spike). */
+export const EVIDENCE_SETTINGS: Record<string, number> = { "s.outliers": 0, "s.smooth": 0 };
+
+/** The focus of a drill-down onto `tags` at `step`. */
+export function focusOf(tags: readonly string[], step: number): unknown[] {
+  return [tags.length > 1 ? [...tags] : tags[0], step];
+}
+
+/** Whether a focus names `tag`. */
+export function focusNames(focus: unknown, tag: string): boolean {
+  if (!Array.isArray(focus) || typeof focus[1] !== "number") return false;
+  return focus[0] === tag || (Array.isArray(focus[0]) && focus[0].includes(tag));
+}
 
 /**
  * The query string of the scalars dashboard showing `runs`, the `tags` filtered, and (given a step) the
@@ -177,8 +210,9 @@ export function scalarsLink(search: string, runs: readonly string[], tags: reado
   params.delete("runs"); // every run the filter shows
   if (tags.length) params.set("tagFilter", exactPattern(tags));
   else params.delete("tagFilter");
-  if (step != null && tags.length) params.set(FOCUS_KEY, JSON.stringify([tags[0], step]));
+  if (step != null && tags.length) params.set(FOCUS_KEY, JSON.stringify(focusOf(tags, step)));
   else params.delete(FOCUS_KEY);
+  for (const [key, value] of Object.entries(EVIDENCE_SETTINGS)) params.set(key, String(value));
   return `?${params.toString()}`;
 }
 

@@ -20,7 +20,9 @@ import {
   forecastText,
   formatAlertValue,
   formatRange,
+  expectedRange,
   FOCUS_KEY,
+  focusNames,
   PHASE_COLOURS,
   PHASE_LABELS,
   phaseAt,
@@ -195,7 +197,7 @@ function useFocus(
   const [focus, setFocus] = useUrlState<unknown[]>(FOCUS_KEY, []);
   const applied = useRef<string>("");
   const zoomed = useRef(false);
-  const key = Array.isArray(focus) && focus[0] === tag && typeof focus[1] === "number" ? `${tag}@${focus[1]}` : "";
+  const key = focusNames(focus, tag) ? `${tag}@${focus[1]}` : "";
   const step = key ? (focus[1] as number) : null;
   useEffect(() => {
     if (step == null || !hover || !hover.length || applied.current === key) return;
@@ -356,7 +358,7 @@ function notes(u: uPlot, ov: Overlay, x: number, left: number): string[] {
   for (const m of ov.alerts) {
     if (Math.abs(u.valToPos(m.x, "x") - left) > 6) continue;
     const a = m.alert;
-    const range = formatRange(a.expected_low, a.expected_high, fmt);
+    const range = formatRange(...expectedRange(a), fmt);
     out.push(
       `Alert: ${a.kind} ${formatAlertValue(a, fmt)} at step ${formatStep(a.step)}${range ? `, expected ${range}` : ""}${m.many ? ` (${a.run})` : ""}`,
     );

@@ -6,7 +6,7 @@
 import { memo } from "preact/compat";
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import type { DashboardProps } from "@app/types";
-import { colourFor } from "@app/palette";
+import { colourFor, sequenceColours } from "@app/palette";
 import { Card } from "@charts/card/ScalarCard";
 import { CurveControls } from "@charts/lines/CurveControls";
 import { fetchHparams } from "./hparams";
@@ -90,6 +90,13 @@ export function ScalarsDashboard({ runs, tagFilter, tick, theme }: DashboardProp
     );
   }, [runs, settings.groupBy, settings.group, hparams]);
   const groupMap = runGroups.error ? null : runGroups.groups;
+  // "X axis: another tag…" with no tag chosen yet: the charts stay drawn against steps (a prompt says why).
+  const chartSettings = useMemo(
+    () => (settings.xAxis === "tag" && !settings.xTag ? { ...settings, xAxis: "step" as const } : settings),
+    [settings],
+  );
+  // Groups take colours from a sequence of their own (the runs' would collide once their colours are taken).
+  const groupColour = useMemo(() => sequenceColours(groupMap?.keys() ?? []), [groupMap]);
 
   // With few cards, draw them all at once (no loading flash while scrolling); with many, only what is seen.
   const eager = groups.reduce((n, g) => n + g.tags.length, 0) <= EAGER_CARDS;
@@ -106,9 +113,9 @@ export function ScalarsDashboard({ runs, tagFilter, tick, theme }: DashboardProp
       key={tag}
       tag={tag}
       runs={runs}
-      settings={settings}
+      settings={chartSettings}
       groups={groupMap}
-      groupColour={colourFor}
+      groupColour={groupColour}
       tick={tick}
       theme={theme}
       pinned={pinnedSet.has(tag)}
@@ -147,11 +154,16 @@ export function ScalarsDashboard({ runs, tagFilter, tick, theme }: DashboardProp
         {settings.xAxis === "tag" && (
           <label class="rl-field">
             <span>X tag</span>
-            <select data-testid="x-tag" value={settings.xTag} onChange={(e) => set("xTag", (e.target as HTMLSelectElement).value)}>
+            <select data-testid="x-tag" title={settings.xTag || undefined} value={settings.xTag} onChange={(e) => set("xTag", (e.target as HTMLSelectElement).value)}>
               <option value="">(choose a tag)</option>
               <TagOptions tags={allTags} />
             </select>
           </label>
+        )}
+        {settings.xAxis === "tag" && !settings.xTag && (
+          <span class="rl-hint muted" data-testid="x-tag-prompt" role="status">
+            Choose the tag to plot against: until then the charts use steps.
+          </span>
         )}
         <label class="rl-field rl-check">
           <input type="checkbox" data-testid="x-log" checked={settings.xLog && settings.xAxis !== "wall"} disabled={settings.xAxis === "wall"} title={settings.xAxis === "wall" ? "Not for wall time" : undefined} onChange={(e) => set("xLog", (e.target as HTMLInputElement).checked)} />
@@ -211,11 +223,11 @@ export function ScalarsDashboard({ runs, tagFilter, tick, theme }: DashboardProp
         )}
         <fieldset class="rl-field rl-combine">
           <legend>Two tags, two y axes</legend>
-          <select aria-label="Left axis tag" value={combineA} onChange={(e) => setCombineA((e.target as HTMLSelectElement).value)}>
+          <select aria-label="Left axis tag" title={combineA || undefined} value={combineA} onChange={(e) => setCombineA((e.target as HTMLSelectElement).value)}>
             <option value="">(left tag)</option>
             <TagOptions tags={allTags} />
           </select>
-          <select aria-label="Right axis tag" value={combineB} onChange={(e) => setCombineB((e.target as HTMLSelectElement).value)}>
+          <select aria-label="Right axis tag" title={combineB || undefined} value={combineB} onChange={(e) => setCombineB((e.target as HTMLSelectElement).value)}>
             <option value="">(right tag)</option>
             <TagOptions tags={allTags} />
           </select>
@@ -225,6 +237,16 @@ export function ScalarsDashboard({ runs, tagFilter, tick, theme }: DashboardProp
         </fieldset>
       </div>
 
+      {groupMap && groupMap.size > 0 && (
+        <ul class="rl-group-legend" data-testid="group-legend" aria-label="Run groups">
+          {[...groupMap].map(([label, members]) => (
+            <li key={label} data-group={label} data-colour={groupColour(label)} title={members.join("\n")}>
+              <span class="rl-group-swatch" style={{ background: groupColour(label) }} aria-hidden="true" />
+              {label} <span class="muted">(n={members.length})</span>
+            </li>
+          ))}
+        </ul>
+      )}
       {allTags.length === 0 && <p class="rl-empty">The selected runs have no scalars.</p>}
       {allTags.length > 0 && groups.length === 0 && <p class="rl-empty">No scalar tag matches the tag filter.</p>}
 
@@ -238,7 +260,7 @@ export function ScalarsDashboard({ runs, tagFilter, tick, theme }: DashboardProp
                 tag={ca}
                 tag2={cb}
                 runs={runs}
-                settings={settings}
+                settings={chartSettings}
                 groups={null}
                 groupColour={colourFor}
                 tick={tick}

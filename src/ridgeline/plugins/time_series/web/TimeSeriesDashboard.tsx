@@ -12,7 +12,7 @@ import { useCallback, useEffect, useMemo, useState } from "preact/hooks";
 import { getJson } from "@api/client";
 import type { DashboardProps, RunInfo } from "@app/types";
 import { colourFor } from "@app/palette";
-import { useUrlState } from "@app/state";
+import { navigate, useUrlState } from "@app/state";
 import { HistogramCard } from "@charts/histograms/HistogramCard";
 import { ImageCard, type View } from "@media/ImageCard";
 import { Card } from "@charts/card/ScalarCard";
@@ -120,7 +120,7 @@ export function TimeSeriesDashboard({ runs, tagFilter, tick, theme }: DashboardP
       pinned={pinnedSet.has(item.id)}
       eager={eager}
       onPin={togglePin}
-      openTab={setTab}
+      openTab={(tab: string) => navigate({ tab })}
     />
   );
 
