@@ -15,7 +15,8 @@ from collections.abc import Callable
 
 from ridgeline.ingest.discovery import LogDirError, sources_from
 from ridgeline.ingest.loop import Ingestor
-from ridgeline.store.cache import Cache
+from ridgeline.store.cache import open_store
+from ridgeline.store.disk_provider import DiskProvider
 from ridgeline.store.logdir import Entry, LogDir
 from ridgeline.store.memory import MemoryProvider
 from ridgeline.store.provider import Scalars
@@ -35,15 +36,17 @@ def open(
     """Read a log directory (or several: a list, ``a,b``, or ``name:path`` entries; local paths or fsspec URLs).
 
     Everything is read before this returns; ``LogDir.reload()`` reads what was appended since. With ``cache``
-    (the default) what was read is kept in a cache outside the log directory (``cache_dir``, default
-    ``~/.cache/ridgeline``), so the next open reads only what changed. ``check_crc=False`` skips the data
-    checksums (lengths are still checked). ``progress(done, total)`` is called as event files are read (the
-    CLI's progress bars). Raises ``LogDirError`` (a ValueError) naming the path when a log directory does not
-    exist or is not a directory.
+    (the default) what was read is kept in an on-disk store outside the log directory (``cache_dir``, default
+    ``~/.cache/ridgeline``; see docs/store.md): scalar series are read from it as mapped files, and the next open
+    reads only what changed. A cache directory another user owns, or anyone may write, is refused
+    (``StoreError``, an OSError). ``check_crc=False`` skips the data checksums (lengths are still checked).
+    ``progress(done, total)`` is called as event files are read (the CLI's progress bars). Raises
+    ``LogDirError`` (a ValueError) naming the path when a log directory does not exist or is not a directory.
     """
-    store_cache = Cache(cache_dir) if cache else None
-    ingestor = Ingestor(sources_from(logdir), check_crc=check_crc, parallel=parallel, cache=store_cache)
-    restored, stats = ingestor.load(progress)
-    if store_cache is not None and (stats.records or not restored):
-        ingestor.persist()
+    sources = sources_from(logdir)
+    store = open_store([(s.name, s.path) for s in sources], {"check_crc": check_crc}, cache_dir) if cache else None
+    ingestor = Ingestor(sources, check_crc=check_crc, parallel=parallel, store=store)
+    restored, _ = ingestor.load(progress)
+    if store is not None:
+        return LogDir(DiskProvider(store, ingestor, restored_runs=restored))
     return LogDir(MemoryProvider(ingestor.store, ingestor))

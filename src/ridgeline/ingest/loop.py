@@ -8,11 +8,13 @@ thread; later passes read only new bytes.
 
 from __future__ import annotations
 
+import base64
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from ridgeline.format.proto.summary_pb2 import SummaryMetadata
 from ridgeline.format.records import masked_crc32c
 from ridgeline.ingest.ahead import ReadAhead, worth_threads
 from ridgeline.ingest.decode import EventDecoder, decode_value
@@ -27,7 +29,7 @@ from ridgeline.ingest.discovery import (
 from ridgeline.ingest.projector import EmbeddingRef, read_projector
 from ridgeline.ingest.tail import FileTail, read_new
 from ridgeline.store.base import BlobRef, Kind, Problem
-from ridgeline.store.cache import Cache, cache_key
+from ridgeline.store.disk import DiskStore
 from ridgeline.store.payloads import DecodedPayload
 from ridgeline.store.provider import MAX_NOTES_BYTES, NOTES_FILES
 from ridgeline.store.run import Store
@@ -66,16 +68,15 @@ class Ingestor:
         *,
         check_crc: bool = True,
         parallel: bool = True,
-        cache: Cache | None = None,
+        store: Store | None = None,
     ) -> None:
         self.sources = [(source, filesystem_for(source.path)) for source in sources]
         for source, fs in self.sources:
             check_source(source, fs)
         self.check_crc = check_crc
         self.parallel = parallel
-        self.cache = cache
-        self._cache_key = cache_key([(s.name, s.path) for s in sources], {"check_crc": check_crc})
-        self.store = Store()
+        self.store = store if store is not None else Store()  # a DiskStore keeps what was read for the next start
+        self._fingerprints: dict[str, tuple[int, int | None]] = {}
         self.states: dict[str, RunState] = {}
         self.directories: dict[str, str] = {}  # run name -> its directory
         self._pass_lock = threading.Lock()
@@ -156,6 +157,8 @@ class Ingestor:
         stats.seconds = time.perf_counter() - started
         if stats.records or set(self.store.runs) != known:
             self.store.generation += 1
+        if isinstance(self.store, DiskStore):
+            self.store.checkpoint({name: self._resume_state(state) for name, state in self.states.items()})
         return stats
 
     def _drop_vanished(self, discovered: dict[str, tuple[FileSystem, list[str]]]) -> None:
@@ -232,41 +235,46 @@ class Ingestor:
             return None
         return ReadAhead(files, check_crc=self.check_crc)
 
-    # --- persistent cache ----------------------------------------------------------------------------------
+    # --- the on-disk store ------------------------------------------------------------------------------
     def _restore(self, discovered: dict[str, tuple[FileSystem, list[str]]]) -> int:
-        """Take every run whose files still begin with what was read from them from the cache; returns how many.
+        """Take every run whose files still begin with what was read from them from the store; returns how many.
 
-        A run with a file that shrank or changed before the cached offset is left out, and read from scratch.
+        A run with a file that shrank or changed before the stored offset is dropped from the store, and read
+        from scratch.
         """
-        if self.cache is None:
-            return 0
-        payload = self.cache.load(self._cache_key)
-        if not isinstance(payload, dict):
+        if not isinstance(self.store, DiskStore):
             return 0
         restored = 0
-        for name, (tails, decoder, run) in payload.get("runs", {}).items():
-            if name not in discovered:
-                continue
-            fs = discovered[name][0]
-            if all(_unchanged(tail, fs) for tail in tails.values()):
-                self.states[name] = RunState(name, fs, decoder, tails)
+        for name, (run, resume) in self.store.stored_runs().items():
+            state = _state_from(name, resume, discovered[name][0]) if name in discovered else None
+            if state is not None and all(_unchanged(tail, state.fs) for tail in state.tails.values()):
+                self.states[name] = state
                 self.store.replace_run(run)
                 restored += 1
-        self.store.add_problems(payload.get("problems", []))
+            else:
+                self.store.forget(name)
         return restored
 
+    def _resume_state(self, state: RunState) -> dict[str, object]:
+        """What the store keeps for a run to continue from: each file's offset and the CRC of the bytes before
+        it, and each tag's first SummaryMetadata (JSON: nothing in the store is ever unpickled)."""
+        files = []
+        for tail in state.tails.values():
+            known = self._fingerprints.get(tail.path)
+            if known is None or known[0] != tail.offset:
+                known = self._fingerprints[tail.path] = (tail.offset, _fingerprint(tail, state.fs))
+            files.append([tail.path, tail.offset, known[1]])
+        metadata = {
+            tag: base64.b64encode(value.SerializeToString()).decode()
+            for tag, value in state.decoder.all_metadata().items()
+        }
+        return {"files": files, "metadata": metadata}
+
     def persist(self) -> None:
-        """Save what has been read, with a fingerprint of each file's last bytes read."""
-        if self.cache is None:
-            return
+        """Write what has been read to the store (every pass does so already; kept for callers)."""
         with self._pass_lock:
-            runs = {}
-            for name, state in self.states.items():
-                for tail in state.tails.values():
-                    tail.fingerprint = _fingerprint(tail, state.fs)
-                if name in self.store.runs:
-                    runs[name] = (state.tails, state.decoder, self.store.runs[name])
-            self.cache.save(self._cache_key, {"runs": runs, "problems": self.store.problems()})
+            if isinstance(self.store, DiskStore):
+                self.store.checkpoint({name: self._resume_state(state) for name, state in self.states.items()})
 
     # --- background loop ----------------------------------------------------------------------------------
     def start(self, interval: float) -> None:
@@ -289,6 +297,23 @@ class Ingestor:
                 self.reload()
             except Exception as error:  # a pass that fails is reported; the next one tries again
                 self.store.add_problems([Problem("", None, f"reload failed: {error!r}")])
+
+
+def _state_from(name: str, resume: object, fs: FileSystem) -> RunState | None:
+    """The RunState a store's resume state describes (None when it is not what ``_resume_state`` writes)."""
+    try:
+        assert isinstance(resume, dict)
+        tails = {}
+        for path, offset, fingerprint in resume["files"]:
+            tails[str(path)] = FileTail(
+                str(path), int(offset), fingerprint=None if fingerprint is None else int(fingerprint)
+            )
+        metadata = {
+            str(tag): SummaryMetadata.FromString(base64.b64decode(text)) for tag, text in resume["metadata"].items()
+        }
+    except Exception:  # anything unexpected in the file: read the run again
+        return None
+    return RunState(name, fs, EventDecoder(metadata), tails)
 
 
 def _fingerprint(tail: FileTail, fs: FileSystem) -> int | None:

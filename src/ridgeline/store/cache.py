@@ -1,28 +1,23 @@
-"""The persistent cache that makes a restart over an unchanged log directory near-instant.
+"""Where the on-disk store lives by default, and which store a set of log directories uses.
 
-It lives outside the log directory (never written into): ``$RIDGELINE_CACHE_DIR``, else
-``$XDG_CACHE_HOME/ridgeline``, else ``~/.cache/ridgeline``, one file per set of log directories and reading
-options. The file is a pickle (numpy arrays inside pickle protocol 5 load at memory speed) written atomically;
-it is only ever read back by the user who wrote it, from their own cache directory. A file from another
-ridgeline version, or one that fails to load, is ignored and rewritten.
-
-What is cached, and when an entry is trusted, is decided by the ingest layer (``Ingestor``): this module only
-stores and loads.
+The store (:mod:`ridgeline.store.disk`) lives outside the log directory (never written into):
+``$RIDGELINE_CACHE_DIR``, else ``$XDG_CACHE_HOME/ridgeline``, else ``~/.cache/ridgeline``, one store per set of log
+directories and reading options. The cache directory is created 0700 and refused when another user owns it or
+everyone may write into it. Pickle files of earlier versions found there are deleted: nothing is unpickled.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import hashlib
 import json
 import os
-import pickle
-import tempfile
 from pathlib import Path
 from typing import Any
 
-from ridgeline._version import __version__
-
-FORMAT = 3  # 2: RunData keeps its first wall time, last steps and epoch; 3: one restart log per run
+from ridgeline.store.disk import FORMAT, DiskStore
+from ridgeline.store.files import StoreError, private_directory
 
 
 def default_cache_dir() -> Path:
@@ -40,35 +35,21 @@ def cache_key(sources: list[tuple[str | None, str]], options: dict[str, Any]) ->
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
-class Cache:
-    """Loads and saves one pickled snapshot per key."""
+def open_store(
+    sources: list[tuple[str | None, str]], options: dict[str, Any], cache_dir: str | os.PathLike[str] | None = None
+) -> DiskStore | None:
+    """The store of these log directories in ``cache_dir`` (default :func:`default_cache_dir`).
 
-    def __init__(self, directory: str | os.PathLike[str] | None = None) -> None:
-        self.directory = Path(directory) if directory is not None else default_cache_dir()
-
-    def _path(self, key: str) -> Path:
-        return self.directory / f"{key}.pickle"
-
-    def load(self, key: str) -> Any | None:
-        path = self._path(key)
-        try:
-            with open(path, "rb") as file:
-                header, payload = pickle.load(file)
-        except FileNotFoundError:
+    None when another process is writing it (the caller then reads into memory); StoreError when the cache
+    directory is not safe to use.
+    """
+    directory = private_directory(Path(cache_dir) if cache_dir is not None else default_cache_dir())
+    for old in directory.glob("*.pickle"):  # the pickle cache of earlier versions
+        with contextlib.suppress(OSError):
+            old.unlink()
+    try:
+        return DiskStore(directory / f"store-{cache_key(sources, options)}")
+    except StoreError as error:
+        if error.errno == errno.EBUSY:
             return None
-        except Exception:  # a cache from another version or a torn file: start over
-            return None
-        if header != (FORMAT, __version__):
-            return None
-        return payload
-
-    def save(self, key: str, payload: Any) -> None:
-        """Write atomically; a cache that cannot be written is not an error (the next start reads again)."""
-        try:
-            self.directory.mkdir(parents=True, exist_ok=True)
-            with tempfile.NamedTemporaryFile(dir=self.directory, prefix=".tmp-", delete=False) as file:
-                pickle.dump(((FORMAT, __version__), payload), file, protocol=5)
-                temporary = file.name
-            os.replace(temporary, self._path(key))
-        except OSError:
-            return
+        raise

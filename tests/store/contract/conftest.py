@@ -20,7 +20,30 @@ def memory_backend(logdir: Path) -> Provider:
     return ridgeline.open(logdir, cache=False).provider
 
 
-BACKENDS: dict[str, Callable[[Path], Provider]] = {"memory": memory_backend}
+def disk_backend(logdir: Path) -> Provider:
+    """The on-disk columnar store, built by this open (cold)."""
+    return ridgeline.open(logdir, cache_dir=_store_directory(logdir)).provider
+
+
+def disk_warm_backend(logdir: Path) -> Provider:
+    """The on-disk columnar store, built by a first open (closed again) and read back by a second (warm)."""
+    store = _store_directory(logdir)
+    cold = ridgeline.open(logdir, cache_dir=store)
+    cold.provider.close()  # type: ignore[attr-defined]
+    warm = ridgeline.open(logdir, cache_dir=store).provider
+    assert warm.restored_runs == len(warm.runs()), "the warm open reads its runs from the store"  # type: ignore[attr-defined]
+    return warm
+
+
+def _store_directory(logdir: Path) -> Path:
+    return logdir.parent / f"{logdir.name}-store"  # beside the log directory: nothing is written into it
+
+
+BACKENDS: dict[str, Callable[[Path], Provider]] = {
+    "memory": memory_backend,
+    "disk": disk_backend,
+    "disk-warm": disk_warm_backend,
+}
 
 
 @pytest.fixture(params=sorted(BACKENDS))

@@ -1,0 +1,400 @@
+"""The on-disk columnar store: the :class:`~ridgeline.store.run.Store` ingest fills, kept in a directory.
+
+Layout (format :data:`FORMAT`; see docs/store.md)::
+
+    DIR/store.json                   {"format": 1, "byteorder": "little"}: another format is rebuilt, never read
+    DIR/writer.lock                  held by the one process writing the store
+    DIR/problems.json                what could not be read from the log directories
+    DIR/runs/<sha256 of name>/manifest.json
+                                     the run's name, its series (column files, committed lengths, CRC32C, restart
+                                     marks), its facts (first/last wall time, last steps) and ingest's resume state
+    DIR/runs/<...>/<reading>-<n>.step | .wall_time | .value
+                                     one scalar series: int64 steps, float64 wall times, float64 values, raw
+    DIR/runs/<...>/<reading>.blobs   every non-scalar record of the run: which series, which file, where
+
+Scalar points are appended to their column files as ingest reads them (:mod:`ridgeline.store.disk_series`) and
+read back as mappings of those files; a run's manifest is rewritten at the end of each ingest pass that changed
+the run (:meth:`DiskStore.checkpoint`). What a manifest says is what is there: on open, every column is cut back
+to its committed length and checked against its CRC, and a run that fails is dropped and read again from its
+event files. References to non-scalar records (small: images stay in their event files) are held in memory.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import itertools
+import os
+import secrets
+import shutil
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ridgeline.store.base import KINDS, BlobRef, Kind, Problem
+from ridgeline.store.blobs import BlobSeries
+from ridgeline.store.disk_series import COLUMNS, DiskScalarSeries
+from ridgeline.store.files import (
+    ColumnFile,
+    StoreError,
+    WriterLock,
+    native_little_endian,
+    private_directory,
+    read_json,
+    write_json,
+)
+from ridgeline.store.run import RunData, SeriesKey, Store
+from ridgeline.store.series import Restarts, ScalarSeries
+
+FORMAT = 1
+
+BLOB_ROW = np.dtype(
+    [
+        ("series", "<i4"),
+        ("path", "<i4"),
+        ("value_index", "<i4"),
+        ("spare", "<i4"),
+        ("offset", "<i8"),
+        ("length", "<i8"),
+        ("step", "<i8"),
+        ("wall_time", "<f8"),
+    ]
+)
+
+__all__ = ["FORMAT", "DiskRunData", "DiskStore", "StoreError"]
+
+
+@dataclass
+class DiskRunData(RunData):
+    """A run whose scalar series are column files in ``directory`` (named after ``reading``, one per reading)."""
+
+    directory: Path = field(default_factory=Path)
+    reading: str = field(default_factory=lambda: secrets.token_hex(6))
+    blob_table: ColumnFile | None = None
+    _series_numbers: itertools.count[int] = field(default_factory=itertools.count, repr=False)
+    _blob_series: list[SeriesKey] = field(default_factory=list, repr=False)
+    _blobs_written: dict[SeriesKey, int] = field(default_factory=dict, repr=False)
+    _paths: dict[str, int] = field(default_factory=dict, repr=False)
+    _signature: Any = field(default=None, repr=False)
+
+    def scalar_series(self, tag: str) -> ScalarSeries:
+        series = self.scalars.get(tag)
+        if series is None:
+            base = self.directory / f"{self.reading}-{next(self._series_numbers)}"
+            series = self.scalars[tag] = DiskScalarSeries(base)
+        return series
+
+    def flush(self) -> None:
+        """Write every series' pending points and the records met since the last flush."""
+        for series in list(self.scalars.values()):
+            if isinstance(series, DiskScalarSeries):
+                series.flush()
+        rows = self._new_blob_rows()
+        if len(rows):
+            if self.blob_table is None:
+                self.blob_table = ColumnFile(self.directory / f"{self.reading}.blobs", BLOB_ROW)
+            self.blob_table.append(rows)
+            for key, blobs in list(self.blobs.items()):
+                self._blobs_written[key] = len(blobs)
+
+    def _new_blob_rows(self) -> np.ndarray:
+        chunks = []
+        for key, series in list(self.blobs.items()):
+            written = self._blobs_written.get(key, 0)
+            refs = series.snapshot()[written:]
+            if not refs:
+                continue
+            if key not in self._blobs_written:
+                self._blobs_written[key] = 0
+                self._blob_series.append(key)
+            rows = np.zeros(len(refs), dtype=BLOB_ROW)
+            rows["series"] = self._blob_series.index(key)
+            rows["path"] = [self._paths.setdefault(ref.path, len(self._paths)) for ref in refs]
+            rows["value_index"] = [ref.value_index for ref in refs]
+            rows["offset"] = [ref.offset for ref in refs]
+            rows["length"] = [ref.length for ref in refs]
+            rows["step"] = [ref.step for ref in refs]
+            rows["wall_time"] = [ref.wall_time for ref in refs]
+            chunks.append(rows)
+        return np.concatenate(chunks) if chunks else np.zeros(0, dtype=BLOB_ROW)
+
+    def manifest(self, resume: Any) -> dict[str, Any]:
+        scalars: list[dict[str, Any]] = []
+        for tag, series in list(self.scalars.items()):
+            assert isinstance(series, DiskScalarSeries)
+            scalars.append(
+                {
+                    "tag": tag,
+                    "columns": [column.describe() for column in series.columns],
+                    "restarts": [list(mark) for mark in series.all_restart_marks],
+                }
+            )
+        blobs = [
+            {"kind": kind, "tag": tag, "restarts": [list(mark) for mark in self.blobs[(kind, tag)].restart_marks]}
+            for kind, tag in self._blob_series
+        ]
+        return {
+            "format": FORMAT,
+            "name": self.name,
+            "reading": self.reading,
+            "scalars": scalars,
+            "blobs": blobs,
+            "blob_table": self.blob_table.describe() if self.blob_table is not None else None,
+            "paths": sorted(self._paths, key=self._paths.__getitem__),
+            "first_wall_time": self.first_wall_time,
+            "last_wall_time": self.last_wall_time,
+            "last_steps": [[kind, tag, step] for (kind, tag), step in self._last_steps.items()],
+            "resume": resume,
+        }
+
+    def signature(self, resume: Any) -> Any:
+        """What the manifest depends on, cheaply: equal signatures mean an unchanged manifest."""
+        return (
+            tuple((tag, len(s), len(getattr(s, "all_restart_marks", ()))) for tag, s in list(self.scalars.items())),
+            tuple((key, len(s), len(s.restart_marks)) for key, s in list(self.blobs.items())),
+            self.first_wall_time,
+            self.last_wall_time,
+            repr(resume),
+        )
+
+    def release(self) -> None:
+        for series in list(self.scalars.values()):
+            if isinstance(series, DiskScalarSeries):
+                series.release()
+
+
+class DiskStore(Store):
+    """A :class:`Store` kept in ``directory`` (see the module docstring); one process writes it at a time.
+
+    Raises :class:`StoreError` when the directory is not safe to trust (another user's, writable by everyone)
+    or another indexer holds it.
+    """
+
+    def __init__(self, directory: str | os.PathLike[str]) -> None:
+        super().__init__()
+        self.directory = private_directory(Path(directory))
+        self._writer = WriterLock(self.directory)
+        self._runs_directory = self.directory / "runs"
+        self.rebuilt: list[str] = []  # runs found damaged on open, dropped to be read again
+        self._problems_written = 0
+        header = read_json(self.directory / "store.json")
+        if header != _header():
+            # Another format (or none yet): start empty, never read what this version does not know.
+            shutil.rmtree(self._runs_directory, ignore_errors=True)
+            with contextlib.suppress(FileNotFoundError):
+                (self.directory / "problems.json").unlink()
+        private_directory(self._runs_directory)
+        write_json(self.directory / "store.json", _header())
+
+    def close(self) -> None:
+        """Release the writer lock (the store stays on disk for the next open)."""
+        self._writer.release()
+
+    # --- what ingest appends to ---------------------------------------------------------------------------------
+    def run(self, name: str) -> RunData:
+        data = self.runs.get(name)
+        if data is None:
+            data = self.runs[name] = DiskRunData(name, directory=private_directory(self._run_directory(name)))
+        return data
+
+    def replace_run(self, data: RunData) -> None:
+        """Put a run read elsewhere in place; a run read into memory (a worker process) is written out first."""
+        if not isinstance(data, DiskRunData):
+            data = self._written_out(data)
+        previous = self.runs.get(data.name)
+        if isinstance(previous, DiskRunData) and previous is not data:
+            previous.release()
+        super().replace_run(data)
+
+    def drop_run(self, name: str) -> None:
+        data = self.runs.get(name)
+        super().drop_run(name)
+        if isinstance(data, DiskRunData):
+            data.release()
+        shutil.rmtree(self._run_directory(name), ignore_errors=True)
+
+    def checkpoint(self, resume: Mapping[str, Any]) -> None:
+        """Write every run's pending points, and the manifest of each run that changed, with ``resume[run]``:
+        what ingest needs to continue where this pass stopped (JSON-able). OSError (a full disk) leaves what
+        was committed before intact and the unwritten points pending."""
+        for name, data in list(self.runs.items()):
+            if not isinstance(data, DiskRunData):
+                continue
+            data.flush()
+            state = resume.get(name)
+            signature = data.signature(state)
+            if signature != data._signature:
+                write_json(data.directory / "manifest.json", data.manifest(state))
+                data._signature = signature
+        problems = self.problems()
+        if len(problems) != self._problems_written:
+            write_json(self.directory / "problems.json", [[p.path, p.offset, p.reason] for p in problems])
+            self._problems_written = len(problems)
+
+    # --- what a restart takes back ------------------------------------------------------------------------------
+    def stored_runs(self) -> dict[str, tuple[RunData, Any]]:
+        """Every run the store holds intact, with the resume state it was written with. Not yet in
+        :attr:`runs`: ingest puts back (:meth:`replace_run`) those whose files are unchanged, drops the rest."""
+        found: dict[str, tuple[RunData, Any]] = {}
+        for directory in sorted(self._runs_directory.iterdir()):
+            manifest = read_json(directory / "manifest.json")
+            data = _run_from(manifest, directory) if isinstance(manifest, dict) else None
+            if data is None or self._run_directory(data.name) != directory or data.name in found:
+                if isinstance(manifest, dict) and isinstance(manifest.get("name"), str):
+                    self.rebuilt.append(manifest["name"])
+                shutil.rmtree(directory, ignore_errors=True)
+                continue
+            _remove_others(directory, data)
+            assert isinstance(manifest, dict)
+            data._signature = data.signature(manifest.get("resume"))
+            found[data.name] = (data, manifest.get("resume"))
+        stored = read_json(self.directory / "problems.json")
+        if isinstance(stored, list):
+            self.add_problems([_problem(entry) for entry in stored if _problem(entry) is not None])  # type: ignore[misc]
+            self._problems_written = len(self.problems())
+        return found
+
+    def forget(self, name: str) -> None:
+        """Delete a stored run that was not put back (its files changed)."""
+        if name not in self.runs:
+            shutil.rmtree(self._run_directory(name), ignore_errors=True)
+
+    # --- helpers ------------------------------------------------------------------------------------------------
+    def _run_directory(self, name: str) -> Path:
+        return self._runs_directory / hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+    def _written_out(self, data: RunData) -> DiskRunData:
+        directory = self._run_directory(data.name)
+        shutil.rmtree(directory, ignore_errors=True)
+        disk = DiskRunData(data.name, directory=private_directory(directory))
+        for tag, series in data.scalars.items():
+            snapshot = series.snapshot()
+            target = disk.scalar_series(tag)
+            assert isinstance(target, DiskScalarSeries)
+            target.append(snapshot.step, snapshot.wall_time, snapshot.value)
+            target.flush()
+            target._restarts = series.restart_marks
+        disk.blobs = data.blobs
+        disk.first_wall_time, disk.last_wall_time = data.first_wall_time, data.last_wall_time
+        disk._last_steps = dict(data._last_steps)
+        disk._last_step_stale = True
+        return disk
+
+
+def _header() -> dict[str, Any]:
+    return {"format": FORMAT, "byteorder": "little" if native_little_endian() else "big"}
+
+
+def _run_from(manifest: dict[str, Any], directory: Path) -> DiskRunData | None:
+    """The run a manifest describes, its columns checked; None when anything is off (the run is read again)."""
+    try:
+        if manifest.get("format") != FORMAT or not native_little_endian():
+            return None
+        data = DiskRunData(str(manifest["name"]), directory=directory, reading=_safe_name(manifest["reading"]))
+        for entry in manifest["scalars"]:
+            columns = tuple(
+                _column(directory, spec, dtype) for spec, (_, dtype) in zip(entry["columns"], COLUMNS, strict=True)
+            )
+            if len(columns) != 3 or len({column.length for column in columns}) != 1:
+                return None
+            if not all(column.verify() for column in columns):
+                return None
+            data.scalars[str(entry["tag"])] = DiskScalarSeries.stored(columns, _restarts(entry["restarts"]))  # type: ignore[arg-type]
+
+            next(data._series_numbers)
+        _load_blobs(data, manifest)
+        data.first_wall_time = _float_or_none(manifest["first_wall_time"])
+        data.last_wall_time = float(manifest["last_wall_time"])
+        data._last_steps = {(_kind(kind), str(tag)): int(step) for kind, tag, step in manifest["last_steps"]}
+        data._last_step_stale = True
+        return data
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None
+
+
+def _load_blobs(data: DiskRunData, manifest: dict[str, Any]) -> None:
+    paths = [str(path) for path in manifest["paths"]]
+    data._paths = {path: number for number, path in enumerate(paths)}
+    keys = [(_kind(entry["kind"]), str(entry["tag"])) for entry in manifest["blobs"]]
+    spec = manifest["blob_table"]
+    rows = np.zeros(0, dtype=BLOB_ROW)
+    if spec is not None:
+        data.blob_table = _column(data.directory, spec, BLOB_ROW)
+        if not data.blob_table.verify():
+            raise ValueError("blob table damaged")
+        rows = np.fromfile(data.blob_table.path, dtype=BLOB_ROW, count=data.blob_table.length)
+    if len(rows) and (
+        rows["series"].max() >= len(keys) or rows["path"].max() >= len(paths) or rows["series"].min() < 0
+    ):
+        raise ValueError("blob table refers to unknown series")
+    for number, (key, entry) in enumerate(zip(keys, manifest["blobs"], strict=True)):
+        mine = rows[rows["series"] == number]
+        series = BlobSeries(max(len(mine), 1))
+        series.extend(
+            [
+                BlobRef(
+                    paths[row["path"]],
+                    int(row["offset"]),
+                    int(row["length"]),
+                    int(row["value_index"]),
+                    int(row["step"]),
+                    float(row["wall_time"]),
+                )
+                for row in mine
+            ]
+        )
+        series._restarts = _restarts(entry["restarts"])
+        data.blobs[key] = series
+        data._blob_series.append(key)
+        data._blobs_written[key] = len(mine)
+
+
+def _column(directory: Path, spec: dict[str, Any], dtype: np.dtype[Any]) -> ColumnFile:
+    return ColumnFile(directory / _safe_name(spec["file"]), dtype, int(spec["length"]), int(spec["crc"]))
+
+
+def _safe_name(name: Any) -> str:
+    """A file name from a manifest: one plain name inside the run's directory, nothing else."""
+    text = str(name)
+    if not text or "/" in text or "\\" in text or text.startswith(".") or "\0" in text:
+        raise ValueError(f"bad file name {text!r}")
+    return text
+
+
+def _restarts(marks: Any) -> Restarts:
+    return tuple((int(count), int(step)) for count, step in marks)
+
+
+def _kind(kind: Any) -> Kind:
+    if kind not in KINDS:
+        raise ValueError(f"unknown kind {kind!r}")
+    return kind  # type: ignore[no-any-return]
+
+
+def _float_or_none(value: Any) -> float | None:
+    return None if value is None else float(value)
+
+
+def _problem(entry: Any) -> Problem | None:
+    try:
+        path, offset, reason = entry
+        return Problem(str(path), None if offset is None else int(offset), str(reason))
+    except (TypeError, ValueError):
+        return None
+
+
+def _remove_others(directory: Path, data: DiskRunData) -> None:
+    """Delete what the manifest does not name: files of a reading that never got its manifest written."""
+    keep = {"manifest.json"}
+    for series in data.scalars.values():
+        if isinstance(series, DiskScalarSeries):
+            keep.update(column.path.name for column in series.columns)
+    if data.blob_table is not None:
+        keep.add(data.blob_table.path.name)
+    for path in directory.iterdir():
+        if path.name not in keep:
+            with contextlib.suppress(OSError):
+                path.unlink()

@@ -1,0 +1,166 @@
+"""The on-disk store's file handling: private directories, atomic JSON, append-only column files, one writer.
+
+Everything the store writes is private to the user who wrote it — directories 0700, files 0600 — and a store
+directory that another user owns, or that anyone may write into, is refused (:class:`StoreError`): what is read
+back from it is trusted to be what this user wrote. Nothing in it is ever unpickled; manifests are JSON and
+columns raw little-endian numbers, so a damaged or hostile file can at worst be rejected, never run.
+
+A column file only grows (``pwrite`` at the committed end, so a write cut short by a full disk is overwritten by
+the next); its committed length and CRC32C live in the run's manifest, written after the bytes and swapped in
+atomically (a temporary file and ``os.replace``). Bytes past the committed length — a process killed between the
+two — are cut off when the store is opened again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import json
+import mmap
+import os
+import stat
+import sys
+import weakref
+from pathlib import Path
+from typing import Any
+
+import crc32c
+import numpy as np
+
+DIRECTORY_MODE = 0o700
+FILE_MODE = 0o600
+
+
+class StoreError(OSError):
+    """The store cannot be used as asked (the message names the directory and what was expected)."""
+
+
+def private_directory(path: Path) -> Path:
+    """Create ``path`` (and missing parents) as 0700, or check that an existing one is safe to trust."""
+    try:
+        path.mkdir(mode=DIRECTORY_MODE, parents=True, exist_ok=True)
+        info = path.stat()
+    except OSError as error:
+        raise StoreError(error.errno, f"store directory {str(path)!r} cannot be created: {error.strerror}") from None
+    check_private(path, info)
+    return path
+
+
+def check_private(path: Path, info: os.stat_result) -> None:
+    """Refuse a directory another user owns or anyone may write into: its files could be swapped under us."""
+    if not stat.S_ISDIR(info.st_mode):
+        raise StoreError(errno.ENOTDIR, f"store directory {str(path)!r} is not a directory")
+    if hasattr(os, "geteuid") and info.st_uid != os.geteuid():
+        raise StoreError(errno.EPERM, f"store directory {str(path)!r} belongs to another user (uid {info.st_uid})")
+    if info.st_mode & stat.S_IWOTH:
+        raise StoreError(
+            errno.EPERM,
+            f"store directory {str(path)!r} is writable by every user (mode {stat.S_IMODE(info.st_mode):o}); "
+            "expected a directory only you can write (chmod o-w, or choose another cache directory)",
+        )
+
+
+def write_json(path: Path, value: Any) -> None:
+    """Write ``value`` as JSON to ``path`` atomically, mode 0600."""
+    temporary = path.with_name(f".tmp-{os.getpid()}-{path.name}")
+    data = json.dumps(value, separators=(",", ":"), allow_nan=True).encode()
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
+    try:
+        _write_all(fd, data, 0)
+    finally:
+        os.close(fd)
+    os.replace(temporary, path)
+
+
+def read_json(path: Path) -> Any | None:
+    """The JSON in ``path``; None when it is missing or not valid JSON (the caller rebuilds)."""
+    try:
+        with open(path, "rb") as file:
+            return json.loads(file.read())
+    except (OSError, ValueError):
+        return None
+
+
+def _write_all(fd: int, data: bytes | memoryview, offset: int) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.pwrite(fd, view, offset)
+        view, offset = view[written:], offset + written
+
+
+class ColumnFile:
+    """One append-only column of fixed-size little-endian numbers, with the CRC32C of its committed bytes."""
+
+    __slots__ = ("crc", "dtype", "length", "path")
+
+    def __init__(self, path: Path, dtype: np.dtype[Any], length: int = 0, crc: int = 0) -> None:
+        self.path = path
+        self.dtype = dtype
+        self.length = length  # committed elements
+        self.crc = crc
+
+    def append(self, values: np.ndarray) -> None:
+        """Write ``values`` after the committed elements, then count them as committed."""
+        data = np.ascontiguousarray(values, dtype=self.dtype)
+        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT, FILE_MODE)
+        try:
+            _write_all(fd, data.data.cast("B"), self.length * self.dtype.itemsize)
+        finally:
+            os.close(fd)
+        self.crc = crc32c.crc32c(data.data.cast("B"), value=self.crc)
+        self.length += len(data)
+
+    def map(self, length: int) -> np.ndarray:
+        """The first ``length`` elements, mapped read-only from the file (no copy; pages load as touched)."""
+        if length == 0:
+            return np.empty(0, dtype=self.dtype)
+        with open(self.path, "rb") as file:
+            mapped = mmap.mmap(file.fileno(), length * self.dtype.itemsize, access=mmap.ACCESS_READ)
+        return np.frombuffer(mapped, dtype=self.dtype, count=length)
+
+    def verify(self) -> bool:
+        """Trim bytes past the committed length (a write the manifest never saw) and check the CRC of the rest."""
+        size = self.length * self.dtype.itemsize
+        try:
+            actual = os.path.getsize(self.path) if size or self.path.exists() else 0
+            if actual < size:
+                return False
+            if actual > size:
+                os.truncate(self.path, size)
+            if size == 0:
+                return self.crc == 0
+            with open(self.path, "rb") as file, mmap.mmap(file.fileno(), size, access=mmap.ACCESS_READ) as mapped:
+                return bool(crc32c.crc32c(mapped) == self.crc)
+        except OSError:
+            return False
+
+    def describe(self) -> dict[str, Any]:
+        return {"file": self.path.name, "length": self.length, "crc": self.crc}
+
+
+class WriterLock:
+    """An exclusive lock on a store: one indexer writes it at a time (held until :meth:`release` or exit)."""
+
+    def __init__(self, directory: Path) -> None:
+        self.fd: int | None = os.open(directory / "writer.lock", os.O_RDWR | os.O_CREAT, FILE_MODE)
+        try:
+            fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(self.fd)
+            self.fd = None
+            raise StoreError(errno.EBUSY, f"store {str(directory)!r} is being written by another indexer") from None
+        self._finalizer = weakref.finalize(self, os.close, self.fd)
+
+    def release(self) -> None:
+        self._finalizer()
+
+
+def native_little_endian() -> bool:
+    """Columns are little-endian as written; a big-endian host would misread them, so it rebuilds instead."""
+    return sys.byteorder == "little"
+
+
+def remove_quietly(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        path.unlink()
