@@ -220,19 +220,28 @@ class DiskStore(Store):
         """Write every run's pending points, and the manifest of each run that changed, with ``resume[run]``:
         what ingest needs to continue where this pass stopped (JSON-able). OSError (a full disk) leaves what
         was committed before intact and the unwritten points pending."""
-        for name, data in list(self.runs.items()):
-            if not isinstance(data, DiskRunData):
-                continue
-            data.flush()
-            state = resume.get(name)
-            signature = data.signature(state)
-            if signature != data._signature:
-                write_json(data.directory / "manifest.json", data.manifest(state))
-                data._signature = signature
-        problems = self.problems()
-        if len(problems) != self._problems_written:
-            write_json(self.directory / "problems.json", [[p.path, p.offset, p.reason] for p in problems])
-            self._problems_written = len(problems)
+        try:
+            for name, data in list(self.runs.items()):
+                if not isinstance(data, DiskRunData):
+                    continue
+                data.flush()
+                state = resume.get(name)
+                signature = data.signature(state)
+                if signature != data._signature:
+                    write_json(data.directory / "manifest.json", data.manifest(state))
+                    data._signature = signature
+            problems = self.problems()
+            if len(problems) != self._problems_written:
+                write_json(self.directory / "problems.json", [[p.path, p.offset, p.reason] for p in problems])
+                self._problems_written = len(problems)
+        except StoreError:
+            raise
+        except OSError as error:
+            raise StoreError(
+                error.errno,
+                f"store {str(self.directory)!r} cannot be written ({error.strerror or error}): the points read since "
+                "are kept in memory and not shown until it can; free space or choose another cache directory",
+            ) from error
 
     # --- what a restart takes back ------------------------------------------------------------------------------
     def stored_runs(self) -> dict[str, tuple[RunData, Any]]:

@@ -15,6 +15,7 @@ theirs; the others map again when next read.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections import OrderedDict
 from pathlib import Path
@@ -119,13 +120,19 @@ class DiskScalarSeries(ScalarSeries):
     # --- writer thread ------------------------------------------------------------------------------------------
     def append(self, step: np.ndarray, wall_time: np.ndarray, value: np.ndarray) -> None:
         self._pending.append(step, wall_time, value)
-        if len(self._pending) >= FLUSH_POINTS:
-            self.flush()
+        self._flush_when_full()
 
     def append_one(self, step: int, wall_time: float, value: float) -> None:
         self._pending.append_one(step, wall_time, value)
+        self._flush_when_full()
+
+    def _flush_when_full(self) -> None:
+        """Write out a full buffer. Appending never fails: a write that does (a full disk) leaves the points
+        pending, and the store's checkpoint at the end of the pass reports it. Raising here, in the middle of a
+        record batch, would have ingest read the batch again and append its other series' points twice."""
         if len(self._pending) >= FLUSH_POINTS:
-            self.flush()
+            with contextlib.suppress(OSError):
+                self.flush()
 
     def mark_restart(self, step: int) -> None:
         self._restarts = (*self._restarts, (self._committed + len(self._pending), int(step)))

@@ -35,6 +35,9 @@ FILE_MODE = 0o600
 class StoreError(OSError):
     """The store cannot be used as asked (the message names the directory and what was expected)."""
 
+    def __str__(self) -> str:
+        return str(self.strerror)
+
 
 def private_directory(path: Path) -> Path:
     """Create ``path`` (and missing parents) as 0700, or check that an existing one is safe to trust."""

@@ -1,0 +1,279 @@
+"""The on-disk store: what it writes, what it refuses, and how it recovers from damage, kills and full disks.
+
+The provider contract is checked in contract/ (backends "disk" and "disk-warm"); these tests are about the files.
+Expected values are what the tests wrote, never what the store computed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import stat
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import ridgeline
+from ridgeline.format.records import frame
+from ridgeline.store.disk_provider import DiskProvider
+from ridgeline.store.files import StoreError
+from ridgeline.writer.event_file import _scalar_head, encode_scalar_event
+
+WALL = 1_700_000_000.0
+
+
+def write_run(directory: Path, tags: list[str], steps: range, *, name: str = "events.out.tfevents.1.test") -> None:
+    """An event file of float32-exact values ``tag_index + step / 8`` at ``WALL + step``, written fast."""
+    directory.mkdir(parents=True, exist_ok=True)
+    heads = [_scalar_head(tag) for tag in tags]
+    with open(directory / name, "ab") as file:
+        chunk = []
+        for step in steps:
+            for index, head in enumerate(heads):
+                chunk.append(frame(encode_scalar_event(head, index + step / 8, step, WALL + step)))
+            if len(chunk) > 50_000:
+                file.write(b"".join(chunk))
+                chunk.clear()
+        file.write(b"".join(chunk))
+
+
+def expected(index: int, steps: range) -> list[float]:
+    return [index + step / 8 for step in steps]
+
+
+def open_disk(logdir: Path, cache: Path) -> DiskProvider:
+    provider = ridgeline.open(logdir, cache_dir=cache).provider
+    assert isinstance(provider, DiskProvider)
+    return provider
+
+
+def store_files(cache: Path, suffix: str) -> list[Path]:
+    return sorted(cache.rglob(f"*{suffix}"))
+
+
+def test_files_are_private_and_nothing_is_pickled(tmp_path: Path) -> None:
+    write_run(tmp_path / "logs" / "run", ["loss", "acc"], range(100))
+    (tmp_path / "cache").mkdir(mode=0o700)
+    (tmp_path / "cache" / "0123.pickle").write_bytes(b"an old pickle cache")
+    open_disk(tmp_path / "logs", tmp_path / "cache").close()
+    found = list((tmp_path / "cache").rglob("*"))
+    assert not [path for path in found if path.suffix == ".pickle"], "the old pickle cache is gone"
+    assert {path.suffix for path in found if path.is_file()} >= {".json", ".step", ".wall_time", ".value"}
+    for path in found:
+        mode = stat.S_IMODE(path.stat().st_mode)
+        assert mode == (0o700 if path.is_dir() else 0o600), (path, oct(mode))
+        if path.is_file() and path.suffix != ".lock":
+            assert not path.read_bytes().startswith(b"\x80"), f"{path} looks like a pickle"
+    assert not list((tmp_path / "logs").rglob("*.json")), "nothing is written into the log directory"
+
+
+def test_a_world_writable_cache_directory_is_refused(tmp_path: Path) -> None:
+    write_run(tmp_path / "logs" / "run", ["loss"], range(3))
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    cache.chmod(0o777)
+    with pytest.raises(StoreError, match=r"cache.*writable by every user.*777"):
+        ridgeline.open(tmp_path / "logs", cache_dir=cache)
+    assert not list(cache.iterdir()), "nothing was written into it"
+
+
+def test_the_columns_are_the_points_as_raw_little_endian_numbers(tmp_path: Path) -> None:
+    """Other tools can read the columns without ridgeline: int64 steps, float64 wall times and values."""
+    write_run(tmp_path / "logs" / "run", ["loss"], range(0, 300, 3))
+    open_disk(tmp_path / "logs", tmp_path / "cache").close()
+    (steps,) = store_files(tmp_path / "cache", ".step")
+    assert np.fromfile(steps, "<i8").tolist() == list(range(0, 300, 3))
+    assert np.fromfile(steps.with_suffix(".wall_time"), "<f8").tolist() == [WALL + s for s in range(0, 300, 3)]
+    assert np.fromfile(steps.with_suffix(".value"), "<f8").tolist() == expected(0, range(0, 300, 3))
+    (manifest,) = store_files(tmp_path / "cache", "manifest.json")
+    described = json.loads(manifest.read_text())
+    assert described["name"] == "run" and [s["tag"] for s in described["scalars"]] == ["loss"]
+
+
+@pytest.mark.parametrize("damage", ["flip", "truncate"])
+def test_a_damaged_column_is_detected_and_rebuilt_never_served(tmp_path: Path, damage: str) -> None:
+    write_run(tmp_path / "logs" / "run", ["loss", "acc"], range(1000))
+    write_run(tmp_path / "logs" / "other", ["loss"], range(10))
+    open_disk(tmp_path / "logs", tmp_path / "cache").close()
+    column = max(store_files(tmp_path / "cache", ".value"), key=lambda path: path.stat().st_size)
+    data = bytearray(column.read_bytes())
+    if damage == "flip":
+        data[len(data) // 2] ^= 0x01
+    else:
+        del data[-8:]
+    column.write_bytes(bytes(data))
+    provider = open_disk(tmp_path / "logs", tmp_path / "cache")
+    assert provider.restored_runs == 1, "the undamaged run comes from the store, the damaged one is read again"
+    assert provider.scalars("run", "loss").value.tolist() == expected(0, range(1000))
+    assert provider.scalars("run", "acc").value.tolist() == expected(1, range(1000))
+    provider.close()
+    assert open_disk(tmp_path / "logs", tmp_path / "cache").restored_runs == 2, "and written again, intact"
+
+
+def test_bytes_past_the_manifest_from_a_killed_write_are_cut_off(tmp_path: Path) -> None:
+    write_run(tmp_path / "logs" / "run", ["loss"], range(50))
+    open_disk(tmp_path / "logs", tmp_path / "cache").close()
+    for column in store_files(tmp_path / "cache", ".step"):
+        with open(column, "ab") as file:
+            file.write(np.arange(7, dtype="<i8").tobytes())  # a flush the manifest never recorded
+    (run_directory,) = {path.parent for path in store_files(tmp_path / "cache", "manifest.json")}
+    (run_directory / "deadbeef-0.value").write_bytes(b"\0" * 24)  # a series whose manifest was never written
+    provider = open_disk(tmp_path / "logs", tmp_path / "cache")
+    assert provider.restored_runs == 1
+    assert provider.scalars("run", "loss").step.tolist() == list(range(50))
+    assert not (run_directory / "deadbeef-0.value").exists()
+
+
+@pytest.mark.slow
+def test_a_process_killed_while_writing_the_store_is_recovered_from(tmp_path: Path) -> None:
+    """Wherever a writer is killed, the next open serves exactly what the event files hold."""
+    logs, cache = tmp_path / "logs", tmp_path / "cache"
+    write_run(logs / "run", ["loss", "acc"], range(20_000))
+    command = [sys.executable, "-c", KEEP_APPENDING, str(logs), str(cache)]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, text=True) as child:
+        assert child.stdout is not None
+        for _ in range(3):  # the child reports each pass it has made; kill it inside a later one
+            assert child.stdout.readline().strip() == "pass"
+        child.send_signal(signal.SIGKILL)
+    provider = open_disk(logs, cache)
+    steps = provider.scalars("run", "loss").step
+    assert steps.tolist() == list(range(len(steps))) and len(steps) >= 20_000
+    assert provider.scalars("run", "acc").value.tolist() == expected(1, range(len(provider.scalars("run", "acc"))))
+    assert provider.problems() == []
+
+
+KEEP_APPENDING = textwrap.dedent(
+    """
+    import sys
+    from pathlib import Path
+    import ridgeline
+    from tests.store.test_disk import write_run
+    logs, cache = Path(sys.argv[1]), sys.argv[2]
+    logdir = ridgeline.open(logs, cache_dir=cache)
+    start = 20_000
+    while True:
+        write_run(logs / "run", ["loss", "acc"], range(start, start + 70_000))
+        start += 70_000
+        logdir.reload()
+        print("pass", flush=True)
+    """
+)
+
+
+def test_a_store_of_another_format_is_rebuilt_not_read(tmp_path: Path) -> None:
+    write_run(tmp_path / "logs" / "run", ["loss"], range(10))
+    open_disk(tmp_path / "logs", tmp_path / "cache").close()
+    (header,) = store_files(tmp_path / "cache", "store.json")
+    header.write_text(json.dumps({"format": 999, "byteorder": "little"}))
+    provider = open_disk(tmp_path / "logs", tmp_path / "cache")
+    assert provider.restored_runs == 0
+    assert provider.scalars("run", "loss").step.tolist() == list(range(10))
+
+
+def test_a_second_writer_reads_into_memory_while_the_first_holds_the_store(tmp_path: Path) -> None:
+    write_run(tmp_path / "logs" / "run", ["loss"], range(10))
+    first = open_disk(tmp_path / "logs", tmp_path / "cache")
+    second = ridgeline.open(tmp_path / "logs", cache_dir=tmp_path / "cache").provider
+    assert not isinstance(second, DiskProvider), "the lock is held: the second reader keeps its points in memory"
+    assert second.scalars("run", "loss").step.tolist() == first.scalars("run", "loss").step.tolist()
+    first.close()
+    assert open_disk(tmp_path / "logs", tmp_path / "cache").restored_runs == 1
+
+
+def test_a_changed_run_is_read_again_and_the_others_come_from_the_store(tmp_path: Path) -> None:
+    write_run(tmp_path / "logs" / "a", ["loss"], range(10))
+    write_run(tmp_path / "logs" / "b", ["loss"], range(10))
+    open_disk(tmp_path / "logs", tmp_path / "cache").close()
+    (path,) = (tmp_path / "logs" / "b").iterdir()
+    path.unlink()
+    write_run(tmp_path / "logs" / "b", ["loss"], range(5, 8))  # b rewritten: shorter, other points
+    write_run(tmp_path / "logs" / "a", ["loss"], range(10, 12))  # a appended: resumed at the stored offset
+    provider = open_disk(tmp_path / "logs", tmp_path / "cache")
+    assert provider.restored_runs == 1
+    assert provider.scalars("a", "loss").step.tolist() == list(range(12))
+    assert provider.scalars("b", "loss").step.tolist() == [5, 6, 7]
+
+
+@pytest.mark.slow
+def test_a_full_disk_is_a_clear_error_and_loses_nothing(tmp_path: Path) -> None:
+    """RLIMIT_FSIZE stands in for a full disk: a write past it fails as a write to a full disk does."""
+    write_run(tmp_path / "logs" / "run", ["loss"], range(100_000))
+    result = subprocess.run(
+        [sys.executable, "-c", FULL_DISK, str(tmp_path / "logs"), str(tmp_path / "cache")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("StoreError: store ") and "cannot be written" in lines[0], lines
+    assert lines[1] == "reopened 100000"  # with room again, every point is there
+
+
+FULL_DISK = textwrap.dedent(
+    """
+    import resource, signal, sys
+    import ridgeline
+    from ridgeline.store.files import StoreError
+    logs, cache = sys.argv[1], sys.argv[2]
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (200_000, hard))
+    try:
+        ridgeline.open(logs, cache_dir=cache)
+    except StoreError as error:
+        print("StoreError:", error)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+    print("reopened", len(ridgeline.open(logs, cache_dir=cache).scalars("run", "loss")))
+    """
+)
+
+
+@pytest.mark.slow
+def test_resident_memory_follows_what_is_read_not_what_is_stored(tmp_path: Path) -> None:
+    """Reading every point of a 1M-point store adds far less anonymous memory than the points' 24 MB; the same
+    read into memory (cache=False) adds more than that, which shows the measurement can tell them apart."""
+    logs = tmp_path / "logs"
+    for run in range(4):
+        write_run(logs / f"run{run}", ["loss", "acc"], range(125_000))
+    open_disk(logs, tmp_path / "cache").close()
+    on_disk = _anon_growth(logs, f"cache_dir={str(tmp_path / 'cache')!r}")
+    in_memory = _anon_growth(logs, "cache=False")
+    points_bytes = 1_000_000 * 24
+    assert in_memory["points"] == on_disk["points"] == 1_000_000
+    assert in_memory["growth"] > points_bytes
+    assert on_disk["growth"] < points_bytes / 4, on_disk
+
+
+def _anon_growth(logs: Path, option: str) -> dict[str, int]:
+    script = textwrap.dedent(
+        f"""
+        import json, ridgeline, ridgeline.ingest.loop, numpy
+        def anon():
+            with open("/proc/self/status") as status:
+                return next(int(line.split()[1]) * 1024 for line in status if line.startswith("RssAnon:"))
+        before = anon()
+        logdir = ridgeline.open({str(logs)!r}, {option})
+        points = 0
+        for run in logdir.runs():
+            for tag in ("loss", "acc"):
+                series = logdir.scalars(run, tag)
+                points += len(series)
+                assert float(series.value.sum()) > 0 and int(series.step[-1]) == 124_999
+        print(json.dumps({{"growth": anon() - before, "points": points}}))
+        """
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    return json.loads(result.stdout)  # type: ignore[no-any-return]
+
+
+@pytest.fixture(autouse=True)
+def _importable_tests(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The children import this module's writer: run them from the repository root."""
+    root = Path(__file__).resolve().parents[2]
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")]))
