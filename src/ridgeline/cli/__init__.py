@@ -22,10 +22,12 @@ COMMANDS = (
     "demo",
     "diagnose",
     "export",
+    "index",
     "ranks",
     "report",
     "search",
     "serve",
+    "sql",
 )
 
 
