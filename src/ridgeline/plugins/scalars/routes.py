@@ -3,14 +3,17 @@
 Served under ``/api`` (the documented ``/api/scalars``, ``/api/scalars/batch``, ``/api/scalars.csv`` and
 ``/api/scalars.json``). A series is answered as ``{"step", "wall_time", "value", "reduced", "total_points",
 "nonfinite"}`` plus ``band_low``/``band_high`` when reduced (see :mod:`ridgeline.plugins.scalars.series`).
-The single-series routes are ``async``: they do a few microseconds of numpy work, cheaper on the event loop
-than a hop to the thread pool.
+The routes are plain ``def``: FastAPI runs them in its thread pool, so reducing a long series never stalls the
+event loop (and every other request with it). Reduced answers are remembered per series version
+(:class:`ReducedAnswers`): a chart polled while its series does not change is answered without a rescan.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import threading
+from collections import OrderedDict
 from typing import Annotated, Any, Literal
 from urllib.parse import quote
 
@@ -26,6 +29,35 @@ from ridgeline.store.logdir import LogDir
 from ridgeline.store.provider import Scalars
 
 router = APIRouter()
+
+
+class ReducedAnswers:
+    """The last ``limit`` reduced answers, keyed by the series' change token (never stale: a series that changed
+    has a new token) and the window asked for."""
+
+    def __init__(self, limit: int = 128) -> None:
+        self.limit = limit
+        self._answers: OrderedDict[tuple[Any, ...], dict[str, Any]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def payload(self, logdir: LogDir, run: str, tag: str, window: Window) -> dict[str, Any]:
+        if window.max_points is None:
+            return series_payload(logdir.scalars(run, tag), window)
+        key = (id(logdir), run, tag, logdir.version(run, "scalars", tag), window)  # the token before the data
+        with self._lock:
+            found = self._answers.get(key)
+            if found is not None:
+                self._answers.move_to_end(key)
+                return found
+        answer = series_payload(logdir.scalars(run, tag), window)
+        with self._lock:
+            self._answers[key] = answer
+            while len(self._answers) > self.limit:
+                self._answers.popitem(last=False)
+        return answer
+
+
+REDUCED = ReducedAnswers()
 
 MaxPoints = Annotated[
     int | None,
@@ -76,7 +108,7 @@ def _read(logdir: LogDir, run: str, tag: str) -> Scalars:
 
 
 @router.get("/scalars")
-async def scalars(
+def scalars(
     request: Request,
     run: str,
     tag: str,
@@ -92,8 +124,9 @@ async def scalars(
     least 2) then reduces them, keeping first, last and each bucket's min and max, and adds ``band_low`` and
     ``band_high``: per kept point, the extent of the values it stands for.
     """
-    data = _read(_logdir(request), run, tag)
-    return OrjsonResponse(series_payload(data, Window(max_points, since_step, min_step, max_step)))
+    with missing_as_404(f"no series {run!r} / {tag!r}"):
+        answer = REDUCED.payload(_logdir(request), run, tag, Window(max_points, since_step, min_step, max_step))
+    return OrjsonResponse(answer)
 
 
 BatchFormat = Annotated[
@@ -148,11 +181,11 @@ def batch(
     results: list[dict[str, Any]] = []
     for key in body.series:
         try:
-            data = logdir.scalars(key.run, key.tag)
+            answer = REDUCED.payload(logdir, key.run, key.tag, window)
         except KeyError as missing:
             results.append({"run": key.run, "tag": key.tag, "error": str(missing.args[0]) if missing.args else ""})
             continue
-        results.append({"run": key.run, "tag": key.tag, **series_payload(data, window)})
+        results.append({"run": key.run, "tag": key.tag, **answer})
     if _wants_binary(request, format):
         return Response(binary.encode_batch(results), media_type=binary.MEDIA_TYPE)
     return OrjsonResponse({"series": results})
