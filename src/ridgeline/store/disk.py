@@ -36,7 +36,7 @@ import numpy as np
 
 from ridgeline.store.base import KINDS, BlobRef, Kind, Problem
 from ridgeline.store.blobs import BlobSeries
-from ridgeline.store.disk_series import COLUMNS, DiskScalarSeries
+from ridgeline.store.disk_series import COLUMNS, DiskScalarSeries, PackedColumns, column_files
 from ridgeline.store.files import (
     ColumnFile,
     StoreError,
@@ -74,6 +74,7 @@ class DiskRunData(RunData):
     directory: Path = field(default_factory=Path)
     reading: str = field(default_factory=lambda: secrets.token_hex(6))
     blob_table: ColumnFile | None = None
+    packed: PackedColumns | None = None
     _series_numbers: itertools.count[int] = field(default_factory=itertools.count, repr=False)
     _blob_series: list[SeriesKey] = field(default_factory=list, repr=False)
     _blobs_written: dict[SeriesKey, int] = field(default_factory=dict, repr=False)
@@ -84,8 +85,14 @@ class DiskRunData(RunData):
         series = self.scalars.get(tag)
         if series is None:
             base = self.directory / f"{self.reading}-{next(self._series_numbers)}"
-            series = self.scalars[tag] = DiskScalarSeries(base)
+            series = self.scalars[tag] = DiskScalarSeries(base, self.packed_columns())
         return series
+
+    def packed_columns(self) -> PackedColumns:
+        """The run's shared columns, where its short series are written."""
+        if self.packed is None:
+            self.packed = PackedColumns(column_files(self.directory / f"{self.reading}-packed"))
+        return self.packed
 
     def flush(self) -> None:
         """Write every series' pending points and the records met since the last flush."""
@@ -125,10 +132,12 @@ class DiskRunData(RunData):
         scalars: list[dict[str, Any]] = []
         for tag, series in list(self.scalars.items()):
             assert isinstance(series, DiskScalarSeries)
+            columns = series.columns
             scalars.append(
                 {
                     "tag": tag,
-                    "columns": [column.describe() for column in series.columns],
+                    "columns": None if columns is None else [column.describe() for column in columns],
+                    "segments": [list(segment) for segment in series.segments],
                     "restarts": [list(mark) for mark in series.all_restart_marks],
                 }
             )
@@ -143,6 +152,7 @@ class DiskRunData(RunData):
             "scalars": scalars,
             "blobs": blobs,
             "blob_table": self.blob_table.describe() if self.blob_table is not None else None,
+            "packed": None if self.packed is None else [column.describe() for column in self.packed.columns],
             "paths": sorted(self._paths, key=self._paths.__getitem__),
             "first_wall_time": self.first_wall_time,
             "last_wall_time": self.last_wall_time,
@@ -284,8 +294,8 @@ class DiskStore(Store):
             target = disk.scalar_series(tag)
             assert isinstance(target, DiskScalarSeries)
             target.append(snapshot.step, snapshot.wall_time, snapshot.value)
-            target.flush()
             target._restarts = series.restart_marks
+        disk.flush()
         disk.blobs = data.blobs
         disk.first_wall_time, disk.last_wall_time = data.first_wall_time, data.last_wall_time
         disk._last_steps = dict(data._last_steps)
@@ -303,17 +313,24 @@ def _run_from(manifest: dict[str, Any], directory: Path) -> DiskRunData | None:
         if manifest.get("format") != FORMAT or not native_little_endian():
             return None
         data = DiskRunData(str(manifest["name"]), directory=directory, reading=_safe_name(manifest["reading"]))
+        packed_length = 0
+        if manifest["packed"] is not None:
+            data.packed = PackedColumns(_columns(directory, manifest["packed"]))
+            packed_length = data.packed.columns[0].length
+        packed = data.packed_columns()
         for entry in manifest["scalars"]:
-            columns = tuple(
-                _column(directory, spec, dtype) for spec, (_, dtype) in zip(entry["columns"], COLUMNS, strict=True)
+            number = next(data._series_numbers)
+            columns = None if entry["columns"] is None else _columns(directory, entry["columns"])
+            segments = tuple((int(start), int(count)) for start, count in entry["segments"])
+            if any(start < 0 or count < 0 or start + count > packed_length for start, count in segments):
+                return None
+            data.scalars[str(entry["tag"])] = DiskScalarSeries(
+                directory / f"{data.reading}-{number}",
+                packed,
+                columns=columns,
+                segments=segments,
+                restarts=_restarts(entry["restarts"]),
             )
-            if len(columns) != 3 or len({column.length for column in columns}) != 1:
-                return None
-            if not all(column.verify() for column in columns):
-                return None
-            data.scalars[str(entry["tag"])] = DiskScalarSeries.stored(columns, _restarts(entry["restarts"]))  # type: ignore[arg-type]
-
-            next(data._series_numbers)
         _load_blobs(data, manifest)
         data.first_wall_time = _float_or_none(manifest["first_wall_time"])
         data.last_wall_time = float(manifest["last_wall_time"])
@@ -361,6 +378,15 @@ def _load_blobs(data: DiskRunData, manifest: dict[str, Any]) -> None:
         data._blobs_written[key] = len(mine)
 
 
+def _columns(directory: Path, specs: Any) -> tuple[ColumnFile, ColumnFile, ColumnFile]:
+    """The three checked columns of a series or of a run's packed columns (ValueError when not intact)."""
+    step, wall_time, value = (_column(directory, spec, dtype) for spec, (_, dtype) in zip(specs, COLUMNS, strict=True))
+    columns = (step, wall_time, value)
+    if len({column.length for column in columns}) != 1 or not all(column.verify() for column in columns):
+        raise ValueError("damaged columns")
+    return columns
+
+
 def _column(directory: Path, spec: dict[str, Any], dtype: np.dtype[Any]) -> ColumnFile:
     return ColumnFile(directory / _safe_name(spec["file"]), dtype, int(spec["length"]), int(spec["crc"]))
 
@@ -399,8 +425,10 @@ def _remove_others(directory: Path, data: DiskRunData) -> None:
     """Delete what the manifest does not name: files of a reading that never got its manifest written."""
     keep = {"manifest.json"}
     for series in data.scalars.values():
-        if isinstance(series, DiskScalarSeries):
+        if isinstance(series, DiskScalarSeries) and series.columns is not None:
             keep.update(column.path.name for column in series.columns)
+    if data.packed is not None:
+        keep.update(column.path.name for column in data.packed.columns)
     if data.blob_table is not None:
         keep.add(data.blob_table.path.name)
     for path in directory.iterdir():
