@@ -277,3 +277,28 @@ def _importable_tests(monkeypatch: pytest.MonkeyPatch) -> None:
     """The children import this module's writer: run them from the repository root."""
     root = Path(__file__).resolve().parents[2]
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")]))
+
+
+def test_a_series_grows_from_packed_segments_into_files_of_its_own(tmp_path: Path) -> None:
+    """Short series share their run's packed columns; many small appends are rewritten as one segment, and a
+    series that reaches 64k points moves to its own mapped files. Every step of the way, and after a restart
+    from the store, the points are what was written."""
+    logs, cache = tmp_path / "logs", tmp_path / "cache"
+    write_run(logs / "run", ["grows", "stays"], range(10))
+    provider = open_disk(logs, cache)
+    written = 10
+    for _ in range(40):  # 40 passes of one point each: more segments than a series keeps
+        write_run(logs / "run", ["grows", "stays"], range(written, written + 1))
+        written += 1
+        provider.reload()
+        assert provider.scalars("run", "grows").value.tolist() == expected(0, range(written))
+    write_run(logs / "run", ["grows"], range(written, 70_000))
+    provider.reload()
+    assert provider.scalars("run", "grows").step.tolist() == list(range(70_000))
+    assert provider.scalars("run", "stays").value.tolist() == expected(1, range(written))
+    provider.close()
+    assert len(store_files(cache, ".step")) == 2, "the packed columns and the long series' own"
+    again = open_disk(logs, cache)
+    assert again.restored_runs == 1
+    assert again.scalars("run", "grows").value.tolist() == expected(0, range(70_000))
+    assert again.scalars("run", "stays").wall_time.tolist() == [WALL + step for step in range(written)]
