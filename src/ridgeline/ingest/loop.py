@@ -270,12 +270,6 @@ class Ingestor:
         }
         return {"files": files, "metadata": metadata}
 
-    def persist(self) -> None:
-        """Write what has been read to the store (every pass does so already; kept for callers)."""
-        with self._pass_lock:
-            if isinstance(self.store, DiskStore):
-                self.store.checkpoint({name: self._resume_state(state) for name, state in self.states.items()})
-
     # --- background loop ----------------------------------------------------------------------------------
     def start(self, interval: float) -> None:
         """Run passes every ``interval`` seconds in a daemon thread until :meth:`stop`."""
@@ -301,8 +295,9 @@ class Ingestor:
 
 def _state_from(name: str, resume: object, fs: FileSystem) -> RunState | None:
     """The RunState a store's resume state describes (None when it is not what ``_resume_state`` writes)."""
+    if not isinstance(resume, dict):
+        return None
     try:
-        assert isinstance(resume, dict)
         tails = {}
         for path, offset, fingerprint in resume["files"]:
             tails[str(path)] = FileTail(
