@@ -84,7 +84,7 @@ class DiskRunData(RunData):
     def scalar_series(self, tag: str) -> ScalarSeries:
         series = self.scalars.get(tag)
         if series is None:
-            base = self.directory / f"{self.reading}-{next(self._series_numbers)}"
+            base = os.path.join(self.directory, f"{self.reading}-{next(self._series_numbers)}")
             series = self.scalars[tag] = DiskScalarSeries(base, self.packed_columns())
         return series
 
@@ -197,7 +197,8 @@ class DiskStore(Store):
             with contextlib.suppress(FileNotFoundError):
                 (self.directory / "problems.json").unlink()
         private_directory(self._runs_directory)
-        write_json(self.directory / "store.json", _header())
+        if header != _header():
+            write_json(self.directory / "store.json", _header())
 
     def close(self) -> None:
         """Release the writer lock (the store stays on disk for the next open)."""
@@ -325,7 +326,7 @@ def _run_from(manifest: dict[str, Any], directory: Path) -> DiskRunData | None:
             if any(start < 0 or count < 0 or start + count > packed_length for start, count in segments):
                 return None
             data.scalars[str(entry["tag"])] = DiskScalarSeries(
-                directory / f"{data.reading}-{number}",
+                os.path.join(directory, f"{data.reading}-{number}"),
                 packed,
                 columns=columns,
                 segments=segments,

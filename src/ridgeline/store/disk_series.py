@@ -131,14 +131,15 @@ class DiskScalarSeries(ScalarSeries):
 
     def __init__(  # the in-memory columns of ScalarSeries.__init__ are deliberately not allocated
         self,
-        base: Path,
+        base: str,
         packed: PackedColumns,
         *,
         columns: Columns3 | None = None,
         segments: Segments = (),
         restarts: Restarts = (),
     ) -> None:
-        """``base``: what its own column files are named after; ``packed``: its run's shared columns;
+        """``base``: the path its own column files are named after (a str: a store holds many short series,
+        and most never need the files); ``packed``: its run's shared columns;
         ``columns``/``segments``/``restarts``: those of a stored series."""
         self._base = base
         self._packed = packed
@@ -225,7 +226,7 @@ class DiskScalarSeries(ScalarSeries):
             state = (length + len(data[0]), None, (*segments, (start, len(data[0]))))
         else:
             if columns is None:  # it grew long: move it to files of its own, its packed points first
-                columns = column_files(self._base)
+                columns = column_files(Path(self._base))
                 for column in columns:
                     column.path.unlink(missing_ok=True)
                 append_columns(columns, self._packed.read(segments))
