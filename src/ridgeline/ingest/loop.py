@@ -76,7 +76,6 @@ class Ingestor:
         self.check_crc = check_crc
         self.parallel = parallel
         self.store = store if store is not None else Store()  # a DiskStore keeps what was read for the next start
-        self._fingerprints: dict[str, tuple[int, int | None]] = {}
         self.states: dict[str, RunState] = {}
         self.directories: dict[str, str] = {}  # run name -> its directory
         self._pass_lock = threading.Lock()
@@ -258,12 +257,7 @@ class Ingestor:
     def _resume_state(self, state: RunState) -> dict[str, object]:
         """What the store keeps for a run to continue from: each file's offset and the CRC of the bytes before
         it, and each tag's first SummaryMetadata (JSON: nothing in the store is ever unpickled)."""
-        files = []
-        for tail in state.tails.values():
-            known = self._fingerprints.get(tail.path)
-            if known is None or known[0] != tail.offset:
-                known = self._fingerprints[tail.path] = (tail.offset, _fingerprint(tail, state.fs))
-            files.append([tail.path, tail.offset, known[1]])
+        files = [[tail.path, tail.offset, tail.fingerprint] for tail in state.tails.values()]
         metadata = {
             tag: base64.b64encode(value.SerializeToString()).decode()
             for tag, value in state.decoder.all_metadata().items()

@@ -46,8 +46,9 @@ from ridgeline.store.files import (
     read_json,
     write_json,
 )
+from ridgeline.store.restarts import SeriesRestarts
 from ridgeline.store.run import RunData, SeriesKey, Store
-from ridgeline.store.series import Restarts, ScalarSeries
+from ridgeline.store.series import ScalarSeries
 
 FORMAT = 1
 
@@ -85,7 +86,7 @@ class DiskRunData(RunData):
         series = self.scalars.get(tag)
         if series is None:
             base = os.path.join(self.directory, f"{self.reading}-{next(self._series_numbers)}")
-            series = self.scalars[tag] = DiskScalarSeries(base, self.packed_columns())
+            series = self.scalars[tag] = DiskScalarSeries(base, self.packed_columns(), restart_log=self.restart_log)
         return series
 
     def packed_columns(self) -> PackedColumns:
@@ -138,11 +139,11 @@ class DiskRunData(RunData):
                     "tag": tag,
                     "columns": None if columns is None else [column.describe() for column in columns],
                     "segments": [list(segment) for segment in series.segments],
-                    "restarts": [list(mark) for mark in series.all_restart_marks],
+                    "restarts": series.restarts.state(),
                 }
             )
         blobs = [
-            {"kind": kind, "tag": tag, "restarts": [list(mark) for mark in self.blobs[(kind, tag)].restart_marks]}
+            {"kind": kind, "tag": tag, "restarts": self.blobs[(kind, tag)]._restarts.state()}
             for kind, tag in self._blob_series
         ]
         return {
@@ -157,14 +158,17 @@ class DiskRunData(RunData):
             "first_wall_time": self.first_wall_time,
             "last_wall_time": self.last_wall_time,
             "last_steps": [[kind, tag, step] for (kind, tag), step in self._last_steps.items()],
+            "restart_log": self.restart_log.steps(0, len(self.restart_log)).tolist(),
             "resume": resume,
         }
 
     def signature(self, resume: Any) -> Any:
         """What the manifest depends on, cheaply: equal signatures mean an unchanged manifest."""
         return (
-            tuple((tag, len(s), len(getattr(s, "all_restart_marks", ()))) for tag, s in list(self.scalars.items())),
-            tuple((key, len(s), len(s.restart_marks)) for key, s in list(self.blobs.items())),
+            # A START changes the log's length; the span a series keeps for it is taken when it next appends.
+            len(self.restart_log),
+            tuple((tag, len(s)) for tag, s in list(self.scalars.items())),
+            tuple((key, len(s)) for key, s in list(self.blobs.items())),
             self.first_wall_time,
             self.last_wall_time,
             repr(resume),
@@ -289,13 +293,13 @@ class DiskStore(Store):
     def _written_out(self, data: RunData) -> DiskRunData:
         directory = self._run_directory(data.name)
         shutil.rmtree(directory, ignore_errors=True)
-        disk = DiskRunData(data.name, directory=private_directory(directory))
+        disk = DiskRunData(data.name, directory=private_directory(directory), restart_log=data.restart_log)
         for tag, series in data.scalars.items():
             snapshot = series.snapshot()
             target = disk.scalar_series(tag)
             assert isinstance(target, DiskScalarSeries)
             target.append(snapshot.step, snapshot.wall_time, snapshot.value)
-            target._restarts = series.restart_marks
+            target._restarts = series._restarts  # its view of the same log (after the append: no new span)
         disk.flush()
         disk.blobs = data.blobs
         disk.first_wall_time, disk.last_wall_time = data.first_wall_time, data.last_wall_time
@@ -314,6 +318,8 @@ def _run_from(manifest: dict[str, Any], directory: Path) -> DiskRunData | None:
         if manifest.get("format") != FORMAT or not native_little_endian():
             return None
         data = DiskRunData(str(manifest["name"]), directory=directory, reading=_safe_name(manifest["reading"]))
+        for step in manifest["restart_log"]:
+            data.restart_log.append(int(step))
         packed_length = 0
         if manifest["packed"] is not None:
             data.packed = PackedColumns(_columns(directory, manifest["packed"]))
@@ -330,7 +336,8 @@ def _run_from(manifest: dict[str, Any], directory: Path) -> DiskRunData | None:
                 packed,
                 columns=columns,
                 segments=segments,
-                restarts=_restarts(entry["restarts"]),
+                restart_log=data.restart_log,
+                restarts=SeriesRestarts.restored(data.restart_log, entry["restarts"]),
             )
         _load_blobs(data, manifest)
         data.first_wall_time = _float_or_none(manifest["first_wall_time"])
@@ -359,7 +366,7 @@ def _load_blobs(data: DiskRunData, manifest: dict[str, Any]) -> None:
         raise ValueError("blob table refers to unknown series")
     for number, (key, entry) in enumerate(zip(keys, manifest["blobs"], strict=True)):
         mine = rows[rows["series"] == number]
-        series = BlobSeries(max(len(mine), 1))
+        series = BlobSeries(max(len(mine), 1), restart_log=data.restart_log)
         series.extend(
             [
                 BlobRef(
@@ -373,7 +380,7 @@ def _load_blobs(data: DiskRunData, manifest: dict[str, Any]) -> None:
                 for row in mine
             ]
         )
-        series._restarts = _restarts(entry["restarts"])
+        series._restarts = SeriesRestarts.restored(data.restart_log, entry["restarts"])
         data.blobs[key] = series
         data._blob_series.append(key)
         data._blobs_written[key] = len(mine)
@@ -398,10 +405,6 @@ def _safe_name(name: Any) -> str:
     if not text or "/" in text or "\\" in text or text.startswith(".") or "\0" in text:
         raise ValueError(f"bad file name {text!r}")
     return text
-
-
-def _restarts(marks: Any) -> Restarts:
-    return tuple((int(count), int(step)) for count, step in marks)
 
 
 def _kind(kind: Any) -> Kind:

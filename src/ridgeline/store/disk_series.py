@@ -30,7 +30,8 @@ from pathlib import Path
 import numpy as np
 
 from ridgeline.store.files import ColumnFile
-from ridgeline.store.series import Restarts, ScalarSeries, ScalarSnapshot, restarts_within
+from ridgeline.store.restarts import RestartLog, SeriesRestarts
+from ridgeline.store.series import Restarts, ScalarSeries, ScalarSnapshot
 
 FLUSH_POINTS = 1 << 16
 MAPPED_SERIES = 128
@@ -136,17 +137,19 @@ class DiskScalarSeries(ScalarSeries):
         *,
         columns: Columns3 | None = None,
         segments: Segments = (),
-        restarts: Restarts = (),
+        restart_log: RestartLog | None = None,
+        restarts: SeriesRestarts | None = None,
     ) -> None:
         """``base``: the path its own column files are named after (a str: a store holds many short series,
         and most never need the files); ``packed``: its run's shared columns;
-        ``columns``/``segments``/``restarts``: those of a stored series."""
+        ``restart_log``: the run's START events; ``columns``/``segments``/``restarts``: those of a stored
+        series (``restarts`` its view of the run's log)."""
         self._base = base
         self._packed = packed
         length = columns[0].length if columns is not None else sum(count for _, count in segments)
         self._state: tuple[int, Columns3 | None, Segments] = (length, columns, segments)
         self._pending = ScalarSeries()
-        self._restarts = restarts
+        self._restarts = restarts if restarts is not None else SeriesRestarts(restart_log)
         self._mapped: Mapping3 | None = None
         self._map_lock = threading.Lock()
 
@@ -178,18 +181,21 @@ class DiskScalarSeries(ScalarSeries):
 
     @property
     def restart_marks(self) -> Restarts:
-        return restarts_within(self._restarts, len(self))
+        return self._restarts.within(len(self))
 
     @property
-    def all_restart_marks(self) -> Restarts:
+    def restarts(self) -> SeriesRestarts:
+        """Its view of the run's restart log (kept in the manifest)."""
         return self._restarts
 
     # --- writer thread ------------------------------------------------------------------------------------------
     def append(self, step: np.ndarray, wall_time: np.ndarray, value: np.ndarray) -> None:
+        self._restarts.fold(len(self) + len(self._pending))
         self._pending.append(step, wall_time, value)
         self._flush_when_full()
 
     def append_one(self, step: int, wall_time: float, value: float) -> None:
+        self._restarts.fold(len(self) + len(self._pending))
         self._pending.append_one(step, wall_time, value)
         self._flush_when_full()
 
@@ -202,7 +208,7 @@ class DiskScalarSeries(ScalarSeries):
                 self.flush()
 
     def mark_restart(self, step: int) -> None:
-        self._restarts = (*self._restarts, (len(self) + len(self._pending), int(step)))
+        self._restarts.log.append(int(step))
 
     def compact(self) -> None:
         """Nothing to trim: the columns are on disk (kept for the ScalarSeries interface)."""
@@ -240,7 +246,7 @@ class DiskScalarSeries(ScalarSeries):
         """The published points: read-only views of the mapped files (O(1) when already mapped), or the
         packed segments read."""
         n, columns, segments = self._state  # one read: the length with its columns
-        restarts = restarts_within(self._restarts, n)
+        restarts = self._restarts.within(n)
         if columns is None:
             step, wall_time, value = self._packed.read(segments)
             return ScalarSnapshot(step, wall_time, value, restarts)

@@ -62,6 +62,7 @@ apply to current files.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -156,6 +157,21 @@ class SeriesRestarts:
     @property
     def log(self) -> RestartLog:
         return self._log
+
+    def state(self) -> list[Any]:
+        """What :meth:`restored` takes to rebuild this view over the same log (the on-disk store keeps it)."""
+        return [self._first, self._seen, *[list(span) for span in self._spans]]
+
+    @classmethod
+    def restored(cls, log: RestartLog, state: Sequence[Any]) -> SeriesRestarts:
+        """The view :meth:`state` described, over ``log`` (ValueError when it does not fit the log)."""
+        view = cls(log)
+        view._first, view._seen = int(state[0]), int(state[1])
+        view._spans = [(int(span[0]), int(span[1]), int(span[2])) for span in state[2:]]
+        ends = [view._first, view._seen, *(end for _, _, end in view._spans)]
+        if min(ends) < 0 or max(ends) > len(log) or view._seen < view._first:
+            raise ValueError("restart spans do not fit the run's restart log")
+        return view
 
     def fold(self, length: int) -> None:
         """Writer thread, before points are appended to a series of ``length`` points."""
