@@ -302,3 +302,23 @@ def test_a_series_grows_from_packed_segments_into_files_of_its_own(tmp_path: Pat
     assert again.restored_runs == 1
     assert again.scalars("run", "grows").value.tolist() == expected(0, range(70_000))
     assert again.scalars("run", "stays").wall_time.tolist() == [WALL + step for step in range(written)]
+
+
+def test_a_restart_after_a_warm_start_hides_what_it_supersedes(tmp_path: Path) -> None:
+    """The run's restart log and each series' view of it come back from the store and keep working."""
+    logs, cache = tmp_path / "logs", tmp_path / "cache"
+    write_run(logs / "run", ["loss", "acc"], range(10))
+    writer = ridgeline.SummaryWriter(str(logs / "run"), purge_step=4)  # a START at step 4
+    writer.add_scalar("loss", 100.0, 4, walltime=WALL + 40)
+    writer.close()
+    (restarted,) = [path for path in (logs / "run").iterdir() if path.name != "events.out.tfevents.1.test"]
+    restarted.rename(logs / "run" / "events.out.tfevents.2.test")  # read after the first file, whatever its name
+    open_disk(logs, cache).close()
+    write_run(logs / "run", ["acc"], range(4, 6), name="events.out.tfevents.3.test")
+    provider = open_disk(logs, cache)
+    assert provider.restored_runs == 1
+    assert provider.scalars("run", "loss").step.tolist() == [0, 1, 2, 3, 4]
+    assert provider.scalars("run", "loss").value.tolist() == [*expected(0, range(4)), 100.0]
+    assert provider.scalars("run", "acc").step.tolist() == [0, 1, 2, 3, 4, 5]
+    assert len(provider.scalars("run", "acc", all_points=True)) == 12
+    assert provider.version("run", "scalars", "acc").restarts == 1
