@@ -213,6 +213,10 @@ class DiskScalarSeries(ScalarSeries):
     def compact(self) -> None:
         """Nothing to trim: the columns are on disk (kept for the ScalarSeries interface)."""
 
+    def reserve(self, capacity: int) -> None:
+        """Nothing to presize: ingest sizes in-memory series from the file it reads, but here at most
+        FLUSH_POINTS points are held at once (kept for the ScalarSeries interface)."""
+
     def flush(self) -> None:
         """Write the pending points, then publish them: packed while the series is short, in its own files once
         it reaches FLUSH_POINTS. OSError (a full disk) leaves them pending: nothing is lost, and the next flush
