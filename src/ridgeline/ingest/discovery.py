@@ -261,12 +261,23 @@ def check_source(source: LogDirSource, fs: FileSystem) -> None:
         raise LogDirError(f"log directory {source.path!r} does not exist")
 
 
+_DIGITS = re.compile(r"(\d+)")
+
+
+def event_file_order(name: str) -> tuple[tuple[int, str], ...]:
+    """The order a run's event files are read in: by name as TensorBoard reads them, but with the numbers in it
+    compared as numbers. The writers (torch's, tensorboardX's, ours) end a name with a counter of the files the
+    process opened: ``...1700000000.host.123.10`` was opened after ``...1700000000.host.123.9`` in the same
+    second, and a restart in the later file must be read after the points it supersedes."""
+    return tuple((int(part), "") if part.isdigit() else (-1, part) for part in _DIGITS.split(name))
+
+
 def find_runs(source: LogDirSource, fs: FileSystem) -> dict[str, tuple[RunLocation, list[str]]]:
     """Every run below ``source``: run name -> (location, event file paths sorted by name, as TensorBoard reads)."""
     runs: dict[str, tuple[RunLocation, list[str]]] = {}
     root = source.path.rstrip("/") if _URL.match(source.path) else os.path.normpath(source.path)
     for directory, files in fs.walk_files(root):
-        event_files = sorted(name for name in files if is_event_file(name))
+        event_files = sorted((name for name in files if is_event_file(name)), key=event_file_order)
         if not event_files:
             continue
         relative = _relative(directory, root)
