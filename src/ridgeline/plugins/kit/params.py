@@ -11,11 +11,12 @@ from ridgeline.store.selection import MAX_PATTERN, Matcher, PatternError, compil
 
 
 def regex_query(description: str) -> Any:
-    """A query parameter holding a user's regular expression: the spec says it is one (``format: regex``) and
-    how long it may be, so a client generated from the spec sends what the route accepts."""
+    """A query parameter holding a user's regular expression: the spec says how long it may be and that its
+    syntax is RE2's (``x-regex-syntax``). Not ``format: regex``: JSON Schema means ECMA-262 by that, which refuses
+    patterns RE2 takes (``(?i)loss``, a literal ``{``), so a client validating by the spec would refuse them."""
     return Query(
         max_length=MAX_PATTERN,
-        json_schema_extra={"format": "regex"},
+        json_schema_extra={"x-regex-syntax": "RE2"},
         description=f"{description} (RE2 syntax, found anywhere in it; at most {MAX_PATTERN:,} characters)",
     )
 
