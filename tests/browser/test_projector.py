@@ -54,6 +54,10 @@ def hook(page: Page, expression: str) -> object:
 
 def canvas_pixels(page: Page) -> int:
     """Pixels of the plot that are not the background: something was drawn with WebGL."""
+    # Switching between 2-D and 3-D replaces the canvas: wait for the new one to be in the page.
+    page.wait_for_function(
+        "() => (document.querySelector('[data-testid=projector-canvas]')?.width ?? 0) > 0", timeout=60_000
+    )
     counted: int = page.evaluate(
         """() => {
         const source = document.querySelector('[data-testid=projector-canvas]');

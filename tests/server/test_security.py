@@ -220,4 +220,11 @@ def test_no_route_writes(client: TestClient) -> None:
     writing = {
         (path, method) for path, item in spec["paths"].items() for method in item if method not in ("get", "head")
     }
-    assert writing == {("/api/scalars/batch", "post")}  # a read with a body; nothing else takes a body at all
+    # Reads with a body: the scalars batch, and the projector's projections (computed in memory, never written
+    # into a log directory), its job cancel and its change poll.
+    assert writing == {
+        ("/api/scalars/batch", "post"),
+        ("/api/projector/projection", "post"),
+        ("/api/projector/job/cancel", "post"),
+        ("/api/projector/changes", "post"),
+    }

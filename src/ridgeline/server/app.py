@@ -25,7 +25,7 @@ from ridgeline.server.plugin_web import mount_plugin_web
 from ridgeline.server.prefix import PathPrefix, normalise_prefix
 from ridgeline.server.routes import router as core_router
 from ridgeline.server.security import BodyLimit, SecurityHeaders
-from ridgeline.server.static import mount_static
+from ridgeline.server.static import methods_of, mount_static
 from ridgeline.services.runs import RunIndex
 from ridgeline.settings import defaults
 from ridgeline.store.logdir import LogDir
@@ -108,7 +108,14 @@ def create_app(
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> OrjsonResponse:
         # e.g. a body FastAPI cannot parse: the same {"error": ...} as every other error, never {"detail": ...}
-        return error(exc.status_code, str(exc.detail), headers=dict(exc.headers or {}))
+        headers = dict(exc.headers or {})
+        if exc.status_code == 405:
+            # Starlette's 405 names only the first route on the path; a path with a GET and a POST route (two
+            # handlers) answers both.
+            allowed = methods_of(app, request.scope)
+            if allowed:
+                headers["Allow"] = ", ".join(sorted(allowed))
+        return error(exc.status_code, str(exc.detail), headers=headers)
 
     @app.exception_handler(RequestValidationError)
     async def bad_request(request: Request, exc: RequestValidationError) -> OrjsonResponse:

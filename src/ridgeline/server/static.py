@@ -60,7 +60,7 @@ def mount_static(app: FastAPI, directory: Path | None = None) -> None:
     @app.api_route(CATCH_ALL, methods=["GET", "HEAD"], include_in_schema=False)
     async def static(request: Request, path: str) -> Response:
         if path == "api" or path.startswith("api/"):
-            allowed = _methods_of(app, request.scope)
+            allowed = methods_of(app, request.scope)
             if allowed:  # the route exists, for other methods (GET on the POST-only batch route)
                 allow = ", ".join(sorted(allowed))
                 return error(405, f"/{path} answers {allow}, not {request.method}", headers={"Allow": allow})
@@ -79,7 +79,7 @@ def mount_static(app: FastAPI, directory: Path | None = None) -> None:
         return FileResponse(index, media_type="text/html; charset=utf-8", headers={"Cache-Control": "no-cache"})
 
 
-def _methods_of(app: FastAPI, scope: Scope) -> set[str]:
+def methods_of(app: FastAPI, scope: Scope) -> set[str]:
     """The methods other routes answer for this request's path (Starlette's own matching, this catch-all aside)."""
     methods: set[str] = set()
     for method in _METHODS:

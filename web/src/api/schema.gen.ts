@@ -2905,7 +2905,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description no such run, tag or step */
+            /** @description no such run, or no embedding under that tag and step */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2991,6 +2991,15 @@ export interface operations {
             };
             /** @description a missing or malformed parameter */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such run, or no embedding under that tag and step */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3087,7 +3096,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description no such run, tag or step */
+            /** @description no such run, or no embedding under that tag and step */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3149,7 +3158,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description no such run, tag or step */
+            /** @description no such run, or no embedding under that tag and step */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3286,7 +3295,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description no such run, tag or step */
+            /** @description no such run, or no embedding under that tag and step */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3346,7 +3355,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description no such run, tag or step */
+            /** @description no such run, or no embedding under that tag and step */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3390,6 +3399,15 @@ export interface operations {
             };
             /** @description a missing or malformed parameter */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such run, or no embedding under that tag and step */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3448,7 +3466,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description no such run, tag or step */
+            /** @description no such run, or no embedding under that tag and step */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3503,7 +3521,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description no such run, tag or step */
+            /** @description no such run, or no embedding under that tag and step */
             404: {
                 headers: {
                     [name: string]: unknown;

@@ -217,10 +217,10 @@ def dead_from(values: np.ndarray, min_points: int, *, zero: bool) -> int | None:
     :data:`DEATH_WITHIN` of the run. A smooth decay over longer than that before they stopped moving was
     vanishing, not dying. (A logged norm may be constant without being dead: the norm
     after clipping. So a scalar norm counts only at exactly zero; a whole histogram that never changes counts.)"""
-    v = np.abs(values.reshape(len(values), -1))
-    n = len(v)
-    if n < min_points:
+    n = len(values)
+    if n < min_points or values.size == 0:  # min_points may be 0 in a config; an empty array cannot be reshaped
         return None
+    v = np.abs(values.reshape(n, -1))
     start = constant_from(v)
     if start is None or n - start < max(3, 0.2 * n) or (zero and v[-1].max() > 0):
         return None

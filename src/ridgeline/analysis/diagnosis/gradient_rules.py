@@ -18,7 +18,7 @@ def exploding(run: RunCurves) -> Hit | None:
     for g in grads:
         if len(g) < run.config.min_points and g.first_nonfinite is None:
             continue
-        logs = log10(rolling_median(g.raw, 0.04, 9)) if len(g) else np.zeros(0)
+        logs = log10(rolling_median(g.raw, 0.04, 9)) if len(g.raw) else np.zeros(0)
         base = head(logs, 0.2) if len(logs) >= 3 else math.nan
         if math.isnan(base):
             continue

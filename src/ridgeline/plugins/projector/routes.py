@@ -33,7 +33,8 @@ Step = Annotated[int | None, Query(description="its step (left out for an embedd
 Key = Annotated[str, Query(description="a projection's or comparison's key, as POST answered it")]
 Metric = Literal["cosine", "euclidean"]
 _UNREADABLE: dict[int | str, dict[str, Any]] = {
-    422: {"description": "the embedding's files cannot be read, or cannot answer this"}
+    404: {"description": "no such run, or no embedding under that tag and step"},
+    422: {"description": "the embedding's files cannot be read, or cannot answer this"},
 }
 _SAFE_HEADERS = {"X-Content-Type-Options": "nosniff", "Content-Security-Policy": "default-src 'none'; sandbox"}
 

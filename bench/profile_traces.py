@@ -8,11 +8,11 @@ Kineto writes it: CPU ops nested three deep on 4 threads, kernels with launch ar
 (``ru_maxrss``) is its own. Printed: parse time and peak memory of each, the ratio, then ridgeline's time to the
 overview, to the first timeline frame and per zoomed frame.
 
-    .venv/bin/python bench/profile.py                    # 10 M events, about 2 GB
-    .venv/bin/python bench/profile.py --events 1000000   # about 200 MB
-    .venv/bin/python bench/profile.py --quick            # a smoke run; its figures mean nothing
-    .venv/bin/python bench/profile.py --no-json-load     # on a machine without ~5x the trace's size in memory
-    .venv/bin/python bench/profile.py --hta-python /path/to/venv-with-hta/bin/python   # also HTA's load time
+    .venv/bin/python bench/profile_traces.py                    # 10 M events, about 2 GB
+    .venv/bin/python bench/profile_traces.py --events 1000000   # about 200 MB
+    .venv/bin/python bench/profile_traces.py --quick            # a smoke run; its figures mean nothing
+    .venv/bin/python bench/profile_traces.py --no-json-load     # on a machine without ~5x the trace's size in memory
+    .venv/bin/python bench/profile_traces.py --hta-python /path/to/venv-with-hta/bin/python   # also HTA's load time
 """
 
 from __future__ import annotations
