@@ -182,6 +182,12 @@ def test_the_step_slider_keeps_the_points(page: Page, url: str) -> None:
         slider.fill(str(position))
         expect(page.locator("[data-testid=projector-step-value]")).to_have_text(step)
         expect(view).to_have_attribute("data-step", step)
+        # The step shows at once; the step's own projection (a new key) arrives after it.
+        page.wait_for_function(
+            "seen => !seen.includes(document.querySelector('[data-testid=projector-view]')?.dataset.key)",
+            arg=sorted(k for k in keys if k),
+            timeout=JOB_TIMEOUT,
+        )
         wait_drawn(page)
         keys.add(view.get_attribute("data-key"))
         expect(view).to_have_attribute("data-points", str(logs.POINTS))
