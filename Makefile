@@ -6,7 +6,7 @@ LOGDIR ?=
 DEMO_LOGDIR := demo_runs
 PYTEST_ARGS ?=
 
-.PHONY: serve test lint bench demo clean-venv build-web api-types docs fuzz
+.PHONY: serve test test-spark lint bench demo clean-venv build-web api-types docs fuzz
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -91,6 +91,13 @@ demo: $(VENV)/.serve-deps
 
 test: $(VENV)/.test-deps $(VENV)/.browser-deps build-web
 	$(BIN)/python -m pytest -n 2 $(PYTEST_ARGS)
+
+# Opt-in, not in `make test`: Spark reads the Parquet dataset of `ridgeline index` (tests/spark/). Java from
+# Debian (openjdk-17-jre-headless, apt-get once) and pyspark into the venv.
+test-spark: $(VENV)/.test-deps
+	@command -v java >/dev/null || { apt-get update && apt-get install -y openjdk-17-jre-headless; }
+	$(BIN)/python -c "import pyspark" 2>/dev/null || $(BIN)/python -m pip install -q pyspark
+	RIDGELINE_TEST_SPARK=1 $(BIN)/python -m pytest tests/spark
 
 # The web UI's layer rules (.dependency-cruiser.cjs): dashboards import only their folder, web/src/ and npm
 # packages; the shell imports no dashboard. tests/web/test_import_rules.py checks the same in `make test`.
