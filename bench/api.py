@@ -117,6 +117,20 @@ def wait_until(check: Callable[[], bool], process: subprocess.Popen[bytes], log:
         time.sleep(0.2)
 
 
+def served_url(process: subprocess.Popen[bytes], log: Path, timeout: float) -> tuple[str, float]:
+    """Wait for ``ridgeline serve --port 0`` to print where it serves; returns that URL and the seconds waited."""
+    url = ""
+
+    def printed_url() -> bool:
+        nonlocal url
+        found = re.search(r"serving .* at (http://\S+/)", log.read_text())
+        url = found.group(1) if found else ""
+        return bool(url)
+
+    waited = wait_until(printed_url, process, log, timeout)
+    return url, waited
+
+
 def timed(request: Callable[[], httpx.Response]) -> float:
     started = time.perf_counter()
     response = request()
@@ -155,15 +169,7 @@ def bench_ridgeline(logdir: Path, names: list[str], args: argparse.Namespace, wo
     log = work / "ridgeline.log"
     command = [sys.executable, "-m", "ridgeline.cli", "serve", "--logdir", str(logdir), "--port", "0", "--no-cache"]
     with process_group(command, log) as process:
-        url = ""
-
-        def printed_url() -> bool:
-            nonlocal url
-            found = re.search(r"serving .* at (http://\S+/)", log.read_text())
-            url = found.group(1) if found else ""
-            return bool(url)
-
-        started = wait_until(printed_url, process, log, args.timeout)
+        url, started = served_url(process, log, args.timeout)
         with client_for(url, 120) as client:
             first = client.get("/api/scalars", params={"run": names[0], "tag": TAG}).json()
             assert len(first["step"]) == args.points, "ridgeline did not answer every point"

@@ -29,7 +29,6 @@ import json
 import multiprocessing
 import os
 import random
-import re
 import statistics
 import subprocess
 import sys
@@ -39,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from api import TAG, free_port, process_group, ratio, wait_until, write_logdir  # bench/api.py
+from api import TAG, free_port, process_group, ratio, served_url, wait_until, write_logdir  # bench/api.py
 
 CLIENT_TIMEOUT = 60.0  # an answer slower than this is an error: generous, the machine may be busy
 
@@ -159,15 +158,7 @@ def bench_ridgeline(logdir: Path, names: list[str], args: argparse.Namespace, wo
     command = [sys.executable, "-m", "ridgeline.cli", "serve", "--logdir", str(logdir), "--port", "0"]
     command += ["--no-cache", "--reload-interval", "1"]
     with process_group(command, log) as process:
-        url = ""
-
-        def printed_url() -> bool:
-            nonlocal url
-            found = re.search(r"serving .* at (http://\S+/)", log.read_text())
-            url = found.group(1) if found else ""
-            return bool(url)
-
-        wait_until(printed_url, process, log, args.timeout)
+        url, _ = served_url(process, log, args.timeout)
         return with_writer(logdir, names, args, work, lambda: run_load(url, "/api/scalars", names, args, process.pid))
 
 
