@@ -57,6 +57,21 @@ def test_hashed_assets_are_cached_for_long(site: tuple[httpx.Client, str]) -> No
     assert client.head("/").status_code == 200
 
 
+@pytest.mark.parametrize("path", ["/", "/favicon.svg", "/assets/index-3f9a1c.js", "/a/client/route"])
+def test_a_revalidation_of_an_unchanged_file_answers_304_without_a_body(
+    site: tuple[httpx.Client, str], path: str
+) -> None:
+    client, _ = site
+    first = client.get(path)
+    etag = first.headers["etag"]
+    again = client.get(path, headers={"If-None-Match": etag})
+    assert again.status_code == 304 and again.content == b""
+    assert again.headers["etag"] == etag and again.headers["cache-control"] == first.headers["cache-control"]
+    assert client.get(path, headers={"If-None-Match": f'W/{etag}, "other"'}).status_code == 304
+    changed = client.get(path, headers={"If-None-Match": '"not-this-one"'})
+    assert changed.status_code == 200 and changed.content == first.content
+
+
 def test_api_paths_never_fall_back_to_the_page(site: tuple[httpx.Client, str]) -> None:
     client, _ = site
     response = client.get("/api/nothing/here")

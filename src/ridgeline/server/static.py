@@ -4,6 +4,7 @@
   the client), ``Cache-Control: no-cache`` so a new build is picked up at once;
 * ``/assets/...``: Vite's content-hashed files, cached for a year (``immutable``); a missing one is a 404, never
   ``index.html`` (a script tag given HTML fails confusingly);
+* a revalidation (``If-None-Match`` with the file's ETag) answers 304 with no body;
 * a path that resolves outside the build folder (``..``, encoded ``%2e%2e``, a symlink leading out): 404.
 
 Without a build, ``/`` answers a short page that says how to build the UI (the API works regardless).
@@ -11,6 +12,7 @@ Without a build, ``/`` answers a short page that says how to build the UI (the A
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from fastapi import FastAPI
@@ -73,10 +75,21 @@ def mount_static(app: FastAPI, directory: Path | None = None) -> None:
         if path not in ("", "index.html"):
             found = resolve(root, path)
             if found is not None:
-                return FileResponse(found, headers={"Cache-Control": cache_control(path)})
+                return _file(request, found, cache_control(path))
             if path.startswith("assets/") or _escapes(path):
                 return error(404, f"not found: /{path}")
-        return FileResponse(index, media_type="text/html; charset=utf-8", headers={"Cache-Control": "no-cache"})
+        return _file(request, index, "no-cache", media_type="text/html; charset=utf-8")
+
+
+def _file(request: Request, path: Path, cache: str, media_type: str | None = None) -> Response:
+    """The file, or 304 when the browser's copy (``If-None-Match``) is current: ``no-cache`` files are revalidated
+    on every load, and without this each revalidation downloaded them again."""
+    response = FileResponse(path, media_type=media_type, headers={"Cache-Control": cache}, stat_result=os.stat(path))
+    etag = response.headers["etag"]
+    wanted = request.headers.get("if-none-match", "")
+    if etag in (tag.strip().removeprefix("W/") for tag in wanted.split(",")) or wanted.strip() == "*":
+        return Response(status_code=304, headers={"ETag": etag, "Cache-Control": cache})
+    return response
 
 
 def methods_of(app: FastAPI, scope: Scope) -> set[str]:
