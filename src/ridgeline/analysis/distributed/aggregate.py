@@ -65,19 +65,20 @@ def aggregate(ranks: Sequence[int], steps: Sequence[np.ndarray], values: Sequenc
     rank_ids = np.asarray(ranks, dtype=np.int64)
     n = len(union)
     present = ~np.isnan(matrix)
+    complete = bool(present.all())  # the usual case: no NaN, so no stand-ins and no masked copies of the matrix
     count = present.sum(axis=0)
     has = count > 0
     columns = np.arange(n)
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        mean = np.where(present, matrix, 0.0).sum(axis=0) / count
-        deviation = np.where(present, matrix - mean, 0.0)  # two passes: no cancellation
+        mean = (matrix if complete else np.where(present, matrix, 0.0)).sum(axis=0) / count
+        deviation = matrix - mean if complete else np.where(present, matrix - mean, 0.0)  # two passes: no cancellation
         std = np.sqrt((deviation * deviation).sum(axis=0) / count)
     # The min's row: +inf stands in for a missing value; where every present value is +inf, the first present row.
-    low = np.where(present, matrix, np.inf)
+    low = matrix if complete else np.where(present, matrix, np.inf)
     low_row = np.argmin(low, axis=0) if len(rank_ids) else np.zeros(n, np.int64)
-    high = np.where(present, matrix, -np.inf)
+    high = matrix if complete else np.where(present, matrix, -np.inf)
     high_row = np.argmax(high, axis=0) if len(rank_ids) else np.zeros(n, np.int64)
-    if n and len(rank_ids):
+    if n and len(rank_ids) and not complete:
         first_present = np.argmax(present, axis=0)
         low_row = np.where(present[low_row, columns], low_row, first_present)
         high_row = np.where(present[high_row, columns], high_row, first_present)
