@@ -31,11 +31,13 @@ interval is its real cost):
 
 Every figure is the median over ``--repeats`` page loads; the dashboards take turns and the order alternates.
 
-Scenario (h), in bench/ui_histograms.py: first paint of the histograms dashboard (50 tags x 1,000 steps) against
-TensorBoard's histograms dashboard. Scenario (i), in bench/ui_images.py: first paint of the images dashboard
-(200 image tags) against TensorBoard's images dashboard.
+Scenario (d), in bench/ui_distributed.py: first complete chart of one tag aggregated over 64 ranks x 10,000 steps
+in the distributed dashboard against TensorBoard drawing the same 64 runs. Scenario (h), in bench/ui_histograms.py:
+first paint of the histograms dashboard (50 tags x 1,000 steps) against TensorBoard's histograms dashboard.
+Scenario (i), in bench/ui_images.py: first paint of the images dashboard (200 image tags) against TensorBoard's
+images dashboard.
 
-    python bench/ui.py [--repeats R] [--quick] [--only a,b,c,h,i] [--data-dir DIR] [--json PATH] [--no-tensorboard]
+    python bench/ui.py [--repeats R] [--quick] [--only a,b,c,d,h,i] [--data-dir DIR] [--json PATH] [--no-tensorboard]
 """
 
 from __future__ import annotations
@@ -585,7 +587,9 @@ def main() -> int:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="tiny log directories, one repeat (a smoke test)")
     parser.add_argument(
-        "--only", default="a,b,c,h,i", help="which log directories, e.g. a,b (h: histograms, i: images)"
+        "--only",
+        default="a,b,c,d,h,i",
+        help="which log directories, e.g. a,b (d: 64 ranks aggregated, h: histograms, i: images)",
     )
     parser.add_argument("--data-dir", type=Path, default=None, help="where the log directories are kept")
     parser.add_argument("--screenshots", type=Path, default=None, help="save each dashboard's first load here")
@@ -602,7 +606,7 @@ def main() -> int:
         chosen = [d for d in datasets(args.quick) if d.key in wanted]
         paths = {d.key: ensure_dataset(root, d) for d in chosen}
         results = []
-        histograms = images = None
+        histograms = images = distributed = None
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             try:
@@ -611,6 +615,12 @@ def main() -> int:
                         bench_dataset(
                             browser, paths[dataset.key], dataset, repeats, args.screenshots, not args.no_tensorboard
                         )
+                    )
+                if "d" in wanted:
+                    from ui_distributed import bench_distributed  # bench/ui_distributed.py (imports this module)
+
+                    distributed = bench_distributed(
+                        browser, root, repeats, args.quick, args.screenshots, not args.no_tensorboard
                     )
                 if "h" in wanted:
                     from ui_histograms import bench_histograms  # bench/ui_histograms.py (imports this module)
@@ -629,7 +639,8 @@ def main() -> int:
     print(f"median of {repeats} page loads each; ratio = TensorBoard / ridgeline\n")
     if results:
         print(report(results))
-    scenarios = {name: r for name, r in (("histograms", histograms), ("images", images)) if r is not None}
+    found = (("distributed", distributed), ("histograms", histograms), ("images", images))
+    scenarios = {name: r for name, r in found if r is not None}
     if scenarios:
         print("\n" + "\n".join([FIRST_PAINT_HEADER, *(first_paint_report(r) for r in scenarios.values())]))
     targets = [r for r in results if r["dataset"]["key"] in ("a", "b")]

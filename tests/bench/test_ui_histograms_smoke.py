@@ -1,5 +1,5 @@
-"""The first-paint scenarios of bench/ui.py (histograms, images) still run end to end on a tiny log directory,
-against both dashboards. Its figures are never asserted on: timings are not tests."""
+"""The first-paint scenarios of bench/ui.py (distributed, histograms, images) still run end to end on a tiny log
+directory, against both dashboards. Its figures are never asserted on: timings are not tests."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from tests.browser.conftest import check_prerequisites
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("key", "name"), [("h", "histograms"), ("i", "images")])
+@pytest.mark.parametrize(("key", "name"), [("d", "distributed"), ("h", "histograms"), ("i", "images")])
 def test_ui_bench_first_paint_quick_runs(tmp_path: Path, key: str, name: str) -> None:
     check_prerequisites()
     output, results = run_bench("ui.py", "--quick", "--only", key, "--data-dir", str(tmp_path), cwd=tmp_path)
