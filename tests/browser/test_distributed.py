@@ -91,3 +91,21 @@ def test_the_insights_panel_names_the_straggler(page: Page, url: str) -> None:
     page.goto(url.replace("?tab=distributed", "?tab=insights"))
     panel = page.get_by_test_id("insights-stragglers")
     expect(panel).to_contain_text("job: rank 2 keeps the others waiting (score 0.71)")
+
+
+def test_the_chart_of_a_64_rank_job_is_in_view_below_its_ranks_table(
+    page: Page, tmp_path: Path, serve: Callable[[Path], ServedLogdir]
+) -> None:
+    from ridgeline import SummaryWriter
+
+    for rank in range(64):
+        with SummaryWriter(tmp_path / "logs" / "big", rank=rank) as writer:
+            for step in range(5):
+                writer.add_scalar("loss", 1.0 / (step + 1) + rank, step, walltime=1_780_000_000.0 + step)
+    page.set_viewport_size({"width": 1280, "height": 800})
+    open_dashboard(page, serve(tmp_path / "logs").url + "?tab=distributed")
+    expect(page.get_by_test_id("distributed-ranks").locator("tbody tr")).to_have_count(64)
+    chart = page.locator('[data-testid=distributed-chart][data-tag="loss"]')
+    expect(chart).to_have_attribute("data-ready", "true")  # drawn: in view without scrolling the page
+    box = chart.bounding_box()
+    assert box is not None and box["y"] < 800, box

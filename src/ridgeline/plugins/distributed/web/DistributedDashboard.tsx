@@ -49,6 +49,8 @@ function Summary({ run }: { run: DistributedRun }) {
 function RankTable({ run }: { run: DistributedRun }) {
   const scoreTitle = run.score_source === "sync" ? "the best rank's time to reach the barrier over this rank's" : "this rank's step rate over the fastest rank's";
   return (
+    // Scrolls in a box of its own: 64 ranks' rows would otherwise push the charts below the fold.
+    <div class="rl-dist-table-box">
     <table class="rl-dist-table" data-testid="distributed-ranks">
       <thead>
         <tr>
@@ -71,6 +73,7 @@ function RankTable({ run }: { run: DistributedRun }) {
         ))}
       </tbody>
     </table>
+    </div>
   );
 }
 
