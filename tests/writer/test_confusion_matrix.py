@@ -129,8 +129,8 @@ def test_bad_arguments_are_named(
     with SummaryWriter(tmp_path) as writer:
         with pytest.raises(error, match="^add_confusion_matrix: " + message):
             writer.add_confusion_matrix("cm", y_true, y_pred, class_names)
-        with pytest.raises(TypeError, match="^add_confusion_matrix: step must be an integer"):
+        with pytest.raises(TypeError, match=r"^add_confusion_matrix: step must be an integer"):
             writer.add_confusion_matrix("cm", [0], [0], ["a"], step="one")
-        with pytest.raises(ValueError, match="^add_confusion_matrix: tag must be a non-empty string"):
+        with pytest.raises(ValueError, match=r"^add_confusion_matrix: tag must be a non-empty string"):
             writer.add_confusion_matrix("", [0], [0], ["a"])
     assert ridgeline.open(tmp_path).tags(".") == {}

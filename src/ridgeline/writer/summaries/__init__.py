@@ -13,9 +13,9 @@ Nothing heavy is imported at module level: Pillow, matplotlib and torch are impo
 torch tensor is converted through ``values.to_numpy``, which never imports torch.
 
 The builders live in one private module per kind (``_scalars``, ``_histograms``, ``_images`` with video, ``_audio``,
-``_text``, ``_pr_curves``, ``_confusion_matrix``, ``_custom_scalars``, ``_hparams``, ``_mesh``; shared pieces in ``_common``) and are
-imported from here. The modules are private so that none shadows the builder of its name (``summaries.text`` is
-the function ``text``).
+``_text``, ``_pr_curves``, ``_confusion_matrix``, ``_custom_scalars``, ``_hparams``, ``_mesh``; shared pieces in
+``_common``) and are imported from here. The modules are private so that none shadows the builder of its name
+(``summaries.text`` is the function ``text``).
 """
 
 from __future__ import annotations

@@ -104,9 +104,7 @@ def _labels(value: Any, names: list[str], *, method: str, argument: str) -> np.n
     if array.dtype.kind == "f":
         whole = np.isfinite(array) & (array == np.round(array))
         if not whole.all():
-            raise TypeError(
-                f"{method}: {argument} must hold integer class indices, got {array[~whole][0].item()!r}"
-            )
+            raise TypeError(f"{method}: {argument} must hold integer class indices, got {array[~whole][0].item()!r}")
     elif array.dtype.kind not in "iu":
         raise TypeError(f"{method}: {argument} must hold integer class indices, got dtype {array.dtype}")
     outside = (array < 0) | (array >= len(names))
