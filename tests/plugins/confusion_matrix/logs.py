@@ -51,7 +51,8 @@ def _hand_made(values: np.ndarray) -> summary_pb2.Summary:
         dim=[tensor_shape_pb2.TensorShapeProto.Dim(size=size) for size in values.shape]
     )
     tensor = tensor_pb2.TensorProto(dtype=types_pb2.DT_INT64, tensor_shape=shape, int64_val=values.reshape(-1).tolist())
-    return summary_pb2.Summary(value=[summary_pb2.Summary.Value(tag="eval/confusion", metadata=metadata, tensor=tensor)])
+    value = summary_pb2.Summary.Value(tag="eval/confusion", metadata=metadata, tensor=tensor)
+    return summary_pb2.Summary(value=[value])
 
 
 def write_logs(root: Path) -> Path:

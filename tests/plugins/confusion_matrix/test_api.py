@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.plugins.confusion_matrix.logs import CLASSES, STEPS, WALL, expected_counts, labels, write_logs
 from tests.plugins.conftest import Api, in_process
+from tests.plugins.confusion_matrix.logs import CLASSES, STEPS, WALL, expected_counts, labels, write_logs
 
 
 @pytest.fixture(scope="module")
