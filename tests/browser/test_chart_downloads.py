@@ -187,3 +187,27 @@ def test_custom_scalars_chart_downloads_png_and_svg(page: Page, served: str) -> 
     lines: list[Any] = [p for p in root.iter(f"{SVG}path") if p.get("data-role") == "line"]
     assert len(lines) == len(RUNS)  # one per run (each has the one matching tag)
     assert all(vertices(p) == STEPS for p in lines)
+
+
+def test_distributed_chart_downloads_png_and_svg(
+    page: Page, tmp_path: Path, serve: Callable[[Path], ServedLogdir]
+) -> None:
+    from tests.plugins.distributed.job_logs import STEPS as JOB_STEPS
+    from tests.plugins.distributed.job_logs import write_job
+
+    open_dashboard(page, serve(write_job(tmp_path / "job")).url + "?tab=distributed")
+    chart = page.locator('[data-testid=distributed-chart][data-tag="loss"]')
+    expect(chart).to_have_attribute("data-ready", "true")
+    _, svg = download(page, chart, "Download job · loss as SVG")
+    root = ET.fromstring(svg)
+    assert [p.get("data-label") for p in root.iter(f"{SVG}path") if p.get("data-role") == "line"] == ["mean"]
+    assert len([p for p in root.iter(f"{SVG}path") if p.get("data-role") == "band"]) == 1  # min to max
+    page.get_by_test_id("distributed-view").select_option("ranks")
+    page.wait_for_function("() => window.__ridgeline.charts?.get('distributed:job:loss')?.series.length === 4")
+    name, png = download(page, chart, "Download job · loss as PNG")
+    assert name == "job_loss.png"
+    check_png(png, canvas_size(chart))
+    _, svg = download(page, chart, "Download job · loss as SVG")
+    lines = lines_of(ET.fromstring(svg))
+    assert sorted(lines) == ["rank 0", "rank 1", "rank 2"]  # one path per rank
+    assert all(vertices(path) == JOB_STEPS for path in lines.values())

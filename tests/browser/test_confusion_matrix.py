@@ -69,9 +69,7 @@ def test_normalised_toggle_shows_row_percentages(page: Page, url: str) -> None:
     expect(matrix.locator("tbody tr").first.locator("[data-testid=cm-cell]")).to_have_text(shares[0])
     assert cell_texts(matrix) == shares
     card.locator("[data-testid=cm-counts]").click()
-    expect(matrix.locator("tbody tr").first.locator("[data-testid=cm-cell]")).to_have_text(
-        [str(v) for v in counts[0]]
-    )
+    expect(matrix.locator("tbody tr").first.locator("[data-testid=cm-cell]")).to_have_text([str(v) for v in counts[0]])
 
 
 def test_step_slider_changes_the_step(page: Page, url: str) -> None:
