@@ -146,7 +146,7 @@ def test_scalar_card_downloads_png_and_svg(page: Page, served: str, artifacts: P
         assert computed(page, path.get("stroke", "")) == colours[run]
         assert vertices(path) == points[run]  # every plotted point, not a picture of them
     # The smoothed curves (the default) sit over faint raw ones: those are their own paths, one per run too.
-    raw = [p.get("data-label") for p in root.iter(f"{SVG}path") if p.get("data-role") == "raw"]
+    raw = [p.get("data-label", "") for p in root.iter(f"{SVG}path") if p.get("data-role") == "raw"]
     assert sorted(raw) == [f"{run} (raw)" for run in runs]
 
 
