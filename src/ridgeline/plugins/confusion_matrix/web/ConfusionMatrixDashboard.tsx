@@ -181,7 +181,7 @@ function RunMatrix({ run, step, matrix, normalised, selected, select }: RunMatri
                         data-col={j}
                         aria-pressed={active}
                         aria-label={`true ${matrix.names[i]}, predicted ${matrix.names[j]}: ${cellText(matrix, i, j, normalised)}`}
-                        style={{ "--shade": shade.toFixed(3), color: shade > 0.55 ? "#fff" : undefined }}
+                        style={{ "--shade": shade.toFixed(3), color: shade > 0.55 ? "var(--accent-fg)" : undefined }}
                         onClick={() => select(i, j)}
                       >
                         {labelled ? cellText(matrix, i, j, normalised) : ""}
