@@ -117,6 +117,7 @@ BUILTIN = [
     "scalars",
     "text",
     "pr_curves",
+    "confusion_matrix",
     "images",
     "audio",
     "histograms",

@@ -55,3 +55,7 @@ GRAPH_RUN_METADATA_GRAPH_PLUGIN = "graph_run_metadata_graph"  # TF2 trace_export
 GRAPH_KERAS_MODEL_PLUGIN = "graph_keras_model"  # Keras' model config as JSON
 GRAPH_TAGGED_RUN_METADATA_PLUGIN = "graph_tagged_run_metadata"
 TENSOR_PLUGIN = "tensor"  # what torch's add_tensor names its plugin: no dashboard, read as a plain tensor
+# SummaryWriter.add_confusion_matrix: an int64 [n, n] tensor of counts (rows: true class, columns: predicted), its
+# plugin content the JSON {"version": 1, "class_names": [...]}. TensorBoard has no such plugin and lists it as a
+# plain tensor.
+CONFUSION_MATRIX_PLUGIN = "ridgeline_confusion_matrix"

@@ -8,7 +8,8 @@ Classification (:class:`EventDecoder`, one per run) follows TensorBoard's read p
 - ``tensor`` values -> by the ``plugin_name`` of the tag's *first* SummaryMetadata in the run (TF2/Keras write
   it with the first value of a tag only): scalars, histograms, images, audio, text, pr_curves, hparams,
   custom_scalars, mesh -> meshes, graphs / graph_run_metadata / graph_run_metadata_graph / graph_keras_model /
-  graph_tagged_run_metadata -> graphs; any other plugin, or none -> tensors.
+  graph_tagged_run_metadata -> graphs; ridgeline_confusion_matrix -> confusion_matrices; any other plugin, or
+  none -> tensors.
 - a value with no payload at all counts only for the hparams plugin (whose data is its metadata);
   ``obsolete_old_style_histogram`` is ignored, as TensorBoard does.
 - ``graph_def`` -> graphs under GRAPH_TAG; ``meta_graph_def`` -> graphs under META_GRAPH_TAG;
@@ -40,6 +41,7 @@ from ridgeline.store.payloads import (
     MAX_HISTOGRAM_BUCKETS,
     OCTET_STREAM,
     Audio,
+    ConfusionMatrix,
     CustomScalarsLayout,
     DecodedPayload,
     DecodeError,
@@ -83,6 +85,7 @@ _PLUGIN_KINDS: dict[str, Kind] = {
     tags.GRAPH_RUN_METADATA_GRAPH_PLUGIN: "graphs",
     tags.GRAPH_KERAS_MODEL_PLUGIN: "graphs",
     tags.GRAPH_TAGGED_RUN_METADATA_PLUGIN: "graphs",
+    tags.CONFUSION_MATRIX_PLUGIN: "confusion_matrices",
 }
 _GRAPH_FORMATS: dict[str, GraphFormat] = {
     tags.GRAPHS_PLUGIN: "graph_def",
@@ -138,9 +141,10 @@ class DecodedEvent:
 
 
 # Kinds whose dashboards show a value of the wrong shape or type as an error in its card, at its step (text, PR
-# curves): such a value is a problem AND stays in its series, where decode_value raises DecodeError for it.
+# curves, confusion matrices): such a value is a problem AND stays in its series, where decode_value raises
+# DecodeError for it.
 # Values of other kinds that fail the check at classification are only problems.
-SHOWN_WHEN_MALFORMED: frozenset[str] = frozenset({"text", "pr_curves"})
+SHOWN_WHEN_MALFORMED: frozenset[str] = frozenset({"text", "pr_curves", "confusion_matrices"})
 
 
 class EventDecoder:
@@ -283,6 +287,10 @@ def decode_value(kind: Literal["meshes"], data: bytes, value_index: int, metadat
 @overload
 def decode_value(kind: Literal["graphs"], data: bytes, value_index: int, metadata: _Meta = None) -> Graph: ...
 @overload
+def decode_value(
+    kind: Literal["confusion_matrices"], data: bytes, value_index: int, metadata: _Meta = None
+) -> ConfusionMatrix: ...
+@overload
 def decode_value(kind: Kind, data: bytes, value_index: int, metadata: _Meta = None) -> DecodedPayload: ...
 def decode_value(
     kind: Kind, data: bytes, value_index: int, metadata: summary_pb2.SummaryMetadata | None = None
@@ -365,6 +373,8 @@ def _decode_value(
         if graph_format is None:
             raise DecodeError(f"a graphs tensor needs the metadata of a graph plugin, got plugin {plugin!r}")
         return Graph(graph_format, bytes(make_ndarray(tensor).reshape(-1)[0]))
+    if kind == "confusion_matrices":
+        return _confusion_matrix(make_ndarray(tensor), metadata)
     raise DecodeError(f"unknown kind {kind!r}")
 
 
@@ -428,6 +438,8 @@ def _check_tensor(kind: Kind, tensor: tensor_pb2.TensorProto) -> tuple[int, ...]
         raise DecodeError(f"a pr_curves tensor must have shape [6, n] (TP, FP, TN, FN, P, R), got {list(shape)}")
     if kind == "meshes" and (len(shape) != 3 or shape[2] != 3):
         raise DecodeError(f"a mesh tensor must have shape [batch, n, 3], got {list(shape)}")
+    if kind == "confusion_matrices" and (len(shape) != 2 or shape[0] != shape[1] or shape[0] == 0):
+        raise DecodeError(f"a confusion matrix must have shape [n, n] with n >= 1, got {list(shape)}")
     return shape
 
 
@@ -499,6 +511,27 @@ def _tensor_audio(array: np.ndarray, metadata: summary_pb2.SummaryMetadata | Non
         content_type = audio_content_type(clips[0]) if clips else OCTET_STREAM
     rate = wav_sample_rate(clips[0]) if clips else None
     return Audio(clips, labels, rate, content_type)
+
+
+def _confusion_matrix(array: np.ndarray, metadata: summary_pb2.SummaryMetadata | None) -> ConfusionMatrix:
+    """Counts as int64 when they are whole numbers (what add_confusion_matrix writes), float64 otherwise; the
+    class names from the plugin content ``{"version": 1, "class_names": [...]}``, one per row."""
+    n = array.shape[0]
+    content = metadata.plugin_data.content if metadata is not None else b""
+    if not content:
+        raise DecodeError("a confusion matrix needs its class names (the plugin content), and has none")
+    data = load_json_object(content, "the confusion matrix's plugin content")
+    names = data.get("class_names")
+    if not isinstance(names, list) or not all(isinstance(name, str) for name in names):
+        raise DecodeError("a confusion matrix's plugin content must hold class_names, a list of strings")
+    if len(names) != n:
+        raise DecodeError(f"a {n}x{n} confusion matrix needs {n} class names, its plugin content has {len(names)}")
+    counts = array.astype(np.float64)
+    if not np.isfinite(counts).all() or (counts < 0).any():
+        raise DecodeError("a confusion matrix's counts must be finite and not negative")
+    if array.dtype.kind in "iub" or (counts == np.round(counts)).all():
+        counts = array.astype(np.int64)
+    return ConfusionMatrix(counts, tuple(names))
 
 
 def _tensor_mesh(array: np.ndarray, metadata: summary_pb2.SummaryMetadata | None) -> Mesh:

@@ -8,7 +8,21 @@
     accelerator.log({"train/loss": loss}, step=step)
     accelerator.end_training()
 
-``per_rank=True`` has every process write its own run (``<logging_dir>/<run_name>/rank{R}``).
+``per_rank=True`` has every process write its own run (``<logging_dir>/<run_name>/rank{R}``). accelerate calls
+trackers from the main process only (``init_trackers``, ``log`` and ``end_training`` do nothing elsewhere,
+whatever a tracker asks), so the other processes talk to the tracker itself::
+
+    tracker = RidgelineTracker("exp1", "runs", per_rank=True)
+    accelerator = Accelerator(log_with=tracker)
+    accelerator.init_trackers("exp1", config=config)
+    if not accelerator.is_main_process:
+        tracker.store_init_configuration(config)       # the other runs get the hyperparameters too
+    ...
+    tracker.log({"train/loss": loss.item()}, step=step)  # every process, into its own run
+    accelerator.end_training()
+    tracker.finish()                                    # a second call on the main process does nothing
+
+tests/integrations/test_accelerate_ranks.py runs this under ``torchrun --nproc_per_node=2`` (gloo, CPU).
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ directory). A run holds **series** keyed by ``(tag, kind)`` and indexed by step:
 
 - ``scalars``: every point kept, as columns ``step`` (int64), ``wall_time`` (float64), ``value`` (float64).
 - everything else (histograms, images, audio, text, tensors, pr_curves, hparams, custom_scalars, meshes,
-  graphs): a list of :class:`BlobRef` — where the record lies in its file — decoded on demand.
+  graphs, confusion_matrices): a list of :class:`BlobRef` — where the record lies in its file — decoded on demand.
 
 Points are kept in the order they were read (file order). Which of them a TensorBoard user would see after a
 restart is decided by :mod:`ridgeline.store.restarts`; every point stays reachable.
@@ -28,6 +28,7 @@ Kind = Literal[
     "custom_scalars",
     "meshes",
     "graphs",
+    "confusion_matrices",
 ]
 KINDS: tuple[Kind, ...] = get_args(Kind)
 

@@ -40,6 +40,7 @@ from ridgeline.store.blobs import ValueCache
 from ridgeline.store.embeddings import EmbeddingRef
 from ridgeline.store.payloads import (
     Audio,
+    ConfusionMatrix,
     CustomScalarsLayout,
     DecodedPayload,
     DecodeError,
@@ -211,6 +212,10 @@ class LogDir:
 
     def meshes(self, run: str, tag: str) -> list[Entry[Mesh]]:
         return self._entries(run, "meshes", tag)
+
+    def confusion_matrices(self, run: str, tag: str) -> list[Entry[ConfusionMatrix]]:
+        """What ``add_confusion_matrix`` wrote: per step, the counts (rows: true class) and the class names."""
+        return self._entries(run, "confusion_matrices", tag)
 
     def graph(self, run: str) -> Graph | None:
         """The run's graph, or None when none was written: a :class:`~ridgeline.store.payloads.Graph` whose

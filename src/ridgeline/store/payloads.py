@@ -224,8 +224,28 @@ class Tensor:
     array: np.ndarray
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class ConfusionMatrix:
+    """``counts[i, j]``: samples of true class i predicted as class j (an [n, n] int64 array, or float64 when
+    another writer stored fractions); ``class_names`` names the n classes in order."""
+
+    counts: np.ndarray
+    class_names: tuple[str, ...]
+
+
 DecodedPayload = (
-    float | Histogram | Images | Audio | Text | Tensor | PrCurve | HParams | CustomScalarsLayout | Mesh | Graph
+    float
+    | Histogram
+    | Images
+    | Audio
+    | Text
+    | Tensor
+    | PrCurve
+    | HParams
+    | CustomScalarsLayout
+    | Mesh
+    | Graph
+    | ConfusionMatrix
 )
 
 

@@ -12,7 +12,8 @@ A log directory holds **runs**: directories with event files, named by their pat
 
 - ``scalars``: every point kept, as columns ``step`` (int64), ``wall_time`` (float64), ``value`` (float64), in the
   order they were read (file order).
-- every other kind (histograms, images, audio, text, tensors, pr_curves, hparams, custom_scalars, meshes, graphs):
+- every other kind (histograms, images, audio, text, tensors, pr_curves, hparams, custom_scalars, meshes, graphs,
+  confusion_matrices):
   a sequence of :class:`BlobRef` — where a record lies in its file — decoded only when read
   (:meth:`Provider.read_value`), into the payload types of :mod:`ridgeline.store.payloads`.
 
@@ -65,6 +66,7 @@ from ridgeline.store.base import KINDS, BlobRef, Kind, Problem
 from ridgeline.store.embeddings import EmbeddingRef
 from ridgeline.store.payloads import (
     Audio,
+    ConfusionMatrix,
     CustomScalarsLayout,
     DecodedPayload,
     Graph,
@@ -211,6 +213,8 @@ class Provider(Protocol):
     def read_value(self, run: str, kind: Literal["meshes"], tag: str, ref: BlobRef) -> Mesh: ...
     @overload
     def read_value(self, run: str, kind: Literal["graphs"], tag: str, ref: BlobRef) -> Graph: ...
+    @overload
+    def read_value(self, run: str, kind: Literal["confusion_matrices"], tag: str, ref: BlobRef) -> ConfusionMatrix: ...
     @overload
     def read_value(self, run: str, kind: Kind, tag: str, ref: BlobRef) -> DecodedPayload: ...
     def read_value(self, run: str, kind: Kind, tag: str, ref: BlobRef) -> DecodedPayload:

@@ -445,6 +445,23 @@ class SummaryWriter:
         )
         self._write_summary("add_pr_curve_raw", summary, global_step, walltime)
 
+    def add_confusion_matrix(
+        self,
+        tag: str,
+        y_true: Any,
+        y_pred: Any,
+        class_names: Sequence[str],
+        step: Any = None,
+        walltime: float | None = None,
+    ) -> None:
+        """*ridgeline only.* The confusion matrix of ``y_pred`` against ``y_true`` (class indices or names, 1-D,
+        equal length), stored as its counts: rows are the true classes, columns the predicted ones. TensorBoard
+        lists it as a tensor; ridgeline's confusion matrix dashboard draws it (docs/confusion_matrix.md)."""
+        check_tag(tag, method="add_confusion_matrix")
+        checked = None if step is None else to_step(step, method="add_confusion_matrix", argument="step")
+        summary = summaries.confusion_matrix(tag, y_true, y_pred, class_names)
+        self._write_summary("add_confusion_matrix", summary, checked, walltime)
+
     # --- layout and experiment metadata ---------------------------------------------------------------------
     def add_custom_scalars(self, layout: Mapping[str, Any]) -> None:
         """The custom scalars layout.

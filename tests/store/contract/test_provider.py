@@ -44,6 +44,7 @@ def write_every_kind(directory: Path) -> None:
         writer.add_pr_curve("pr", rng.integers(0, 2, 50), rng.random(50), step, num_thresholds=11, walltime=wall)
         writer.add_mesh("cube", np.ones((1, 8, 3)) * (step + 1), global_step=step, walltime=wall)
         writer.add_tensor("matrix", np.eye(3) * (step + 1), step, walltime=wall)
+        writer.add_confusion_matrix("confusion", [0, 1, 1], [0, 1 - step, 1], ["no", "yes"], step, walltime=wall)
     writer.add_custom_scalars({"Training": {"Loss": ["Multiline", ["loss"]]}})
     writer.add_graph(demo_graph())
     writer.add_embedding(rng.random((6, 4)), metadata=list("abcdef"), global_step=1, tag="points")
@@ -75,7 +76,8 @@ def test_every_kind_decodes_to_its_payload(open_backend: OpenBackend, tmp_path: 
     write_every_kind(tmp_path / "run")
     provider = open_backend(tmp_path)
     info = provider.run_info("run")
-    for kind in ("scalars", "histograms", "images", "audio", "text", "pr_curves", "meshes", "tensors", "graphs"):
+    kinds = ("scalars", "histograms", "images", "audio", "text", "pr_curves", "meshes", "tensors", "graphs")
+    for kind in (*kinds, "confusion_matrices"):
         assert kind in info.tags, kind
 
     def values(kind: str, tag: str) -> list[object]:
@@ -96,6 +98,9 @@ def test_every_kind_decodes_to_its_payload(open_backend: OpenBackend, tmp_path: 
     assert [t.array.tolist() for t in tensors] == [np.eye(3).tolist(), (2 * np.eye(3)).tolist()]  # type: ignore[attr-defined]
     meshes = values("meshes", info.tags["meshes"][0])
     assert [float(np.asarray(m.data).max()) for m in meshes] == [1.0, 2.0]  # type: ignore[attr-defined]
+    matrices = values("confusion_matrices", "confusion")
+    assert [m.counts.tolist() for m in matrices] == [[[1, 0], [0, 2]], [[1, 0], [1, 1]]]  # type: ignore[attr-defined]
+    assert {m.class_names for m in matrices} == {("no", "yes")}  # type: ignore[attr-defined]
     (graph,) = values("graphs", "__graph__")
     assert graph.format == "graph_def"  # type: ignore[attr-defined]
     assert len(graph.graph_def().node) == len(demo_graph().node)  # type: ignore[attr-defined]

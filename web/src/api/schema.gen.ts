@@ -91,6 +91,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/confusion_matrix": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Confusion Matrix
+         * @description Every step of a confusion matrix tag: ``{"run", "tag", "steps": [...]}``, each step
+         *     ``{"step", "wall_time", "class_names", "counts"}`` (``counts[i][j]``: samples of true class i predicted as
+         *     class j), or ``{"step", "wall_time", "error"}`` when that step's tensor cannot be read (e.g. not of shape
+         *     [n, n]).
+         */
+        get: operations["confusion_matrix_api_confusion_matrix_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/custom_scalars": {
         parameters: {
             query?: never;
@@ -1559,6 +1582,49 @@ export interface operations {
                     "audio/mpeg": unknown;
                     "audio/ogg": unknown;
                     "audio/wav": unknown;
+                };
+            };
+            /** @description a missing or malformed parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such run, tag or step */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    confusion_matrix_api_confusion_matrix_get: {
+        parameters: {
+            query: {
+                run: string;
+                tag: string;
+                /** @description only the steps greater than this (live polling) */
+                since_step?: number | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
                 };
             };
             /** @description a missing or malformed parameter */

@@ -1,6 +1,7 @@
 /**
  * Client-side downloads of what a card shows: CSV (run,tag,step,wall_time,value with nan/inf spelled out,
- * matching the server's CSV download) and JSON (one object per series, columnar).
+ * matching the server's CSV download) and JSON (one object per series, columnar); pictures (PNG, SVG) are
+ * ./picture's, saved with downloadBlob.
  */
 
 export interface ExportSeries {
@@ -62,7 +63,11 @@ export function safeFileName(name: string): string {
 
 /** Starts a browser download of `text` as `filename`. */
 export function downloadText(text: string, filename: string, mime: string): void {
-  const blob = new Blob([text], { type: mime });
+  downloadBlob(new Blob([text], { type: mime }), filename);
+}
+
+/** Starts a browser download of `blob` (a PNG, say) as `filename`. */
+export function downloadBlob(blob: Blob, filename: string): void {
   const url = URL.createObjectURL(blob);
   const a = document.createElement("a");
   a.href = url;

@@ -13,14 +13,15 @@ Nothing heavy is imported at module level: Pillow, matplotlib and torch are impo
 torch tensor is converted through ``values.to_numpy``, which never imports torch.
 
 The builders live in one private module per kind (``_scalars``, ``_histograms``, ``_images`` with video, ``_audio``,
-``_text``, ``_pr_curves``, ``_custom_scalars``, ``_hparams``, ``_mesh``; shared pieces in ``_common``) and are
-imported from here. The modules are private so that none shadows the builder of its name (``summaries.text`` is
-the function ``text``).
+``_text``, ``_pr_curves``, ``_confusion_matrix``, ``_custom_scalars``, ``_hparams``, ``_mesh``; shared pieces in
+``_common``) and are imported from here. The modules are private so that none shadows the builder of its name
+(``summaries.text`` is the function ``text``).
 """
 
 from __future__ import annotations
 
 from ridgeline.writer.summaries._audio import audio
+from ridgeline.writer.summaries._confusion_matrix import confusion_matrix
 from ridgeline.writer.summaries._custom_scalars import custom_scalars
 from ridgeline.writer.summaries._histograms import DEFAULT_BINS, histogram, histogram_raw
 from ridgeline.writer.summaries._hparams import hparams, session_end, session_start
@@ -33,6 +34,7 @@ from ridgeline.writer.summaries._text import text
 __all__ = [
     "DEFAULT_BINS",
     "audio",
+    "confusion_matrix",
     "custom_scalars",
     "figure",
     "histogram",

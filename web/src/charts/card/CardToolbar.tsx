@@ -1,15 +1,17 @@
 /**
  * A scalar card's header: its title (one tag, or two on two y axes), badges (non-finite values, a reduced series,
  * values a log axis cannot show), what the overlays add, and the actions: reset zoom, pin, expand, downloads
- * (CSV and JSON at full resolution, the server's CSV for one run) and close.
+ * (CSV and JSON at full resolution, the server's CSV for one run, the chart as PNG and SVG) and close.
  */
-import { Fragment } from "preact";
+import { Fragment, type RefObject } from "preact";
 import type { RunInfo } from "@app/types";
 import { apiUrl } from "@api/client";
 import type { SeriesKey } from "@api/types";
+import { ChartPictureButtons } from "../ChartPictureButtons";
 import { downloadText, safeFileName, toCsv, toJson } from "../export";
 import type { ChartModel } from "../lines/model";
 import type { CardOverlay } from "../overlays";
+import type { Plot } from "../plot";
 import { fetchSeries, seriesKey } from "../series/data";
 
 export interface CardToolbarProps {
@@ -21,6 +23,9 @@ export interface CardToolbarProps {
   /** The series the card draws (the downloads fetch them at full resolution). */
   keys: SeriesKey[];
   model: ChartModel | null;
+  /** The card's plot, and whether it has drawn (the PNG and SVG downloads picture it). */
+  plot: RefObject<Plot | null>;
+  drawn: boolean;
   /** The chart shows a zoomed window at full resolution (not reduced). */
   zoomed: boolean;
   zoom: [number, number] | null;
@@ -33,7 +38,7 @@ export interface CardToolbarProps {
   onClose?: () => void;
 }
 
-export function CardToolbar({ id, tag, tag2, runs, keys, model, zoomed, zoom, setZoom, overlays, pinned, expanded, onPin, onExpand, onClose }: CardToolbarProps) {
+export function CardToolbar({ id, tag, tag2, runs, keys, model, plot, drawn, zoomed, zoom, setZoom, overlays, pinned, expanded, onPin, onExpand, onClose }: CardToolbarProps) {
   const nf = model?.nonfinite;
   const nfTotal = nf ? nf.nan + nf.inf + nf.ninf : 0;
   const download = async (kind: "csv" | "json") => {
@@ -110,6 +115,7 @@ export function CardToolbar({ id, tag, tag2, runs, keys, model, zoomed, zoom, se
         <button type="button" class="rl-icon" aria-label={`Download ${id} as JSON`} title="Download JSON (full resolution)" onClick={() => void download("json")}>
           JSON
         </button>
+        <ChartPictureButtons plot={plot} title={id} name={safeFileName([tag, ...(tag2 ? [tag2] : [])].join("_"))} drawn={drawn} />
         {runs.length === 1 && !tag2 && (
           <a class="rl-icon" href={apiUrl("/api/scalars.csv", { run: runs[0].run, tag })} download title="The server's CSV download">
             ⇩

@@ -201,6 +201,8 @@ function CardView(props: CardProps) {
         runs={runs}
         keys={keys}
         model={model}
+        plot={plotRef}
+        drawn={ready && !!model && model.points > 0}
         zoomed={!!zoomData}
         zoom={zoom}
         setZoom={setZoom}

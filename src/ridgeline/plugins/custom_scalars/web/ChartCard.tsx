@@ -21,6 +21,7 @@ import { pointsFor, useCachedSeries } from "@charts/series/useCachedSeries";
 import { useZoomData } from "@charts/series/useZoomData";
 import { tooltipHtml } from "@charts/tooltip";
 import { useChartWidth, usePlot } from "@charts/usePlot";
+import { ChartPictureButtons } from "@charts/ChartPictureButtons";
 import { buildMarginModel, chartId, chartKeys, dashArray, dashFor, multilineTags, type ChartSpec, type MarginInput } from "./chart";
 
 export interface ChartCardProps {
@@ -112,7 +113,7 @@ function ChartCardView({ category, chart, runs, settings, tick, eager }: ChartCa
 
   const xMode: XMode = settings.xAxis === "tag" ? "step" : settings.xAxis;
   const plotKey = model ? [model.structure, xMode, settings.yScale].join("|") : "";
-  usePlot(
+  const plotRef = usePlot(
     chartRef,
     {
       data: model?.data ?? null,
@@ -169,6 +170,11 @@ function ChartCardView({ category, chart, runs, settings, tick, eager }: ChartCa
           <button type="button" class="rl-icon" onClick={() => setZoom(null)} title="Reset zoom (or double-click the chart)">
             Reset zoom
           </button>
+        )}
+        {drawable && (
+          <span class="rl-card-actions">
+            <ChartPictureButtons plot={plotRef} title={chart.title || handle} drawn={ready && !!model} />
+          </span>
         )}
       </header>
       {(chart.errors ?? []).map((e) => (

@@ -10,6 +10,8 @@ import { PALETTE } from "@app/palette";
 import { useLazyCard, useReadyFlag } from "@charts/lazyCard";
 import type { LineSpec } from "@charts/plot";
 import { useChartWidth, usePlot } from "@charts/usePlot";
+import { ChartPictureButtons } from "@charts/ChartPictureButtons";
+import { safeFileName } from "@charts/export";
 import { aggregateChart, extremesAt, rankChart, type BandKind, type SeriesAnswer, type Statistic, type View, type XAxis } from "./model";
 
 export interface RankChartProps {
@@ -67,7 +69,7 @@ export function RankChart({ run, tag, view, statistic, band, xAxis, tick }: Rank
   }, [chart, view]);
 
   const key = chart ? [view, axis, chart.labels.join(",")].join("|") : "";
-  usePlot(
+  const plotRef = usePlot(
     chartRef,
     {
       data: chart ? ([chart.x, ...chart.columns] as unknown as uPlot.AlignedData) : null,
@@ -107,6 +109,11 @@ export function RankChart({ run, tag, view, statistic, band, xAxis, tick }: Rank
         <h3 class="rl-card-title" title={tag}>
           {tag}
         </h3>
+        {!error && (
+          <span class="rl-card-actions">
+            <ChartPictureButtons plot={plotRef} title={`${run} · ${tag}`} name={safeFileName(`${run}_${tag}`)} drawn={drawn} />
+          </span>
+        )}
       </header>
       {error ? <p class="rl-dist-error" role="alert">{error}</p> : <div ref={chartRef} class="rl-dist-chart" />}
       <div class="rl-dist-hover" data-testid="distributed-extremes" aria-live="polite">
