@@ -4,6 +4,9 @@
 bucket, the points with the lowest and the highest value, in step order, plus the first and the last point of
 the series. Every local extreme that a pixel column could show survives, which a plain stride or an average
 would lose. NaN and infinite values are kept too (one of each kind per bucket), so a divergence stays visible.
+
+:func:`reduce_indexed` gives the same answer for a long series of the on-disk store from its level-of-detail
+pyramid (:mod:`ridgeline.store.lod`), reading O(buckets x levels) blocks and points instead of every point.
 """
 
 from __future__ import annotations
@@ -11,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
+from ridgeline.store.lod import BLOCK, BLOCK_POINTS, FANOUT, IndexedScalars
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,3 +138,188 @@ def _thin(indices: np.ndarray, max_points: int) -> np.ndarray:
     """Keep the first and last, and an even spread of the rest (only when buckets held many non-finite kinds)."""
     chosen = np.linspace(0, len(indices) - 1, max_points).round().astype(np.int64)
     return indices[np.unique(chosen)]
+
+
+# --- the same reduction over a level-of-detail index -------------------------------------------------------------
+
+
+def reduce_indexed(series: IndexedScalars, start: int, end: int, max_points: int) -> Reduction | None:
+    """:func:`reduce_series` of points ``start`` to ``end`` of an indexed series, equal to it (indices relative
+    to ``start``), read from the series' pyramid (:mod:`ridgeline.store.lod`): per bucket, a few blocks of each
+    level and a few points at each end, O(buckets x levels) whatever the length of the range."""
+    if max_points < 2:
+        raise ValueError(f"max_points must be at least 2, got {max_points}")
+    count = end - start
+    if count <= max_points:
+        return None
+    index = _Pyramid(series)
+    whole = index.stats(np.array([start]), np.array([end]))
+    some_non_finite = bool(whole.nan[0] or whole.posinf[0] or whole.neginf[0])
+    buckets = max(1, (max_points - 2) // (4 if some_non_finite else 2))
+    first, last = (int(s) for s in series.steps(np.array([start, end - 1])))
+    span = last - first
+    if not 0 < span < 2**62 // buckets:  # steps far apart: the full scan's floating-point buckets
+        step = series.steps(np.arange(start, end))
+        return reduce_series(step, np.asarray(series.value[start:end], dtype=np.float64), max_points)
+    k = np.arange(1, buckets, dtype=np.int64)
+    bounds = np.clip(series.search(first - (-k * np.int64(span) // np.int64(buckets)), "left"), start, end) - start
+    begin = np.concatenate(([0], bounds))
+    finish = np.append(bounds, count)
+    starts = begin[begin < finish]
+    lo = starts + start
+    hi = np.append(starts[1:], count) + start
+    stats = index.stats(lo, hi)
+    keep = [np.array([start, end - 1])]
+    has_finite = np.isfinite(stats.low)
+    keep.append(index.first(lo[has_finite], hi[has_finite], "low", stats.low[has_finite]))
+    keep.append(index.first(lo[has_finite], hi[has_finite], "high", stats.high[has_finite]))
+    if some_non_finite:
+        for kind, counts in (("nan", stats.nan), ("posinf", stats.posinf), ("neginf", stats.neginf)):
+            some = counts > 0
+            keep.append(index.first(lo[some], hi[some], kind, np.zeros(int(some.sum()))))
+    indices = np.unique(np.concatenate(keep)) - start
+    if len(indices) > max_points:
+        indices = _thin(indices, max_points)
+    rank = np.searchsorted(starts, indices, side="right") - 1
+    low, high = stats.low[rank], stats.high[rank]
+    return Reduction(indices, np.where(np.isfinite(low), low, np.nan), np.where(np.isfinite(high), high, np.nan))
+
+
+def nonfinite_indices(series: IndexedScalars, start: int, end: int) -> np.ndarray:
+    """Every point of ``start`` to ``end`` whose value is NaN or infinite (ascending), found from the level-0
+    blocks' counts: only the blocks that hold one are read."""
+    level0 = series.pyramid.levels[0] if series.pyramid.levels else np.zeros(0, dtype=BLOCK)
+    size = BLOCK_POINTS
+    blocks = np.arange(-(-start // size), min(end // size, len(level0)))
+    flagged = blocks[(level0["nan"][blocks] + level0["posinf"][blocks] + level0["neginf"][blocks]) > 0]
+    edges = [np.arange(start, min(end, int(blocks[0]) * size if len(blocks) else end))]
+    if len(blocks):
+        edges.append(np.arange((int(blocks[-1]) + 1) * size, end))
+    candidates = np.concatenate([*edges, (flagged[:, None] * size + np.arange(size)).reshape(-1)])
+    candidates.sort()
+    return candidates[~np.isfinite(series.value[candidates])]
+
+
+@dataclass(frozen=True, slots=True)
+class _Stats:
+    """Per range: lowest and highest finite value (±inf when none), how many NaN, +inf and -inf."""
+
+    low: np.ndarray
+    high: np.ndarray
+    nan: np.ndarray
+    posinf: np.ndarray
+    neginf: np.ndarray
+
+
+class _Pyramid:
+    """Ranges of an indexed series answered from its pyramid: each range ``[lo, hi)`` is cut, in position order,
+    into raw points at its start, blocks of rising then falling size, and raw points at its end (at most
+    ``FANOUT - 1`` blocks of a level at each end, at most ``BLOCK_POINTS - 1`` points)."""
+
+    def __init__(self, series: IndexedScalars) -> None:
+        self.value = series.value
+        self.levels = series.pyramid.levels
+        self.sizes = [series.pyramid.block_points(k) for k in range(len(self.levels))]
+
+    def parts(self, lo: np.ndarray, hi: np.ndarray) -> list[tuple[int, np.ndarray, np.ndarray]]:
+        """``(level, first, end)`` per part, in position order; level -1 is raw points, else block numbers."""
+        lo, hi = np.asarray(lo, np.int64), np.asarray(hi, np.int64)
+        aligned_lo = [-(-lo // size) * size for size in self.sizes]
+        aligned_hi = [hi // size * size for size in self.sizes]
+        levels = len(self.sizes)
+        top = np.full(len(lo), -1)
+        for k in range(levels):
+            top[aligned_lo[k] < aligned_hi[k]] = k
+        left: list[tuple[int, np.ndarray, np.ndarray]] = []
+        right: list[tuple[int, np.ndarray, np.ndarray]] = []
+        for k, size in enumerate(self.sizes):
+            upper_lo = aligned_lo[k + 1] if k + 1 < levels else aligned_hi[k]
+            upper_hi = aligned_hi[k + 1] if k + 1 < levels else aligned_hi[k]
+            below, at = k < top, k == top
+            a = np.where(below | at, aligned_lo[k], 0)
+            b = np.where(below, upper_lo, np.where(at, aligned_hi[k], 0))
+            c = np.where(below, upper_hi, 0)
+            d = np.where(below, aligned_hi[k], 0)
+            left.append((k, a // size, b // size))
+            right.append((k, c // size, d // size))
+        none = top < 0
+        raw_left = (-1, lo, np.where(none, hi, aligned_lo[0]))
+        raw_right = (-1, np.where(none, hi, aligned_hi[0]), hi)
+        return [raw_left, *left, *reversed(right), raw_right]
+
+    def _elements(self, level: int, flat: np.ndarray) -> tuple[np.ndarray, ...]:
+        """lowest, highest, NaN, +inf, -inf of each element (raw points or blocks)."""
+        if level < 0:
+            v = np.asarray(self.value[flat], dtype=np.float64)
+            finite = np.isfinite(v)
+            return (
+                np.where(finite, v, np.inf),
+                np.where(finite, v, -np.inf),
+                np.isnan(v).astype(np.int64),
+                np.isposinf(v).astype(np.int64),
+                np.isneginf(v).astype(np.int64),
+            )
+        rec = self.levels[level][flat]
+        return rec["min"], rec["max"], rec["nan"], rec["posinf"], rec["neginf"]
+
+    def stats(self, lo: np.ndarray, hi: np.ndarray) -> _Stats:
+        n = len(lo)
+        low, high = np.full(n, np.inf), np.full(n, -np.inf)
+        counts = [np.zeros(n, np.int64) for _ in range(3)]
+        for level, first, end in self.parts(lo, hi):
+            flat, offsets, nonempty = _flat(first, end)
+            if not len(flat):
+                continue
+            lowest, highest, *kinds = self._elements(level, flat)
+            np.minimum.at(low, nonempty, np.minimum.reduceat(lowest, offsets))
+            np.maximum.at(high, nonempty, np.maximum.reduceat(highest, offsets))
+            for total, kind in zip(counts, kinds, strict=True):
+                total[nonempty] += np.add.reduceat(np.asarray(kind, np.int64), offsets)
+        return _Stats(low, high, *counts)
+
+    def _match(self, kind: str, level: int, flat: np.ndarray, target: np.ndarray) -> np.ndarray:
+        lowest, highest, nan, posinf, neginf = self._elements(level, flat)
+        if kind == "low":
+            return np.asarray(lowest == target)
+        if kind == "high":
+            return np.asarray(highest == target)
+        return np.asarray({"nan": nan, "posinf": posinf, "neginf": neginf}[kind] > 0)
+
+    def first(self, lo: np.ndarray, hi: np.ndarray, kind: str, target: np.ndarray) -> np.ndarray:
+        """Per range, the first point where ``kind`` holds (``low``/``high``: the value equals ``target``; or
+        ``nan``, ``posinf``, ``neginf``); every range must have one. The first part with a match, its first
+        element, then down that block's children to the point."""
+        n = len(lo)
+        found_level = np.full(n, -2)
+        found_at = np.zeros(n, np.int64)
+        for level, first, end in self.parts(lo, hi):
+            flat, offsets, nonempty = _flat(first, end)
+            if not len(flat):
+                continue
+            match = self._match(kind, level, flat, np.repeat(target[nonempty], (end - first)[nonempty]))
+            position = np.minimum.reduceat(np.where(match, np.arange(len(flat)), len(flat)), offsets)
+            new = (position < len(flat)) & (found_level[nonempty] == -2)
+            rows = nonempty[new]
+            found_level[rows] = level
+            found_at[rows] = flat[position[new]]
+        for level in range(len(self.levels) - 1, -1, -1):
+            rows = np.flatnonzero(found_level == level)
+            if not len(rows):
+                continue
+            width = FANOUT if level > 0 else BLOCK_POINTS
+            children = found_at[rows, None] * width + np.arange(width)
+            match = self._match(kind, level - 1, children.reshape(-1), np.repeat(target[rows], width))
+            found_at[rows] = children[np.arange(len(rows)), match.reshape(len(rows), width).argmax(axis=1)]
+            found_level[rows] = level - 1
+        return found_at
+
+
+def _flat(first: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The elements of ranges ``[first, end)`` laid end to end; where each non-empty range starts among them;
+    and which ranges are non-empty."""
+    lengths = np.maximum(end - first, 0)
+    nonempty = np.flatnonzero(lengths)
+    lengths = lengths[nonempty]
+    offsets = np.cumsum(lengths) - lengths
+    flat = np.arange(int(lengths.sum()), dtype=np.int64) - np.repeat(offsets - first[nonempty], lengths)
+    return flat, offsets, nonempty
