@@ -6,16 +6,17 @@ the series. Every local extreme that a pixel column could show survives, which a
 would lose. NaN and infinite values are kept too (one of each kind per bucket), so a divergence stays visible.
 
 :func:`reduce_indexed` gives the same answer for a long series of the on-disk store from its level-of-detail
-pyramid (:mod:`ridgeline.store.lod`), reading O(buckets x levels) blocks and points instead of every point.
+pyramid (``ridgeline.store.lod``, seen through the :class:`Indexed` protocol: analysis imports no store),
+reading O(buckets x levels) blocks and points instead of every point.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
-
-from ridgeline.store.lod import BLOCK, BLOCK_POINTS, FANOUT, IndexedScalars
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,7 +144,22 @@ def _thin(indices: np.ndarray, max_points: int) -> np.ndarray:
 # --- the same reduction over a level-of-detail index -------------------------------------------------------------
 
 
-def reduce_indexed(series: IndexedScalars, start: int, end: int, max_points: int) -> Reduction | None:
+class Indexed(Protocol):
+    """A series with a pyramid (``ridgeline.store.lod.IndexedScalars``): ``levels[k]`` holds one record per
+    ``block_sizes[k]`` points (fields ``min``, ``max`` over finite values, ±inf when none, and the counts ``nan``,
+    ``posinf``, ``neginf``), whole blocks only; each block size divides the next."""
+
+    @property
+    def value(self) -> np.ndarray: ...
+    @property
+    def levels(self) -> Sequence[np.ndarray]: ...
+    @property
+    def block_sizes(self) -> Sequence[int]: ...
+    def steps(self, indices: np.ndarray) -> np.ndarray: ...
+    def search(self, steps: np.ndarray, side: str = "left") -> np.ndarray: ...
+
+
+def reduce_indexed(series: Indexed, start: int, end: int, max_points: int) -> Reduction | None:
     """:func:`reduce_series` of points ``start`` to ``end`` of an indexed series, equal to it (indices relative
     to ``start``), read from the series' pyramid (:mod:`ridgeline.store.lod`): per bucket, a few blocks of each
     level and a few points at each end, O(buckets x levels) whatever the length of the range."""
@@ -185,11 +201,13 @@ def reduce_indexed(series: IndexedScalars, start: int, end: int, max_points: int
     return Reduction(indices, np.where(np.isfinite(low), low, np.nan), np.where(np.isfinite(high), high, np.nan))
 
 
-def nonfinite_indices(series: IndexedScalars, start: int, end: int) -> np.ndarray:
+def nonfinite_indices(series: Indexed, start: int, end: int) -> np.ndarray:
     """Every point of ``start`` to ``end`` whose value is NaN or infinite (ascending), found from the level-0
     blocks' counts: only the blocks that hold one are read."""
-    level0 = series.pyramid.levels[0] if series.pyramid.levels else np.zeros(0, dtype=BLOCK)
-    size = BLOCK_POINTS
+    if not series.levels:
+        candidates = np.arange(start, end)
+        return candidates[~np.isfinite(series.value[candidates])]
+    level0, size = series.levels[0], series.block_sizes[0]
     blocks = np.arange(-(-start // size), min(end // size, len(level0)))
     flagged = blocks[(level0["nan"][blocks] + level0["posinf"][blocks] + level0["neginf"][blocks]) > 0]
     edges = [np.arange(start, min(end, int(blocks[0]) * size if len(blocks) else end))]
@@ -214,12 +232,12 @@ class _Stats:
 class _Pyramid:
     """Ranges of an indexed series answered from its pyramid: each range ``[lo, hi)`` is cut, in position order,
     into raw points at its start, blocks of rising then falling size, and raw points at its end (at most
-    ``FANOUT - 1`` blocks of a level at each end, at most ``BLOCK_POINTS - 1`` points)."""
+    as many blocks of a level at each end as make one of the next, fewer points than make the smallest block)."""
 
-    def __init__(self, series: IndexedScalars) -> None:
+    def __init__(self, series: Indexed) -> None:
         self.value = series.value
-        self.levels = series.pyramid.levels
-        self.sizes = [series.pyramid.block_points(k) for k in range(len(self.levels))]
+        self.levels = series.levels
+        self.sizes = list(series.block_sizes)
 
     def parts(self, lo: np.ndarray, hi: np.ndarray) -> list[tuple[int, np.ndarray, np.ndarray]]:
         """``(level, first, end)`` per part, in position order; level -1 is raw points, else block numbers."""
@@ -306,7 +324,7 @@ class _Pyramid:
             rows = np.flatnonzero(found_level == level)
             if not len(rows):
                 continue
-            width = FANOUT if level > 0 else BLOCK_POINTS
+            width = self.sizes[level] // self.sizes[level - 1] if level > 0 else self.sizes[0]
             children = found_at[rows, None] * width + np.arange(width)
             match = self._match(kind, level - 1, children.reshape(-1), np.repeat(target[rows], width))
             found_at[rows] = children[np.arange(len(rows)), match.reshape(len(rows), width).argmax(axis=1)]

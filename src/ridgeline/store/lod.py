@@ -106,6 +106,14 @@ class IndexedScalars:
     def __len__(self) -> int:
         return int(self.value.shape[0])
 
+    @property
+    def levels(self) -> tuple[np.ndarray, ...]:
+        return self.pyramid.levels
+
+    @property
+    def block_sizes(self) -> tuple[int, ...]:
+        return tuple(self.pyramid.block_points(k) for k in range(len(self.pyramid.levels)))
+
     def steps(self, indices: np.ndarray) -> np.ndarray:
         return np.asarray(self._steps.gather(indices), dtype=np.int64)
 
