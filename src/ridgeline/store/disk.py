@@ -51,6 +51,7 @@ from ridgeline.store.files import (
 )
 from ridgeline.store.lod import BLOCK, BLOCK_POINTS
 from ridgeline.store.restarts import SeriesRestarts
+from ridgeline.store.rewind import Mark, checked_mark, earliest, mark_of, remove_reading, rewound
 from ridgeline.store.run import RunData, SeriesKey, Store
 from ridgeline.store.series import ScalarSeries
 
@@ -84,6 +85,7 @@ class DiskRunData(RunData):
     _blob_series: list[SeriesKey] = field(default_factory=list, repr=False)
     _blobs_written: dict[SeriesKey, int] = field(default_factory=dict, repr=False)
     _paths: dict[str, int] = field(default_factory=dict, repr=False)
+    marks: dict[str, Mark] = field(default_factory=dict, repr=False)  # see ridgeline.store.rewind
     _signature: Any = field(default=None, repr=False)
 
     def scalar_series(self, tag: str) -> ScalarSeries:
@@ -165,6 +167,7 @@ class DiskRunData(RunData):
             "last_wall_time": self.last_wall_time,
             "last_steps": [[kind, tag, step] for (kind, tag), step in self._last_steps.items()],
             "restart_log": self.restart_log.steps(0, len(self.restart_log)).tolist(),
+            "marks": [[path, mark] for path, mark in self.marks.items()],
             "resume": resume,
         }
 
@@ -173,6 +176,7 @@ class DiskRunData(RunData):
         return (
             # A START changes the log's length; the span a series keeps for it is taken when it next appends.
             len(self.restart_log),
+            len(self.marks),
             tuple((tag, len(s)) for tag, s in list(self.scalars.items())),
             tuple((key, len(s)) for key, s in list(self.blobs.items())),
             self.first_wall_time,
@@ -236,6 +240,29 @@ class DiskStore(Store):
         if isinstance(data, DiskRunData):
             data.release()
         shutil.rmtree(self._run_directory(name), ignore_errors=True)
+
+    def file_started(self, run: str, path: str, offsets: dict[str, int]) -> None:
+        data = self.runs.get(run)
+        if isinstance(data, DiskRunData) and path not in data.marks:
+            data.marks[path] = mark_of(data, offsets)
+
+    def rewind(self, run: str, paths: list[str]) -> dict[str, int] | None:
+        """Take back what ``run`` gained since the first of ``paths`` began to be read (see
+        :mod:`ridgeline.store.rewind`): the run is replaced by a new reading holding its points up to there."""
+        data = self.runs.get(run)
+        path = earliest(data, paths) if isinstance(data, DiskRunData) else None
+        if path is None or not isinstance(data, DiskRunData):
+            return None
+        fresh = DiskRunData(run, directory=data.directory)
+        try:
+            data.flush()
+            offsets = rewound(data, path, fresh)
+        except OSError:  # a full disk: the caller reads the run again from scratch
+            remove_reading(fresh)
+            return None
+        self.replace_run(fresh)
+        remove_reading(data)
+        return offsets
 
     def checkpoint(self, resume: Mapping[str, Any]) -> None:
         """Write every run's pending points, and the manifest of each run that changed, with ``resume[run]``:
@@ -351,6 +378,7 @@ def _run_from(manifest: dict[str, Any], directory: Path) -> DiskRunData | None:
                 last_step=None if last_step is None else int(last_step),
             )
         _load_blobs(data, manifest)
+        data.marks = {str(path): checked_mark(mark) for path, mark in manifest["marks"]}
         data.first_wall_time = _float_or_none(manifest["first_wall_time"])
         data.last_wall_time = float(manifest["last_wall_time"])
         data._last_steps = {(_kind(kind), str(tag)): int(step) for kind, tag, step in manifest["last_steps"]}
