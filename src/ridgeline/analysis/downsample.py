@@ -169,7 +169,7 @@ def reduce_indexed(series: Indexed, start: int, end: int, max_points: int) -> Re
     if count <= max_points:
         return None
     index = _Pyramid(series)
-    whole = index.stats(np.array([start]), np.array([end]))
+    whole = index.stats(index.cut(np.array([start]), np.array([end])))
     some_non_finite = bool(whole.nan[0] or whole.posinf[0] or whole.neginf[0])
     buckets = max(1, (max_points - 2) // (4 if some_non_finite else 2))
     first, last = (int(s) for s in series.steps(np.array([start, end - 1])))
@@ -184,15 +184,15 @@ def reduce_indexed(series: Indexed, start: int, end: int, max_points: int) -> Re
     starts = begin[begin < finish]
     lo = starts + start
     hi = np.append(starts[1:], count) + start
-    stats = index.stats(lo, hi)
+    cut = index.cut(lo, hi)
+    stats = index.stats(cut)
     keep = [np.array([start, end - 1])]
     has_finite = np.isfinite(stats.low)
-    keep.append(index.first(lo[has_finite], hi[has_finite], "low", stats.low[has_finite]))
-    keep.append(index.first(lo[has_finite], hi[has_finite], "high", stats.high[has_finite]))
+    keep.append(index.first(cut, "low", stats.low, has_finite))
+    keep.append(index.first(cut, "high", stats.high, has_finite))
     if some_non_finite:
         for kind, counts in (("nan", stats.nan), ("posinf", stats.posinf), ("neginf", stats.neginf)):
-            some = counts > 0
-            keep.append(index.first(lo[some], hi[some], kind, np.zeros(int(some.sum()))))
+            keep.append(index.first(cut, kind, stats.low, counts > 0))
     indices = np.unique(np.concatenate(keep)) - start
     if len(indices) > max_points:
         indices = _thin(indices, max_points)
@@ -280,15 +280,23 @@ class _Pyramid:
         rec = self.levels[level][flat]
         return rec["min"], rec["max"], rec["nan"], rec["posinf"], rec["neginf"]
 
-    def stats(self, lo: np.ndarray, hi: np.ndarray) -> _Stats:
-        n = len(lo)
-        low, high = np.full(n, np.inf), np.full(n, -np.inf)
-        counts = [np.zeros(n, np.int64) for _ in range(3)]
+    def cut(self, lo: np.ndarray, hi: np.ndarray) -> _Cut:
+        """The ranges cut into parts, each part's elements laid end to end with what they hold."""
+        parts = []
         for level, first, end in self.parts(lo, hi):
             flat, offsets, nonempty = _flat(first, end)
-            if not len(flat):
-                continue
-            lowest, highest, *kinds = self._elements(level, flat)
+            if len(flat):
+                lengths = (end - first)[nonempty]
+                parts.append(_Part(level, flat, offsets, nonempty, lengths, self._elements(level, flat)))
+        return _Cut(len(lo), parts)
+
+    def stats(self, cut: _Cut) -> _Stats:
+        n = cut.ranges
+        low, high = np.full(n, np.inf), np.full(n, -np.inf)
+        counts = [np.zeros(n, np.int64) for _ in range(3)]
+        for part in cut.parts:
+            offsets, nonempty = part.offsets, part.nonempty
+            lowest, highest, *kinds = part.elements
             np.minimum.at(low, nonempty, np.minimum.reduceat(lowest, offsets))
             np.maximum.at(high, nonempty, np.maximum.reduceat(highest, offsets))
             for total, kind in zip(counts, kinds, strict=True):
@@ -296,30 +304,22 @@ class _Pyramid:
         return _Stats(low, high, *counts)
 
     def _match(self, kind: str, level: int, flat: np.ndarray, target: np.ndarray) -> np.ndarray:
-        lowest, highest, nan, posinf, neginf = self._elements(level, flat)
-        if kind == "low":
-            return np.asarray(lowest == target)
-        if kind == "high":
-            return np.asarray(highest == target)
-        return np.asarray({"nan": nan, "posinf": posinf, "neginf": neginf}[kind] > 0)
+        return _matching(kind, self._elements(level, flat), target)
 
-    def first(self, lo: np.ndarray, hi: np.ndarray, kind: str, target: np.ndarray) -> np.ndarray:
-        """Per range, the first point where ``kind`` holds (``low``/``high``: the value equals ``target``; or
-        ``nan``, ``posinf``, ``neginf``); every range must have one. The first part with a match, its first
-        element, then down that block's children to the point."""
-        n = len(lo)
-        found_level = np.full(n, -2)
-        found_at = np.zeros(n, np.int64)
-        for level, first, end in self.parts(lo, hi):
-            flat, offsets, nonempty = _flat(first, end)
-            if not len(flat):
-                continue
-            match = self._match(kind, level, flat, np.repeat(target[nonempty], (end - first)[nonempty]))
-            position = np.minimum.reduceat(np.where(match, np.arange(len(flat)), len(flat)), offsets)
-            new = (position < len(flat)) & (found_level[nonempty] == -2)
-            rows = nonempty[new]
-            found_level[rows] = level
-            found_at[rows] = flat[position[new]]
+    def first(self, cut: _Cut, kind: str, target: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+        """Per wanted range, the first point where ``kind`` holds (``low``/``high``: the value equals
+        ``target``; or ``nan``, ``posinf``, ``neginf``); each wanted range must have one. The first part with a
+        match, its first element, then down that block's children to the point."""
+        found_level = np.where(wanted, -2, -3)  # -2: not found yet; -3: not asked
+        found_at = np.zeros(cut.ranges, np.int64)
+        for part in cut.parts:
+            size = len(part.flat)
+            match = _matching(kind, part.elements, np.repeat(target[part.nonempty], part.lengths))
+            position = np.minimum.reduceat(np.where(match, np.arange(size), size), part.offsets)
+            new = (position < size) & (found_level[part.nonempty] == -2)
+            rows = part.nonempty[new]
+            found_level[rows] = part.level
+            found_at[rows] = part.flat[position[new]]
         for level in range(len(self.levels) - 1, -1, -1):
             rows = np.flatnonzero(found_level == level)
             if not len(rows):
@@ -329,7 +329,33 @@ class _Pyramid:
             match = self._match(kind, level - 1, children.reshape(-1), np.repeat(target[rows], width))
             found_at[rows] = children[np.arange(len(rows)), match.reshape(len(rows), width).argmax(axis=1)]
             found_level[rows] = level - 1
-        return found_at
+        return found_at[wanted]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class _Part:
+    level: int
+    flat: np.ndarray
+    offsets: np.ndarray
+    nonempty: np.ndarray
+    lengths: np.ndarray
+    elements: tuple[np.ndarray, ...]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class _Cut:
+    ranges: int
+    parts: list[_Part]
+
+
+def _matching(kind: str, elements: tuple[np.ndarray, ...], target: np.ndarray) -> np.ndarray:
+    """Which elements (raw points or blocks) hold what :meth:`_Pyramid.first` looks for."""
+    lowest, highest, nan, posinf, neginf = elements
+    if kind == "low":
+        return np.asarray(lowest == target)
+    if kind == "high":
+        return np.asarray(highest == target)
+    return np.asarray({"nan": nan, "posinf": posinf, "neginf": neginf}[kind] > 0)
 
 
 def _flat(first: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
