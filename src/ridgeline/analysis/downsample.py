@@ -270,6 +270,9 @@ class _Pyramid:
         if level < 0:
             v = np.asarray(self.value[flat], dtype=np.float64)
             finite = np.isfinite(v)
+            if finite.all():
+                none = np.zeros(len(v), np.int64)
+                return (v, v, none, none, none)
             return (
                 np.where(finite, v, np.inf),
                 np.where(finite, v, -np.inf),
@@ -304,7 +307,16 @@ class _Pyramid:
         return _Stats(low, high, *counts)
 
     def _match(self, kind: str, level: int, flat: np.ndarray, target: np.ndarray) -> np.ndarray:
-        return _matching(kind, self._elements(level, flat), target)
+        """What :func:`_matching` says, computing only the one property asked about."""
+        if level >= 0:
+            rec = self.levels[level][flat]
+            if kind in ("low", "high"):
+                return np.asarray(rec["min" if kind == "low" else "max"] == target)
+            return np.asarray(rec[kind] > 0)
+        v = np.asarray(self.value[flat], dtype=np.float64)
+        if kind in ("low", "high"):  # the target is finite: equal means finite and equal
+            return np.asarray(v == target)
+        return np.asarray({"nan": np.isnan, "posinf": np.isposinf, "neginf": np.isneginf}[kind](v))
 
     def first(self, cut: _Cut, kind: str, target: np.ndarray, wanted: np.ndarray) -> np.ndarray:
         """Per wanted range, the first point where ``kind`` holds (``low``/``high``: the value equals
