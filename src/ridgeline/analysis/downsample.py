@@ -316,7 +316,9 @@ class _Pyramid:
         v = np.asarray(self.value[flat], dtype=np.float64)
         if kind in ("low", "high"):  # the target is finite: equal means finite and equal
             return np.asarray(v == target)
-        return np.asarray({"nan": np.isnan, "posinf": np.isposinf, "neginf": np.isneginf}[kind](v))
+        if kind == "nan":
+            return np.isnan(v)
+        return np.isposinf(v) if kind == "posinf" else np.isneginf(v)
 
     def first(self, cut: _Cut, kind: str, target: np.ndarray, wanted: np.ndarray) -> np.ndarray:
         """Per wanted range, the first point where ``kind`` holds (``low``/``high``: the value equals
