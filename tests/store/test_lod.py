@@ -117,3 +117,47 @@ def test_a_series_with_hidden_points_has_no_index(tmp_path: Path) -> None:
     provider = open_disk(tmp_path / "logs", tmp_path / "cache")
     assert provider.indexed_scalars("run", "loss") is None
     assert provider.indexed_scalars("run", "acc") is not None
+
+
+def test_the_scalars_route_answers_from_the_pyramid_as_the_in_memory_backend_does(tmp_path: Path) -> None:
+    """``/api/scalars`` and the batch route over the store (a long series: answered from the pyramid) and over
+    ``cache=False`` (every point in memory, the full scan) give the same JSON, also after the series grew."""
+    from fastapi.testclient import TestClient
+
+    from ridgeline.server import create_app
+
+    logs = tmp_path / "logs"
+    rng = np.random.default_rng(5)
+    values = np.cumsum(rng.standard_normal(140_000)).astype(np.float32)
+    values[[500, 99_999]] = [np.nan, np.inf]
+    writer = ridgeline.SummaryWriter(str(logs / "run"))
+    for step, value in enumerate(values[:100_000].tolist()):
+        writer.add_scalar("loss", value, step, walltime=WALL + step / 3)
+    writer.flush()
+    queries: list[dict[str, str | int]] = [
+        {"max_points": 2000},
+        {"max_points": 300, "min_step": 40_000, "max_step": 41_000},
+        {"max_points": 50, "since_step": 99_000},
+    ]
+    store = ridgeline.open(logs, cache_dir=tmp_path / "cache")
+    with TestClient(create_app(store, logdir_label=str(logs))) as on_disk:
+        for grown in (False, True):
+            if grown:
+                for step, value in enumerate(values[100_000:].tolist(), start=100_000):
+                    writer.add_scalar("loss", value, step, walltime=WALL + step / 3)
+                writer.flush()
+                store.reload()
+            assert store.indexed_scalars("run", "loss") is not None, "the route's path is the pyramid's"
+            memory = ridgeline.open(logs, cache=False)
+            with TestClient(create_app(memory, logdir_label=str(logs))) as in_memory:
+                for query in queries:
+                    params: dict[str, str | int] = {"run": "run", "tag": "loss", **query}
+                    assert on_disk.get("/api/scalars", params=params).json() == (
+                        in_memory.get("/api/scalars", params=params).json()
+                    ), query
+                body = {"series": [{"run": "run", "tag": "loss"}], "max_points": 1000}
+                assert on_disk.post("/api/scalars/batch", json=body).json() == (
+                    in_memory.post("/api/scalars/batch", json=body).json()
+                )
+    writer.close()
+    store.provider.close()  # type: ignore[attr-defined]
