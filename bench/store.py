@@ -23,6 +23,14 @@ until ``/data/plugin/scalars/scalars_multirun`` has returned complete data for e
 bench/ingest.py measures), and the peak RSS of the data server and of TensorBoard's Python process.
 
     python bench/store.py [--points 1000000] [--quick] [--data-dir DIR] [--json PATH]
+
+``--lod`` measures the level-of-detail pyramid alone, in under a minute: series of 1M, 3M and ``--lod-points``
+(default 10M) points (float32 values of a random walk with spikes and a few NaN, wall times 0.1-0.2 s apart)
+written straight into a store (no event files), then bytes per point of each series' files, and the reduced
+answer (``max_points=2000``) over the full range and a 1% zoom: from the pyramid (``indexed_payload``, the route's
+path) and by the full scan it replaces (``series_payload`` over ``Provider.scalars``), median of 5, same process.
+
+    python bench/store.py --lod [--lod-points 10000000]
 """
 
 from __future__ import annotations
@@ -242,6 +250,91 @@ def _tb_memory(result: dict[str, Any]) -> float | None:
     return sum(known) / MB if known else None
 
 
+# --- the level-of-detail pyramid alone ------------------------------------------------------------------------
+def lod_series(directory: Path, points: int, seed: int = 0) -> None:
+    """One series of ``points`` points written straight into a store at ``directory`` (1M points at a time)."""
+    import numpy as np
+
+    from ridgeline.store.disk import DiskStore
+
+    rng = np.random.default_rng(seed)
+    store = DiskStore(directory)
+    series = store.run("run").scalar_series("loss")
+    level, wall = 0.0, 1.7e9
+    for start in range(0, points, 1 << 20):
+        n = min(1 << 20, points - start)
+        value = (level + np.cumsum(rng.standard_normal(n))).astype(np.float32)
+        value[rng.integers(0, n, 3)] = np.float32(1e4)  # spikes
+        value[rng.integers(0, n, 2)] = np.nan
+        level = float(value[-1]) if np.isfinite(value[-1]) else level
+        walls = wall + np.cumsum(0.1 + 0.1 * rng.random(n))
+        wall = float(walls[-1])
+        series.append(np.arange(start, start + n, dtype=np.int64), walls, value.astype(np.float64))
+    store.checkpoint({})
+    store.close()
+
+
+def lod_timings(directory: Path, points: int) -> dict[str, Any]:
+    import numpy as np
+
+    from ridgeline.plugins.scalars.series import Window, indexed_payload, series_payload
+    from ridgeline.store.disk import DiskStore
+    from ridgeline.store.disk_provider import DiskProvider
+
+    store = DiskStore(directory)
+    (data, _), *_ = store.stored_runs().values()
+    store.replace_run(data)
+    provider = DiskProvider(store, loader=None)  # type: ignore[arg-type]  # reads only: nothing to load
+    files = [path for path in directory.rglob("*") if path.suffix in (".step", ".wall_time", ".value4", ".lod")]
+    result: dict[str, Any] = {"points": points, "bytes_per_point": sum(p.stat().st_size for p in files) / points}
+    zoom = Window(MAX_POINTS, min_step=int(points * 0.495), max_step=int(points * 0.505))
+    for name, window in (("full", Window(MAX_POINTS)), ("zoom", zoom)):
+        began = time.perf_counter()
+        indexed = provider.indexed_scalars("run", "loss")
+        assert indexed is not None
+        first = indexed_payload(indexed, window)
+        result[f"{name}_pyramid_first_ms"] = (time.perf_counter() - began) * 1e3
+        times = []
+        for _ in range(5):
+            began = time.perf_counter()
+            answer = indexed_payload(provider.indexed_scalars("run", "loss"), window)  # type: ignore[arg-type]
+            times.append(time.perf_counter() - began)
+        result[f"{name}_pyramid_ms"] = sorted(times)[2] * 1e3
+        times = []
+        for _ in range(5):
+            began = time.perf_counter()
+            scanned = series_payload(provider.scalars("run", "loss"), window)
+            times.append(time.perf_counter() - began)
+        result[f"{name}_scan_ms"] = sorted(times)[2] * 1e3
+        same = all(np.array_equal(answer[key], scanned[key], equal_nan=True) for key in ("step", "value", "band_low"))
+        assert same and first["total_points"] == scanned["total_points"], f"the pyramid's answer differs ({name})"
+    store.close()
+    return result
+
+
+def lod_main(points: int) -> int:
+    sizes = sorted({1_000_000, 3_000_000, points})
+    print(f"machine: {ingest_bench.machine()}")
+    print(f"uptime: {subprocess.run(['uptime'], capture_output=True, text=True, check=False).stdout.strip()}")
+    print("\n| points | bytes/point on disk | full range: pyramid (first) / full scan | 1% zoom: same |")
+    print("| --- | --- | --- | --- |")
+    with tempfile.TemporaryDirectory(prefix="ridgeline-lod-bench-") as scratch:
+        for size in sizes:
+            directory = Path(scratch) / f"store-{size}"
+            lod_series(directory, size)
+            r = lod_timings(directory, size)
+            print(
+                f"| {size:,} | {r['bytes_per_point']:.2f} "
+                f"| {r['full_pyramid_ms']:.1f} ms ({r['full_pyramid_first_ms']:.1f}) "
+                f"/ {r['full_scan_ms']:.0f} ms ({r['full_scan_ms'] / r['full_pyramid_ms']:.0f}x) "
+                f"| {r['zoom_pyramid_ms']:.1f} ms ({r['zoom_pyramid_first_ms']:.1f}) / {r['zoom_scan_ms']:.0f} ms "
+                f"({r['zoom_scan_ms'] / r['zoom_pyramid_ms']:.0f}x) |"
+            )
+            shutil.rmtree(directory)
+    print(f"uptime: {subprocess.run(['uptime'], capture_output=True, text=True, check=False).stdout.strip()}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--points", type=int, default=1_000_000, help="points per log directory (default 1M)")
@@ -249,6 +342,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data-dir", type=Path, default=REPO / ".bench" / "store", help="generated log dirs")
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds allowed for one step (default 900)")
     parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
+    parser.add_argument("--lod", action="store_true", help="the level-of-detail pyramid alone (under a minute)")
+    parser.add_argument("--lod-points", type=int, default=10_000_000, help="the longest series of --lod (10M)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--logdir", help=argparse.SUPPRESS)
     parser.add_argument("--dataset", help=argparse.SUPPRESS)
@@ -256,6 +351,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.child:
         return child_main(args)
+    if args.lod:
+        return lod_main(args.lod_points)
     points = 20_000 if args.quick else args.points
     results = []
     with tempfile.TemporaryDirectory(prefix="ridgeline-store-bench-") as scratch:

@@ -63,7 +63,7 @@ def test_files_are_private_and_nothing_is_pickled(tmp_path: Path) -> None:
     open_disk(tmp_path / "logs", tmp_path / "cache").close()
     found = list((tmp_path / "cache").rglob("*"))
     assert not [path for path in found if path.suffix == ".pickle"], "the old pickle cache is gone"
-    assert {path.suffix for path in found if path.is_file()} >= {".json", ".step", ".wall_time", ".value"}
+    assert {path.suffix for path in found if path.is_file()} >= {".json", ".segments"}
     for path in found:
         mode = stat.S_IMODE(path.stat().st_mode)
         assert mode == (0o700 if path.is_dir() else 0o600), (path, oct(mode))
@@ -82,25 +82,12 @@ def test_a_world_writable_cache_directory_is_refused(tmp_path: Path) -> None:
     assert not list(cache.iterdir()), "nothing was written into it"
 
 
-def test_the_columns_are_the_points_as_raw_little_endian_numbers(tmp_path: Path) -> None:
-    """Other tools can read the columns without ridgeline: int64 steps, float64 wall times and values."""
-    write_run(tmp_path / "logs" / "run", ["loss"], range(0, 300, 3))
-    open_disk(tmp_path / "logs", tmp_path / "cache").close()
-    (steps,) = store_files(tmp_path / "cache", ".step")
-    assert np.fromfile(steps, "<i8").tolist() == list(range(0, 300, 3))
-    assert np.fromfile(steps.with_suffix(".wall_time"), "<f8").tolist() == [WALL + s for s in range(0, 300, 3)]
-    assert np.fromfile(steps.with_suffix(".value"), "<f8").tolist() == expected(0, range(0, 300, 3))
-    (manifest,) = store_files(tmp_path / "cache", "manifest.json")
-    described = json.loads(manifest.read_text())
-    assert described["name"] == "run" and [s["tag"] for s in described["scalars"]] == ["loss"]
-
-
 @pytest.mark.parametrize("damage", ["flip", "truncate"])
 def test_a_damaged_column_is_detected_and_rebuilt_never_served(tmp_path: Path, damage: str) -> None:
     write_run(tmp_path / "logs" / "run", ["loss", "acc"], range(1000))
     write_run(tmp_path / "logs" / "other", ["loss"], range(10))
     open_disk(tmp_path / "logs", tmp_path / "cache").close()
-    column = max(store_files(tmp_path / "cache", ".value"), key=lambda path: path.stat().st_size)
+    column = max(store_files(tmp_path / "cache", ".segments"), key=lambda path: path.stat().st_size)
     data = bytearray(column.read_bytes())
     if damage == "flip":
         data[len(data) // 2] ^= 0x01
@@ -118,15 +105,15 @@ def test_a_damaged_column_is_detected_and_rebuilt_never_served(tmp_path: Path, d
 def test_bytes_past_the_manifest_from_a_killed_write_are_cut_off(tmp_path: Path) -> None:
     write_run(tmp_path / "logs" / "run", ["loss"], range(50))
     open_disk(tmp_path / "logs", tmp_path / "cache").close()
-    for column in store_files(tmp_path / "cache", ".step"):
+    for column in store_files(tmp_path / "cache", ".segments"):
         with open(column, "ab") as file:
             file.write(np.arange(7, dtype="<i8").tobytes())  # a flush the manifest never recorded
     (run_directory,) = {path.parent for path in store_files(tmp_path / "cache", "manifest.json")}
-    (run_directory / "deadbeef-0.value").write_bytes(b"\0" * 24)  # a series whose manifest was never written
+    (run_directory / "deadbeef-0.value4").write_bytes(b"\0" * 24)  # a series whose manifest was never written
     provider = open_disk(tmp_path / "logs", tmp_path / "cache")
     assert provider.restored_runs == 1
     assert provider.scalars("run", "loss").step.tolist() == list(range(50))
-    assert not (run_directory / "deadbeef-0.value").exists()
+    assert not (run_directory / "deadbeef-0.value4").exists()
 
 
 @pytest.mark.slow
@@ -297,7 +284,7 @@ def test_a_series_grows_from_packed_segments_into_files_of_its_own(tmp_path: Pat
     assert provider.scalars("run", "grows").step.tolist() == list(range(70_000))
     assert provider.scalars("run", "stays").value.tolist() == expected(1, range(written))
     provider.close()
-    assert len(store_files(cache, ".step")) == 2, "the packed columns and the long series' own"
+    assert len(store_files(cache, ".segments")) == 1 and len(store_files(cache, ".step")) == 1, "packed and own"
     again = open_disk(logs, cache)
     assert again.restored_runs == 1
     assert again.scalars("run", "grows").value.tolist() == expected(0, range(70_000))

@@ -193,12 +193,13 @@ class Ingestor:
         for path in files:
             tail = state.tails.get(path)
             if tail is None:
+                self.store.file_started(state.name, path, {p: t.offset for p, t in state.tails.items()})
                 tail = state.tails[path] = FileTail(path)
             if _rewritten(tail, state.fs):
                 self.store.add_problems([Problem(path, None, "was rewritten in place; run re-read")])
                 if ahead is not None:
                     ahead.discard(files)
-                return records + self._reread_run(state, files)
+                return records + self._reread_run(state, files, path)
             job = ahead.take(path) if ahead is not None else None
             result = read_new(tail, state.fs, run, state.decoder, check_crc=self.check_crc, ahead=job)
             self.store.add_problems(result.problems)
@@ -206,12 +207,18 @@ class Ingestor:
             if tail.shrank:  # a file was rewritten: what was read from it may no longer be true
                 if ahead is not None:
                     ahead.discard(files)
-                return records + self._reread_run(state, files)
+                return records + self._reread_run(state, files, path)
             if result.records or tail.fingerprint is None:
                 tail.fingerprint = _fingerprint(tail, state.fs)
         return records
 
-    def _reread_run(self, state: RunState, files: list[str]) -> int:
+    def _reread_run(self, state: RunState, files: list[str], changed: str) -> int:
+        """Read again what ``changed`` may have made untrue: only what the run gained since that file was first
+        read, where the store can take it back (``Store.rewind``); else the whole run."""
+        offsets = self.store.rewind(state.name, [changed])
+        if offsets is not None:
+            state.tails = {path: FileTail(path, offset) for path, offset in offsets.items()}
+            return self._read_run(state, files)
         self.store.drop_run(state.name)
         fresh = self.states[state.name] = RunState(state.name, state.fs)
         return self._read_run(fresh, files)
@@ -238,18 +245,28 @@ class Ingestor:
     def _restore(self, discovered: dict[str, tuple[FileSystem, list[str]]]) -> int:
         """Take every run whose files still begin with what was read from them from the store; returns how many.
 
-        A run with a file that shrank or changed before the stored offset is dropped from the store, and read
-        from scratch.
+        A run with a file that shrank or changed before the stored offset keeps what it held before that file was
+        first read (``Store.rewind``: per file, not per run) and is not counted; where the store cannot, it is
+        dropped and read from scratch.
         """
         if not isinstance(self.store, DiskStore):
             return 0
         restored = 0
         for name, (run, resume) in self.store.stored_runs().items():
             state = _state_from(name, resume, discovered[name][0]) if name in discovered else None
-            if state is not None and all(_unchanged(tail, state.fs) for tail in state.tails.values()):
+            changed = [] if state is None else [p for p, tail in state.tails.items() if not _unchanged(tail, state.fs)]
+            if state is not None and not changed:
                 self.states[name] = state
                 self.store.replace_run(run)
                 restored += 1
+            elif state is not None:  # keep what the run held before the first changed file was read
+                self.store.replace_run(run)
+                offsets = self.store.rewind(name, changed)
+                if offsets is None:
+                    self.store.drop_run(name)
+                else:
+                    state.tails = {path: FileTail(path, offset) for path, offset in offsets.items()}
+                    self.states[name] = state
             else:
                 self.store.forget(name)
         return restored

@@ -2,14 +2,17 @@
 
 Layout (format :data:`FORMAT`; see docs/store.md)::
 
-    DIR/store.json                   {"format": 1, "byteorder": "little"}: another format is rebuilt, never read
+    DIR/store.json                   {"format": 2, "byteorder": "little"}: another format is rebuilt, never read
     DIR/writer.lock                  held by the one process writing the store
     DIR/problems.json                what could not be read from the log directories
     DIR/runs/<sha256 of name>/manifest.json
                                      the run's name, its series (column files, committed lengths, CRC32C, restart
                                      marks), its facts (first/last wall time, last steps) and ingest's resume state
-    DIR/runs/<...>/<reading>-<n>.step | .wall_time | .value
-                                     one scalar series: int64 steps, float64 wall times, float64 values, raw
+    DIR/runs/<...>/<reading>-packed.segments
+                                     the run's short series, one encoded segment per flush
+    DIR/runs/<...>/<reading>-<n>.step | .wall_time | .value4 (or .value8) | .lod
+                                     one long series: encoded steps and wall times, float32 (or float64)
+                                     values raw, level-of-detail blocks (see ``disk_series``, ``lod``)
     DIR/runs/<...>/<reading>.blobs   every non-scalar record of the run: which series, which file, where
 
 Scalar points are appended to their column files as ingest reads them (:mod:`ridgeline.store.disk_series`) and
@@ -36,7 +39,7 @@ import numpy as np
 
 from ridgeline.store.base import KINDS, BlobRef, Kind, Problem
 from ridgeline.store.blobs import BlobSeries
-from ridgeline.store.disk_series import COLUMNS, DiskScalarSeries, PackedColumns, column_files
+from ridgeline.store.disk_series import BYTES, DiskScalarSeries, OwnFiles, PackedFile
 from ridgeline.store.files import (
     ColumnFile,
     StoreError,
@@ -46,11 +49,13 @@ from ridgeline.store.files import (
     read_json,
     write_json,
 )
+from ridgeline.store.lod import BLOCK, BLOCK_POINTS
 from ridgeline.store.restarts import SeriesRestarts
+from ridgeline.store.rewind import Mark, checked_mark, earliest, mark_of, remove_reading, rewound
 from ridgeline.store.run import RunData, SeriesKey, Store
 from ridgeline.store.series import ScalarSeries
 
-FORMAT = 1
+FORMAT = 2  # 1: raw int64/float64/float64 columns, no level of detail
 
 BLOB_ROW = np.dtype(
     [
@@ -75,11 +80,12 @@ class DiskRunData(RunData):
     directory: Path = field(default_factory=Path)
     reading: str = field(default_factory=lambda: secrets.token_hex(6))
     blob_table: ColumnFile | None = None
-    packed: PackedColumns | None = None
+    packed: PackedFile | None = None
     _series_numbers: itertools.count[int] = field(default_factory=itertools.count, repr=False)
     _blob_series: list[SeriesKey] = field(default_factory=list, repr=False)
     _blobs_written: dict[SeriesKey, int] = field(default_factory=dict, repr=False)
     _paths: dict[str, int] = field(default_factory=dict, repr=False)
+    marks: dict[str, Mark] = field(default_factory=dict, repr=False)  # see ridgeline.store.rewind
     _signature: Any = field(default=None, repr=False)
 
     def scalar_series(self, tag: str) -> ScalarSeries:
@@ -89,10 +95,10 @@ class DiskRunData(RunData):
             series = self.scalars[tag] = DiskScalarSeries(base, self.packed_columns(), restart_log=self.restart_log)
         return series
 
-    def packed_columns(self) -> PackedColumns:
-        """The run's shared columns, where its short series are written."""
+    def packed_columns(self) -> PackedFile:
+        """The run's shared file, where its short series are written."""
         if self.packed is None:
-            self.packed = PackedColumns(column_files(self.directory / f"{self.reading}-packed"))
+            self.packed = PackedFile(ColumnFile(self.directory / f"{self.reading}-packed.segments", BYTES))
         return self.packed
 
     def flush(self) -> None:
@@ -133,13 +139,15 @@ class DiskRunData(RunData):
         scalars: list[dict[str, Any]] = []
         for tag, series in list(self.scalars.items()):
             assert isinstance(series, DiskScalarSeries)
-            columns = series.columns
+            own = series.own
             scalars.append(
                 {
                     "tag": tag,
-                    "columns": None if columns is None else [column.describe() for column in columns],
+                    "own": None if own is None else own.describe(),
                     "segments": [list(segment) for segment in series.segments],
                     "restarts": series.restarts.state(),
+                    "increasing": series.increasing,
+                    "last_step": series.last_step,
                 }
             )
         blobs = [
@@ -153,12 +161,13 @@ class DiskRunData(RunData):
             "scalars": scalars,
             "blobs": blobs,
             "blob_table": self.blob_table.describe() if self.blob_table is not None else None,
-            "packed": None if self.packed is None else [column.describe() for column in self.packed.columns],
+            "packed": None if self.packed is None else self.packed.file.describe(),
             "paths": sorted(self._paths, key=self._paths.__getitem__),
             "first_wall_time": self.first_wall_time,
             "last_wall_time": self.last_wall_time,
             "last_steps": [[kind, tag, step] for (kind, tag), step in self._last_steps.items()],
             "restart_log": self.restart_log.steps(0, len(self.restart_log)).tolist(),
+            "marks": [[path, mark] for path, mark in self.marks.items()],
             "resume": resume,
         }
 
@@ -167,6 +176,7 @@ class DiskRunData(RunData):
         return (
             # A START changes the log's length; the span a series keeps for it is taken when it next appends.
             len(self.restart_log),
+            len(self.marks),
             tuple((tag, len(s)) for tag, s in list(self.scalars.items())),
             tuple((key, len(s)) for key, s in list(self.blobs.items())),
             self.first_wall_time,
@@ -230,6 +240,29 @@ class DiskStore(Store):
         if isinstance(data, DiskRunData):
             data.release()
         shutil.rmtree(self._run_directory(name), ignore_errors=True)
+
+    def file_started(self, run: str, path: str, offsets: dict[str, int]) -> None:
+        data = self.runs.get(run)
+        if isinstance(data, DiskRunData) and path not in data.marks:
+            data.marks[path] = mark_of(data, offsets)
+
+    def rewind(self, run: str, paths: list[str]) -> dict[str, int] | None:
+        """Take back what ``run`` gained since the first of ``paths`` began to be read (see
+        :mod:`ridgeline.store.rewind`): the run is replaced by a new reading holding its points up to there."""
+        data = self.runs.get(run)
+        path = earliest(data, paths) if isinstance(data, DiskRunData) else None
+        if path is None or not isinstance(data, DiskRunData):
+            return None
+        fresh = DiskRunData(run, directory=data.directory)
+        try:
+            data.flush()
+            offsets = rewound(data, path, fresh)
+        except OSError:  # a full disk: the caller reads the run again from scratch
+            remove_reading(fresh)
+            return None
+        self.replace_run(fresh)
+        remove_reading(data)
+        return offsets
 
     def checkpoint(self, resume: Mapping[str, Any]) -> None:
         """Write every run's pending points, and the manifest of each run that changed, with ``resume[run]``:
@@ -322,24 +355,30 @@ def _run_from(manifest: dict[str, Any], directory: Path) -> DiskRunData | None:
             data.restart_log.append(int(step))
         packed_length = 0
         if manifest["packed"] is not None:
-            data.packed = PackedColumns(_columns(directory, manifest["packed"]))
-            packed_length = data.packed.columns[0].length
+            data.packed = PackedFile(_column(directory, manifest["packed"], BYTES))
+            if not data.packed.file.verify():
+                return None
+            packed_length = data.packed.file.length
         packed = data.packed_columns()
         for entry in manifest["scalars"]:
             number = next(data._series_numbers)
-            columns = None if entry["columns"] is None else _columns(directory, entry["columns"])
-            segments = tuple((int(start), int(count)) for start, count in entry["segments"])
-            if any(start < 0 or count < 0 or start + count > packed_length for start, count in segments):
+            own = None if entry["own"] is None else _own(directory, entry["own"])
+            segments = tuple((int(start), int(size), int(count)) for start, size, count in entry["segments"])
+            if any(min(segment) < 0 or segment[0] + segment[1] > packed_length for segment in segments):
                 return None
+            last_step = entry["last_step"]
             data.scalars[str(entry["tag"])] = DiskScalarSeries(
                 os.path.join(directory, f"{data.reading}-{number}"),
                 packed,
-                columns=columns,
+                own=own,
                 segments=segments,
                 restart_log=data.restart_log,
                 restarts=SeriesRestarts.restored(data.restart_log, entry["restarts"]),
+                increasing=bool(entry["increasing"]),
+                last_step=None if last_step is None else int(last_step),
             )
         _load_blobs(data, manifest)
+        data.marks = {str(path): checked_mark(mark) for path, mark in manifest["marks"]}
         data.first_wall_time = _float_or_none(manifest["first_wall_time"])
         data.last_wall_time = float(manifest["last_wall_time"])
         data._last_steps = {(_kind(kind), str(tag)): int(step) for kind, tag, step in manifest["last_steps"]}
@@ -386,13 +425,20 @@ def _load_blobs(data: DiskRunData, manifest: dict[str, Any]) -> None:
         data._blobs_written[key] = len(mine)
 
 
-def _columns(directory: Path, specs: Any) -> tuple[ColumnFile, ColumnFile, ColumnFile]:
-    """The three checked columns of a series or of a run's packed columns (ValueError when not intact)."""
-    step, wall_time, value = (_column(directory, spec, dtype) for spec, (_, dtype) in zip(specs, COLUMNS, strict=True))
-    columns = (step, wall_time, value)
-    if len({column.length for column in columns}) != 1 or not all(column.verify() for column in columns):
+def _own(directory: Path, spec: dict[str, Any]) -> OwnFiles:
+    """The checked files of a long series (ValueError when not intact)."""
+    dtype = np.dtype(str(spec["value_dtype"]))
+    if dtype not in (np.dtype("<f4"), np.dtype("<f8")):
+        raise ValueError(f"unknown value dtype {dtype}")
+    own = OwnFiles(
+        _column(directory, spec["step"], BYTES),
+        _column(directory, spec["wall_time"], BYTES),
+        _column(directory, spec["value"], dtype),
+        _column(directory, spec["lod"], BLOCK),
+    )
+    if own.lod.length != own.value.length // BLOCK_POINTS or not all(column.verify() for column in own.files()):
         raise ValueError("damaged columns")
-    return columns
+    return own
 
 
 def _column(directory: Path, spec: dict[str, Any], dtype: np.dtype[Any]) -> ColumnFile:
@@ -429,10 +475,10 @@ def _remove_others(directory: Path, data: DiskRunData) -> None:
     """Delete what the manifest does not name: files of a reading that never got its manifest written."""
     keep = {"manifest.json"}
     for series in data.scalars.values():
-        if isinstance(series, DiskScalarSeries) and series.columns is not None:
-            keep.update(column.path.name for column in series.columns)
+        if isinstance(series, DiskScalarSeries) and series.own is not None:
+            keep.update(column.path.name for column in series.own.files())
     if data.packed is not None:
-        keep.update(column.path.name for column in data.packed.columns)
+        keep.add(data.packed.file.path.name)
     if data.blob_table is not None:
         keep.add(data.blob_table.path.name)
     for path in directory.iterdir():

@@ -3,14 +3,23 @@
 Answers readers as the in-memory backend does (:class:`~ridgeline.store.memory.MemoryProvider`: the data model and
 its change tokens are the same), over a :class:`~ridgeline.store.disk.DiskStore`: scalar series are mappings of
 their column files, so resident memory follows what is read, not what is stored.
+
+Values stored as float32 (every ``simple_value``) are widened to float64 by :meth:`DiskProvider.scalars`, the
+protocol's dtype, which every consumer computes in; :meth:`DiskProvider.indexed_scalars` hands out the column as
+stored (zero-copy), with its level-of-detail pyramid, for the reduced chart answer.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+
 from ridgeline.store.disk import DiskStore
+from ridgeline.store.disk_series import DiskScalarSeries
+from ridgeline.store.lod import IndexedScalars
 from ridgeline.store.memory import Loader, MemoryProvider
+from ridgeline.store.provider import Scalars, UnknownSeries
 
 
 class DiskProvider(MemoryProvider):
@@ -30,6 +39,23 @@ class DiskProvider(MemoryProvider):
     def restored_runs(self) -> int:
         """How many runs the opening pass took from the store (the rest were read from their event files)."""
         return self._restored_runs
+
+    def scalars(self, run: str, tag: str, *, all_points: bool = False) -> Scalars:
+        found = super().scalars(run, tag, all_points=all_points)
+        if found.value.dtype == np.float64:
+            return found
+        value = found.value.astype(np.float64)  # exact: every float32 is a float64
+        value.flags.writeable = False
+        return Scalars(found.step, found.wall_time, value)
+
+    def indexed_scalars(self, run: str, tag: str) -> IndexedScalars | None:
+        """The series with its level-of-detail index, when it has one and every point of it is visible (a long
+        series: 64k points or more); None otherwise (read :meth:`scalars`)."""
+        data = self._run(run)
+        series = data.scalars.get(tag)
+        if series is None:
+            raise UnknownSeries(f"run {run!r} has no scalar tag {tag!r}; it has: {sorted(data.scalars)}")
+        return series.indexed() if isinstance(series, DiskScalarSeries) else None
 
     def close(self) -> None:
         """Stop background passes and release the store's writer lock (the store stays for the next open)."""

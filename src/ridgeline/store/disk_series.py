@@ -4,19 +4,27 @@ The same interface as :class:`ridgeline.store.series.ScalarSeries` (ingest appen
 only what was appended since the last flush is held in memory: at most :data:`FLUSH_POINTS` points, written out
 as they reach it and at the end of every ingest pass.
 
-Two places a series' points are written, so that a run of many short series is a handful of files, not three
+**Encodings** (:mod:`ridgeline.store.encoding`): steps and wall times (as the bits of their float64) are written
+as runs of constant stride and int32 deltas, a few bytes per point or none; values keep their dtype: float32
+while every value of the series is exactly a float32 (every ``simple_value`` is), float64 from the first that is
+not (the column is then widened once). A typical scalar series costs 8 bytes a point: 4 of value, 4 of wall
+time, nothing for steps.
+
+Two places a series' points are written, so that a run of many short series is a handful of files, not four
 per series (creating files is what made a first pass over 10,000 series slow):
 
 * **packed**: a short series (under :data:`FLUSH_POINTS` points) appends its points as *segments* to its run's
-  three shared column files (:class:`PackedColumns`); a snapshot reads its segments (a few small reads);
-* **own files**: once a series reaches :data:`FLUSH_POINTS` points it moves to three column files of its own
-  (its packed segments copied once), appended to in place and mapped read-only: a snapshot is a view of the
-  mapping, so resident memory grows with what readers look at, not with the size of the store.
+  shared packed file (:class:`PackedFile`), each segment one self-describing encoded block; a snapshot reads and
+  decodes its segments (a few small reads);
+* **own files**: once a series reaches :data:`FLUSH_POINTS` points it moves to files of its own (its packed
+  segments copied once): ``.step`` and ``.wall_time`` (encoded chunks), ``.value4`` or ``.value8`` (raw
+  little-endian float32/float64, mapped read-only: a snapshot's values are a view of the mapping, zero-copy) and
+  ``.lod`` (its level-of-detail blocks, :mod:`ridgeline.store.lod`).
 
 Threads: one ingest thread appends and flushes; a flush writes the points before it publishes the series' new
-state (one attribute: length, own columns, segments), and a reader reads that state once. Mappings already
-handed out stay valid: the files only grow, and an unlinked file stays mapped. Each mapping keeps a file
-descriptor open, so only the :data:`MAPPED_SERIES` most recently read series keep theirs.
+state (one attribute), and a reader reads that state once. Mappings already handed out stay valid: the files
+only grow, and an unlinked file stays mapped. Each mapping keeps file descriptors open, so only the
+:data:`MAPPED_SERIES` most recently read series keep theirs.
 """
 
 from __future__ import annotations
@@ -25,11 +33,15 @@ import contextlib
 import os
 import threading
 from collections import OrderedDict
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
+from ridgeline.store.encoding import Column, encode
 from ridgeline.store.files import ColumnFile
+from ridgeline.store.lod import BLOCK, BLOCK_POINTS, IndexedScalars, Pyramid, block_stats
 from ridgeline.store.restarts import RestartLog, SeriesRestarts
 from ridgeline.store.series import Restarts, ScalarSeries, ScalarSnapshot
 
@@ -37,62 +49,166 @@ FLUSH_POINTS = 1 << 16
 MAPPED_SERIES = 128
 MAX_SEGMENTS = 32  # a packed series written in more segments than this is written again as one
 
-COLUMNS = (("step", np.dtype("<i8")), ("wall_time", np.dtype("<f8")), ("value", np.dtype("<f8")))
+BYTES = np.dtype("u1")
+FLOAT32, FLOAT64 = np.dtype("<f4"), np.dtype("<f8")
+SEGMENT_HEADER = np.dtype([("count", "<i8"), ("itemsize", "<i8"), ("step", "<i8"), ("wall_time", "<i8")])
 
-Mapping3 = tuple[np.ndarray, np.ndarray, np.ndarray]
-Columns3 = tuple[ColumnFile, ColumnFile, ColumnFile]
-Segments = tuple[tuple[int, int], ...]  # (first element, count) in a run's packed columns
-
-
-def column_files(base: Path) -> Columns3:
-    return tuple(ColumnFile(base.with_suffix(f".{name}"), dtype) for name, dtype in COLUMNS)  # type: ignore[return-value]
+Points = tuple[np.ndarray, np.ndarray, np.ndarray]
+Segment = tuple[int, int, int]  # (byte offset, byte length, points) in the run's packed file
+Segments = tuple[Segment, ...]
 
 
-def append_columns(columns: Columns3, data: Mapping3) -> None:
-    """Append to three columns together: when one write fails, none of them counts it (it is written again)."""
-    saved = [(column.length, column.crc) for column in columns]
-    try:
-        for column, values in zip(columns, data, strict=True):
-            column.append(values)
-    except OSError:
-        for column, (length, crc) in zip(columns, saved, strict=True):
-            column.length, column.crc = length, crc
-        raise
+def value_dtype(values: np.ndarray, wide: bool = False) -> np.dtype[Any]:
+    """float32 when every value is exactly a float32 (NaN payloads included), else float64."""
+    if wide:
+        return FLOAT64
+    with np.errstate(over="ignore", invalid="ignore"):
+        narrow = values.astype(FLOAT32)
+    exact = np.array_equal(narrow.astype(FLOAT64).view(np.int64), np.ascontiguousarray(values, FLOAT64).view(np.int64))
+    return FLOAT32 if exact else FLOAT64
 
 
-class PackedColumns:
-    """One run's shared column files, holding the segments of its short series."""
+def wall_bits(wall_time: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(wall_time, dtype=FLOAT64).view(np.int64)
 
-    __slots__ = ("columns",)
 
-    def __init__(self, columns: Columns3) -> None:
-        self.columns = columns
+def encode_segment(points: Points, dtype: np.dtype[Any]) -> bytes:
+    """One packed segment: header, encoded steps, encoded wall times, values (8-byte aligned)."""
+    step, wall_time, value = points
+    steps, walls = encode(np.asarray(step, np.int64), 0), encode(wall_bits(wall_time), 0)
+    values = np.ascontiguousarray(value, dtype=dtype).tobytes()
+    header = np.array([(len(step), dtype.itemsize, len(steps), len(walls))], dtype=SEGMENT_HEADER).tobytes()
+    return header + steps + walls + values + b"\0" * (-len(values) % 8)
 
-    def append(self, data: Mapping3) -> int:
-        """Write the points; returns the element they start at."""
-        start = self.columns[0].length
-        append_columns(self.columns, data)
-        return start
 
-    def read(self, segments: Segments) -> Mapping3:
-        """The points of ``segments``, concatenated (read-only arrays)."""
-        total = sum(count for _, count in segments)
-        out = []
-        for column in self.columns:
-            array = np.empty(total, dtype=column.dtype)
-            if total:
-                fd = os.open(column.path, os.O_RDONLY)
-                try:
-                    into, size = 0, column.dtype.itemsize
-                    for start, count in segments:
-                        data = os.pread(fd, count * size, start * size)
-                        array[into : into + count] = np.frombuffer(data, dtype=column.dtype)
-                        into += count
-                finally:
-                    os.close(fd)
+def decode_segment(data: bytes) -> Points:
+    header = np.frombuffer(data, SEGMENT_HEADER, 1)[0]
+    count, itemsize, steps, walls = (int(header[name]) for name in SEGMENT_HEADER.names)  # type: ignore[union-attr]
+    if itemsize not in (4, 8) or count < 0:
+        raise ValueError("bad segment header")
+    raw = np.frombuffer(data, BYTES)
+    at = SEGMENT_HEADER.itemsize
+    step = Column(raw[at : at + steps]).decode()
+    wall_time = Column(raw[at + steps : at + steps + walls]).decode().view(np.float64)
+    value = np.frombuffer(data, FLOAT32 if itemsize == 4 else FLOAT64, count, at + steps + walls)
+    if len(step) != count or len(wall_time) != count:
+        raise ValueError("segment columns disagree")
+    return step, wall_time, value
+
+
+class PackedFile:
+    """One run's shared file of packed segments (its short series)."""
+
+    __slots__ = ("file",)
+
+    def __init__(self, file: ColumnFile) -> None:
+        self.file = file
+
+    def append(self, points: Points, dtype: np.dtype[Any]) -> Segment:
+        """Write the points as one segment; returns where it is."""
+        data = encode_segment(points, dtype)
+        start = self.file.length
+        self.file.append(np.frombuffer(data, BYTES))
+        return (start, len(data), len(points[0]))
+
+    def read(self, segments: Segments) -> Points:
+        """The points of ``segments``, concatenated (read-only arrays; float64 values if any segment has them)."""
+        parts: list[Points] = []
+        if segments:
+            fd = os.open(self.file.path, os.O_RDONLY)
+            try:
+                parts = [decode_segment(os.pread(fd, length, offset)) for offset, length, _ in segments]
+            finally:
+                os.close(fd)
+        dtype = FLOAT64 if any(part[2].dtype == FLOAT64 for part in parts) else FLOAT32
+        out = (
+            np.concatenate([part[0] for part in parts]) if parts else np.zeros(0, np.int64),
+            np.concatenate([part[1] for part in parts]) if parts else np.zeros(0, np.float64),
+            np.concatenate([part[2] for part in parts]).astype(dtype) if parts else np.zeros(0, dtype),
+        )
+        for array in out:
             array.flags.writeable = False
-            out.append(array)
-        return out[0], out[1], out[2]
+        return out
+
+
+@dataclass
+class OwnFiles:
+    """A long series' own files: encoded steps and wall times (bytes), values (float32 or float64), blocks."""
+
+    step: ColumnFile
+    wall_time: ColumnFile
+    value: ColumnFile
+    lod: ColumnFile
+
+    @classmethod
+    def create(cls, base: Path, dtype: np.dtype[Any]) -> OwnFiles:
+        own = cls(
+            ColumnFile(base.with_suffix(".step"), BYTES),
+            ColumnFile(base.with_suffix(".wall_time"), BYTES),
+            ColumnFile(base.with_suffix(f".value{dtype.itemsize}"), dtype),
+            ColumnFile(base.with_suffix(".lod"), BLOCK),
+        )
+        for column in own.files():
+            column.path.unlink(missing_ok=True)
+        return own
+
+    def files(self) -> tuple[ColumnFile, ColumnFile, ColumnFile, ColumnFile]:
+        return (self.step, self.wall_time, self.value, self.lod)
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "step": self.step.describe(),
+            "wall_time": self.wall_time.describe(),
+            "value": self.value.describe(),
+            "value_dtype": self.value.dtype.str,
+            "lod": self.lod.describe(),
+        }
+
+    def append(self, points: Points, first: int) -> None:
+        """Append points ``first`` onwards: all four files, or (OSError) none of them counts the write."""
+        step, wall_time, value = points
+        saved = [(column.length, column.crc) for column in self.files()]
+        try:
+            blocks = self._blocks(value, first)
+            self.step.append(np.frombuffer(encode(np.asarray(step, np.int64), first), BYTES))
+            self.wall_time.append(np.frombuffer(encode(wall_bits(wall_time), first), BYTES))
+            self.value.append(np.asarray(value))
+            if len(blocks):
+                self.lod.append(blocks)
+        except OSError:
+            for column, (length, crc) in zip(self.files(), saved, strict=True):
+                column.length, column.crc = length, crc
+            raise
+
+    def _blocks(self, value: np.ndarray, first: int) -> np.ndarray:
+        """The level-0 blocks these values complete (the block they start in read back from the file)."""
+        done = self.lod.length * BLOCK_POINTS
+        end = first + len(value)
+        whole = end // BLOCK_POINTS * BLOCK_POINTS
+        if whole <= done:
+            return np.zeros(0, dtype=BLOCK)
+        before = self.value.read(done, first - done) if first > done else np.zeros(0, self.value.dtype)
+        values = np.concatenate([before.astype(FLOAT64), np.asarray(value, FLOAT64)])
+        return block_stats(values[: whole - done])
+
+    def widened(self) -> OwnFiles:
+        """The same series with its values in a new float64 file (the float32 one is removed once unused)."""
+        wide = ColumnFile(self.value.path.with_suffix(".value8"), FLOAT64)
+        wide.path.unlink(missing_ok=True)
+        for start in range(0, self.value.length, 1 << 20):
+            wide.append(self.value.read(start, min(1 << 20, self.value.length - start)).astype(FLOAT64))
+        return OwnFiles(self.step, self.wall_time, wide, self.lod)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Mapped:
+    """One series' own files as read at ``length`` points: the value mapping, the parsed encoded columns."""
+
+    length: int
+    value: np.ndarray
+    step: Column
+    wall_time: Column
+    pyramid: Pyramid
 
 
 class _Mappings:
@@ -121,6 +237,8 @@ class _Mappings:
 
 MAPPINGS = _Mappings(MAPPED_SERIES)
 
+State = tuple[int, OwnFiles | None, Segments]
+
 
 class DiskScalarSeries(ScalarSeries):
     """Append-only (step, wall_time, value) columns on disk, packed or in files of its own (module docstring).
@@ -128,42 +246,55 @@ class DiskScalarSeries(ScalarSeries):
     A :class:`ScalarSeries` to its users (ingest and the store's runs); none of its in-memory columns is used.
     """
 
-    __slots__ = ("_base", "_map_lock", "_mapped", "_packed", "_pending", "_state")
+    __slots__ = ("_base", "_increasing", "_last_step", "_map_lock", "_mapped", "_packed", "_pending", "_state")
 
     def __init__(  # the in-memory columns of ScalarSeries.__init__ are deliberately not allocated
         self,
         base: str,
-        packed: PackedColumns,
+        packed: PackedFile,
         *,
-        columns: Columns3 | None = None,
+        own: OwnFiles | None = None,
         segments: Segments = (),
         restart_log: RestartLog | None = None,
         restarts: SeriesRestarts | None = None,
+        increasing: bool = True,
+        last_step: int | None = None,
     ) -> None:
-        """``base``: the path its own column files are named after (a str: a store holds many short series,
-        and most never need the files); ``packed``: its run's shared columns;
-        ``restart_log``: the run's START events; ``columns``/``segments``/``restarts``: those of a stored
-        series (``restarts`` its view of the run's log)."""
+        """``base``: the path its own files are named after (a str: a store holds many short series, and most
+        never need the files); ``packed``: its run's shared file; ``restart_log``: the run's START events;
+        ``own``/``segments``/``restarts``/``increasing``/``last_step``: those of a stored series (``restarts``
+        its view of the run's log; ``increasing``: whether its steps strictly increase, point after point)."""
         self._base = base
         self._packed = packed
-        length = columns[0].length if columns is not None else sum(count for _, count in segments)
-        self._state: tuple[int, Columns3 | None, Segments] = (length, columns, segments)
+        length = own.value.length if own is not None else sum(count for _, _, count in segments)
+        self._state: State = (length, own, segments)
         self._pending = ScalarSeries()
         self._restarts = restarts if restarts is not None else SeriesRestarts(restart_log)
-        self._mapped: Mapping3 | None = None
+        self._increasing = increasing
+        self._last_step = last_step
+        self._mapped: Mapped | None = None
         self._map_lock = threading.Lock()
 
     def __len__(self) -> int:
         return self._state[0]
 
     @property
-    def columns(self) -> Columns3 | None:
-        """Its own column files, or None while it is packed."""
+    def own(self) -> OwnFiles | None:
+        """Its own files, or None while it is packed."""
         return self._state[1]
 
     @property
     def segments(self) -> Segments:
         return self._state[2]
+
+    @property
+    def increasing(self) -> bool:
+        """Whether its written steps strictly increase (then only a restart can hide a point)."""
+        return self._increasing
+
+    @property
+    def last_step(self) -> int | None:
+        return self._last_step
 
     @property
     def pending(self) -> int:
@@ -224,45 +355,84 @@ class DiskScalarSeries(ScalarSeries):
         pending = self._pending.snapshot()
         if not len(pending):
             return
-        length, columns, segments = self._state
-        data = (pending.step, pending.wall_time, pending.value)
-        state: tuple[int, Columns3 | None, Segments]
-        if columns is None and length + len(pending) < FLUSH_POINTS:
+        length, own, segments = self._state
+        data: Points = (pending.step, pending.wall_time, pending.value)
+        retired: ColumnFile | None = None
+        state: State
+        if own is None and length + len(pending) < FLUSH_POINTS:
             if len(segments) >= MAX_SEGMENTS:  # a live short series: one segment a pass; read it as one again
                 old = self._packed.read(segments)
                 data = tuple(np.concatenate([a, b]) for a, b in zip(old, data, strict=True))  # type: ignore[assignment]
                 segments, length = (), 0
-            start = self._packed.append(data)
-            state = (length + len(data[0]), None, (*segments, (start, len(data[0]))))
+            segment = self._packed.append(data, value_dtype(data[2]))  # each segment has its own dtype
+            state = (length + len(data[0]), None, (*segments, segment))
         else:
-            if columns is None:  # it grew long: move it to files of its own, its packed points first
-                columns = column_files(Path(self._base))
-                for column in columns:
-                    column.path.unlink(missing_ok=True)
-                append_columns(columns, self._packed.read(segments))
-            append_columns(columns, data)
-            state = (length + len(pending), columns, ())
+            if own is None:  # it grew long: move it to files of its own, its packed points first
+                old = self._packed.read(segments)
+                joined: Points = tuple(np.concatenate([a, b]) for a, b in zip(old, data, strict=True))  # type: ignore[assignment]
+                own = OwnFiles.create(Path(self._base), value_dtype(joined[2], old[2].dtype == FLOAT64))
+                own.append(joined, 0)
+            else:
+                if own.value.dtype == FLOAT32 and value_dtype(data[2]) == FLOAT64:
+                    retired, own = own.value, own.widened()
+                own.append(data, length)
+            state = (length + len(pending), own, ())
+        self._note_steps(np.asarray(pending.step))
         self._pending = ScalarSeries()
         self._state = state  # publish only once the data is in place
+        if retired is not None:
+            retired.path.unlink(missing_ok=True)  # readers' mappings of it stay valid
+
+    def _note_steps(self, step: np.ndarray) -> None:
+        if self._increasing and len(step):
+            after_last = self._last_step is None or int(step[0]) > self._last_step
+            self._increasing = after_last and bool((step[1:] > step[:-1]).all())
+        if len(step):
+            self._last_step = int(step[-1])
 
     # --- any thread ---------------------------------------------------------------------------------------------
     def snapshot(self) -> ScalarSnapshot:
-        """The published points: read-only views of the mapped files (O(1) when already mapped), or the
-        packed segments read."""
-        n, columns, segments = self._state  # one read: the length with its columns
+        """The published points: values a read-only view of the mapped file (zero-copy), steps and wall times
+        decoded (arange for a constant stride, a cumulative sum of deltas); or the packed segments read."""
+        n, own, segments = self._state  # one read: the length with its files
         restarts = self._restarts.within(n)
-        if columns is None:
+        if own is None:
             step, wall_time, value = self._packed.read(segments)
             return ScalarSnapshot(step, wall_time, value, restarts)
+        mapped = self._map(n, own)
+        step, wall_time = mapped.step.decode(0, n), mapped.wall_time.decode(0, n).view(np.float64)
+        step.flags.writeable = wall_time.flags.writeable = False
+        return ScalarSnapshot(step, wall_time, mapped.value[:n], restarts)
+
+    def indexed(self) -> IndexedScalars | None:
+        """The series as its index offers it (:class:`~ridgeline.store.lod.IndexedScalars`): only for a series
+        in files of its own whose every point is visible; None otherwise (read a snapshot instead)."""
+        n, own, _ = self._state
+        if own is None or not self._increasing or n == 0:
+            return None
+        mapped = self._map(n, own)
+        marks = [(count, start) for count, start in self._restarts.within(n) if 0 < count <= n]
+        if marks:  # a START after point c hides the points before it at steps >= its step
+            before = mapped.step.gather(np.array([count - 1 for count, _ in marks], dtype=np.int64))
+            if any(int(step) >= start for step, (_, start) in zip(before.tolist(), marks, strict=True)):
+                return None
+        return IndexedScalars(mapped.value[:n], mapped.pyramid.within(n), mapped.step, mapped.wall_time)
+
+    def _map(self, n: int, own: OwnFiles) -> Mapped:
         mapped = self._mapped
-        if mapped is None or len(mapped[0]) < n:
+        if mapped is None or mapped.length < n or mapped.value.dtype != own.value.dtype:
             with self._map_lock:
                 mapped = self._mapped
-                if mapped is None or len(mapped[0]) < n:
-                    mapped = self._mapped = tuple(column.map(n) for column in columns)  # type: ignore[assignment]
-        assert mapped is not None
+                if mapped is None or mapped.length < n or mapped.value.dtype != own.value.dtype:
+                    mapped = self._mapped = Mapped(
+                        n,
+                        own.value.map(n),
+                        Column(own.step.map(own.step.length)),
+                        Column(own.wall_time.map(own.wall_time.length)),
+                        Pyramid.over(own.lod.map(n // BLOCK_POINTS)),
+                    )
         MAPPINGS.touched(self)
-        return ScalarSnapshot(mapped[0][:n], mapped[1][:n], mapped[2][:n], restarts)
+        return mapped
 
     def release(self) -> None:
         """Drop this series' mapping (snapshots already taken keep theirs)."""

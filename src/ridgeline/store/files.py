@@ -3,7 +3,8 @@
 Everything the store writes is private to the user who wrote it — directories 0700, files 0600 — and a store
 directory that another user owns, or that anyone may write into, is refused (:class:`StoreError`): what is read
 back from it is trusted to be what this user wrote. Nothing in it is ever unpickled; manifests are JSON and
-columns raw little-endian numbers, so a damaged or hostile file can at worst be rejected, never run.
+columns little-endian numbers (raw, or the chunks of :mod:`ridgeline.store.encoding`), so a damaged or hostile
+file can at worst be rejected, never run.
 
 A column file only grows (``pwrite`` at the committed end, so a write cut short by a full disk is overwritten by
 the next); its committed length and CRC32C live in the run's manifest, written after the bytes and swapped in
@@ -114,6 +115,20 @@ class ColumnFile:
             os.close(fd)
         self.crc = crc32c.crc32c(data.data.cast("B"), value=self.crc)
         self.length += len(data)
+
+    def read(self, start: int, count: int) -> np.ndarray:
+        """Elements ``start`` to ``start + count``, read (a new array)."""
+        size = self.dtype.itemsize
+        if count <= 0:
+            return np.empty(0, dtype=self.dtype)
+        fd = os.open(self.path, os.O_RDONLY)
+        try:
+            data = os.pread(fd, count * size, start * size)
+        finally:
+            os.close(fd)
+        if len(data) != count * size:
+            raise OSError(f"{self.path} is shorter than its committed length")
+        return np.frombuffer(data, dtype=self.dtype).copy()
 
     def map(self, length: int) -> np.ndarray:
         """The first ``length`` elements, mapped read-only from the file (no copy; pages load as touched)."""

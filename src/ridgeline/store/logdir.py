@@ -38,6 +38,7 @@ from ridgeline.format.tags import (
 from ridgeline.store.base import BlobRef, Kind, Problem
 from ridgeline.store.blobs import ValueCache
 from ridgeline.store.embeddings import EmbeddingRef
+from ridgeline.store.lod import IndexedScalars
 from ridgeline.store.payloads import (
     Audio,
     ConfusionMatrix,
@@ -165,6 +166,13 @@ class LogDir:
         """The series as TensorBoard shows it: after a restart, the superseded points are hidden (see
         docs/restarts.md). ``all_points=True`` returns every point ever read, in file order."""
         return self._provider.scalars(run, tag, all_points=all_points)
+
+    def indexed_scalars(self, run: str, tag: str) -> IndexedScalars | None:
+        """The series with its level-of-detail index (:class:`~ridgeline.store.lod.IndexedScalars`), when the
+        backend keeps one for it (the on-disk store, for a long series whose every point is visible); None
+        otherwise: read :meth:`scalars`. Not part of the Provider protocol: a backend may offer it."""
+        offered = getattr(self._provider, "indexed_scalars", None)
+        return offered(run, tag) if offered is not None else None  # type: ignore[no-any-return]
 
     def scalars_frame(self, run: str = "", tag: str = "", *, all_points: bool = False) -> pandas.DataFrame:
         """Every scalar of the runs and tags matching the regular expressions, as one long DataFrame."""

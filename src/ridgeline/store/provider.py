@@ -11,7 +11,9 @@ A log directory holds **runs**: directories with event files, named by their pat
 (``"."`` for event files at its top). A run holds **series** keyed by ``(kind, tag)`` and indexed by step:
 
 - ``scalars``: every point kept, as columns ``step`` (int64), ``wall_time`` (float64), ``value`` (float64), in the
-  order they were read (file order).
+  order they were read (file order). A backend may also offer ``indexed_scalars(run, tag)`` (the on-disk one
+  does, for long series): the stored column with its level-of-detail pyramid, read by the reduced chart answer
+  (``LogDir.indexed_scalars``; not part of the protocol).
 - every other kind (histograms, images, audio, text, tensors, pr_curves, hparams, custom_scalars, meshes, graphs,
   confusion_matrices):
   a sequence of :class:`BlobRef` — where a record lies in its file — decoded only when read
@@ -25,8 +27,9 @@ superseded points are hidden from what a TensorBoard user sees; the rule is :mod
 ``scalars(..., all_points=False)`` and :meth:`Provider.entries` return the visible points, in step order;
 ``all_points=True`` returns every point in file order.
 
-**Change detection.** Data only grows, except when a file was rewritten (its run is then re-read from scratch) or a
-run's directory vanished. A reader caches on two cheap tokens:
+**Change detection.** Data only grows, except when a file was rewritten (what its run gained since that file was
+first read is read again: the on-disk store takes back only that, the in-memory one the whole run) or a run's
+directory vanished. A reader caches on two cheap tokens:
 
 - :attr:`Provider.generation`, a counter that moves whenever an ingest pass changed anything (points added, a run
   found, re-read or gone): "has anything changed at all?";

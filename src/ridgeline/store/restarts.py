@@ -173,6 +173,12 @@ class SeriesRestarts:
             raise ValueError("restart spans do not fit the run's restart log")
         return view
 
+    def truncated(self, log: RestartLog, logged: int) -> SeriesRestarts:
+        """This view as it was when the log held ``logged`` STARTs, over ``log`` (that log's first entries)."""
+        first, seen = min(self._first, logged), min(self._seen, logged)
+        spans = [[count, start, min(end, logged)] for count, start, end in self._spans if start < logged]
+        return SeriesRestarts.restored(log, [first, seen, *spans])
+
     def fold(self, length: int) -> None:
         """Writer thread, before points are appended to a series of ``length`` points."""
         logged = len(self._log)

@@ -132,6 +132,16 @@ class Store:
     def drop_run(self, name: str) -> None:
         self.runs.pop(name, None)
 
+    def file_started(self, run: str, path: str, offsets: dict[str, int]) -> None:
+        """Ingest is about to read ``path`` of ``run`` for the first time; ``offsets``: where reading of the run's
+        other files stands. A store that can rewind (the on-disk one) remembers what the run held at this point."""
+
+    def rewind(self, run: str, paths: list[str]) -> dict[str, int] | None:
+        """Take back what ``run`` gained since the first of ``paths`` began to be read (they changed under the
+        reader): returns where reading of the run's other files stood then, to resume from; None when this store
+        cannot (the caller reads the run again from scratch)."""
+        return None
+
     def add_problems(self, problems: list[Problem]) -> None:
         """Record problems; one met again on a later pass (an unreadable file) is listed once."""
         if problems:

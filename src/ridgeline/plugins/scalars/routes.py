@@ -5,7 +5,8 @@ Served under ``/api`` (the documented ``/api/scalars``, ``/api/scalars/batch``, 
 "nonfinite"}`` plus ``band_low``/``band_high`` when reduced (see :mod:`ridgeline.plugins.scalars.series`).
 The routes are plain ``def``: FastAPI runs them in its thread pool, so reducing a long series never stalls the
 event loop (and every other request with it). Reduced answers are remembered per series version
-(:class:`ReducedAnswers`): a chart polled while its series does not change is answered without a rescan.
+(:class:`ReducedAnswers`): a chart polled while its series does not change is answered without a rescan, and a
+long series of the on-disk store is reduced from its level-of-detail pyramid, never scanned (``indexed_payload``).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from ridgeline.plugins.kit import OrjsonResponse, logdir_of, missing_as_404
 from ridgeline.plugins.scalars import binary
-from ridgeline.plugins.scalars.series import Window, series_payload
+from ridgeline.plugins.scalars.series import Window, indexed_payload, series_payload
 from ridgeline.store.logdir import LogDir
 from ridgeline.store.provider import Scalars
 
@@ -49,7 +50,12 @@ class ReducedAnswers:
             if found is not None:
                 self._answers.move_to_end(key)
                 return found
-        answer = series_payload(logdir.scalars(run, tag), window)
+        indexed = logdir.indexed_scalars(run, tag)
+        answer = (
+            indexed_payload(indexed, window)
+            if indexed is not None
+            else series_payload(logdir.scalars(run, tag), window)
+        )
         with self._lock:
             self._answers[key] = answer
             while len(self._answers) > self.limit:

@@ -15,8 +15,11 @@ from typing import Any
 
 import numpy as np
 
-from ridgeline.analysis.downsample import reduce_series
+from ridgeline.analysis.downsample import nonfinite_indices, reduce_indexed, reduce_series
+from ridgeline.store.lod import IndexedScalars
 from ridgeline.store.provider import Scalars
+
+_INT64 = (-(2**63), 2**63 - 1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +79,38 @@ def series_payload(data: Scalars, window: Window) -> dict[str, Any]:
     payload["reduced"] = reduction is not None
     payload["total_points"] = total
     payload["nonfinite"] = nonfinite
+    return payload
+
+
+def indexed_payload(series: IndexedScalars, window: Window) -> dict[str, Any]:
+    """:func:`series_payload` of a series with a level-of-detail index (a long series of the on-disk store),
+    equal to it: the window found by binary search over the encoded steps, the reduction from the pyramid, and
+    only the kept points (and the non-finite ones) read."""
+    start, end = 0, len(series)
+
+    def search(step: int, side: str) -> int:
+        return int(series.search(np.array([min(max(step, _INT64[0]), _INT64[1])], dtype=np.int64), side)[0])
+
+    if window.since_step is not None:
+        start = max(start, search(window.since_step, "right"))
+    if window.min_step is not None:
+        start = max(start, search(window.min_step, "left"))
+    if window.max_step is not None:
+        end = min(end, search(window.max_step, "right"))
+    end = max(start, end)
+    odd = nonfinite_indices(series, start, end)
+    reduction = reduce_indexed(series, start, end, window.max_points) if window.max_points is not None else None
+    keep = reduction.indices + start if reduction is not None else np.arange(start, end)
+    payload: dict[str, Any] = {}
+    if reduction is not None:
+        payload["band_low"] = reduction.band_low
+        payload["band_high"] = reduction.band_high
+    payload["step"] = _contiguous(series.steps(keep), np.int64)
+    payload["wall_time"] = _contiguous(series.wall_times(keep), np.float64)
+    payload["value"] = _contiguous(series.value[keep], np.float64)
+    payload["reduced"] = reduction is not None
+    payload["total_points"] = end - start
+    payload["nonfinite"] = nonfinite_points(series.steps(odd), np.asarray(series.value[odd], dtype=np.float64))
     return payload
 
 

@@ -1,0 +1,267 @@
+"""Cheap lossless encodings of the store's step and wall-time columns: runs of constant stride, and deltas.
+
+A column of int64 numbers (steps, or wall times as the bits of their float64) is written as *chunks*, one per
+flush, each a self-describing little-endian block::
+
+    int64 pieces, int64 payload bytes          the chunk's header
+    PIECE x pieces                             (first, count, base, stride, offset, kind)
+    payload                                    int32 deltas, or raw int64 values
+
+Each piece covers ``count`` consecutive points starting at point ``first`` of the series:
+
+* ``RUN``: ``base + stride * i`` (a constant stride: steps 0, 1, 2, ... or 0, 10, 20, ...); no payload at all;
+* ``DELTA8``, ``DELTA16``, ``DELTA32``: ``base`` then ``count - 1`` differences as int8, int16 or int32, the
+  narrowest that holds them (steps a few apart: 1 byte; wall times a few seconds apart are a few million ulps
+  apart: 4 bytes, not 8);
+* ``RAW``: ``count`` int64 values, where differences do not fit 32 bits.
+
+Arithmetic wraps modulo 2**64 on the way in and on the way out, so every int64 column, wall times of any sign
+included, comes back bit for bit. Pieces of deltas or raw values hold at most :data:`PIECE_POINTS` points, so
+finding or reading a few points (a reduced chart's kept points, a step's position) decodes a few small pieces,
+never the column.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+PIECE = np.dtype(
+    [("first", "<i8"), ("count", "<i8"), ("base", "<i8"), ("stride", "<i8"), ("offset", "<i8"), ("kind", "<i8")]
+)
+HEADER = np.dtype([("pieces", "<i8"), ("payload", "<i8")])
+RUN, DELTA32, RAW, DELTA8, DELTA16 = 0, 1, 2, 3, 4
+DELTA_DTYPES: dict[int, np.dtype[Any]] = {DELTA8: np.dtype("<i1"), DELTA16: np.dtype("<i2"), DELTA32: np.dtype("<i4")}
+MIN_RUN = 16  # a constant stride shorter than this is left to the deltas
+PIECE_POINTS = 257  # 256 deltas: a whole piece's are a multiple of 8 bytes, so a run of pieces is one array
+
+
+def encode(values: np.ndarray, first: int) -> bytes:
+    """One chunk holding ``values`` (int64), points ``first`` onwards of their series."""
+    x = np.ascontiguousarray(values, dtype="<i8")
+    n = len(x)
+    pieces: list[tuple[int, int, int, int, int, int]] = []
+    payload: list[bytes] = []
+    written = 0
+    if n == 0:
+        return _chunk(pieces, payload)
+    with np.errstate(over="ignore"):
+        d = np.diff(x)  # wraps: decoding wraps back the same way
+    for start, end in _runs(d):
+        _delta_pieces(x, d, written, start, first, pieces, payload)
+        pieces.append((first + start, end - start, int(x[start]), int(d[start]), -1, RUN))
+        written = end
+    _delta_pieces(x, d, written, n, first, pieces, payload)
+    return _chunk(pieces, payload)
+
+
+def _runs(d: np.ndarray) -> list[tuple[int, int]]:
+    """``(start, end)`` point ranges of constant stride at least :data:`MIN_RUN` points long, ascending."""
+    if len(d) < MIN_RUN - 1:
+        return []
+    change = np.flatnonzero(d[1:] != d[:-1]) + 1  # d[change] starts a new stride
+    begins = np.concatenate(([0], change))
+    ends = np.append(change, len(d))  # deltas begins..ends-1 are equal: points begins..ends
+    long = (ends - begins + 1) >= MIN_RUN
+    return [(int(b), int(e) + 1) for b, e in zip(begins[long], ends[long], strict=True)]
+
+
+def _delta_pieces(
+    x: np.ndarray,
+    d: np.ndarray,
+    start: int,
+    end: int,
+    first: int,
+    pieces: list[tuple[int, int, int, int, int, int]],
+    payload: list[bytes],
+) -> None:
+    offset = sum(len(part) for part in payload)
+    for begin in range(start, end, PIECE_POINTS):
+        stop = min(begin + PIECE_POINTS, end)
+        deltas = d[begin : stop - 1]
+        low, high = (int(deltas.min()), int(deltas.max())) if len(deltas) else (0, 0)
+        kind = next((k for k, t in DELTA_DTYPES.items() if _fits(t, low, high)), RAW)
+        if kind != RAW:
+            data = deltas.astype(DELTA_DTYPES[kind]).tobytes()
+            pieces.append((first + begin, stop - begin, int(x[begin]), 0, offset, kind))
+        else:
+            data = x[begin:stop].tobytes()
+            pieces.append((first + begin, stop - begin, int(x[begin]), 0, offset, RAW))
+        data += b"\0" * (-len(data) % 8)  # every payload 8-byte aligned: the column is viewed as int8..int64
+        payload.append(data)
+        offset += len(data)
+
+
+def _fits(dtype: np.dtype[Any], low: int, high: int) -> bool:
+    info = np.iinfo(dtype)
+    return int(info.min) <= low and high <= int(info.max)
+
+
+def _chunk(pieces: list[tuple[int, int, int, int, int, int]], payload: list[bytes]) -> bytes:
+    body = b"".join(payload)
+    header = np.array([(len(pieces), len(body))], dtype=HEADER).tobytes()
+    return header + np.array(pieces, dtype=PIECE).tobytes() + body
+
+
+class Column:
+    """The pieces of an encoded column's chunks (``data``, read-only bytes or a mapping), and reads of them."""
+
+    __slots__ = ("_data", "bases", "counts", "firsts", "kinds", "length", "offsets", "strides")
+
+    def __init__(self, data: np.ndarray) -> None:
+        """``data``: the column's bytes as uint8 (raises ValueError when they are not chunks)."""
+        self._data = data
+        found = []
+        at = 0
+        size = len(data)
+        while at < size:
+            if at + HEADER.itemsize > size:
+                raise ValueError("truncated chunk header")
+            header = np.frombuffer(data, HEADER, 1, at)[0]
+            count, payload = int(header["pieces"]), int(header["payload"])
+            table = at + HEADER.itemsize
+            body = table + count * PIECE.itemsize
+            end = body + payload
+            if count < 0 or payload < 0 or payload % 8 or end > size:
+                raise ValueError("chunk past the end of the column")
+            pieces = np.frombuffer(data, PIECE, count, table).copy()
+            pieces["offset"] = np.where(pieces["kind"] == RUN, -1, pieces["offset"] + body)
+            found.append(pieces)
+            at = end
+        pieces = np.concatenate(found) if found else np.zeros(0, dtype=PIECE)
+        self.firsts = pieces["first"]
+        self.counts = pieces["count"]
+        self.bases = pieces["base"]
+        self.strides = pieces["stride"]
+        self.offsets = pieces["offset"]
+        self.kinds = pieces["kind"]
+        self.length = int(self.firsts[-1] + self.counts[-1]) if len(pieces) else 0
+        if len(pieces) and (
+            self.firsts[0] != 0
+            or (self.firsts[1:] != self.firsts[:-1] + self.counts[:-1]).any()
+            or (self.counts <= 0).any()
+            or not np.isin(self.kinds, (RUN, RAW, *DELTA_DTYPES)).all()
+            or (self.offsets[self.kinds != RUN] + self._payload_sizes()[self.kinds != RUN] > size).any()
+        ):
+            raise ValueError("pieces do not tile the column")
+
+    def _payload_sizes(self) -> np.ndarray:
+        widths = np.select([self.kinds == k for k in DELTA_DTYPES], [t.itemsize for t in DELTA_DTYPES.values()], 8)
+        return np.where(self.kinds == RAW, self.counts * 8, (self.counts - 1) * widths)
+
+    def piece(self, number: int) -> np.ndarray:
+        """Every value of one piece (int64)."""
+        count, base, kind = int(self.counts[number]), int(self.bases[number]), int(self.kinds[number])
+        with np.errstate(over="ignore"):
+            if kind == RUN:
+                return np.int64(base) + np.int64(self.strides[number]) * np.arange(count, dtype=np.int64)
+            offset = int(self.offsets[number])
+            if kind == RAW:
+                return np.frombuffer(self._data, "<i8", count, offset).astype(np.int64)
+            out = np.empty(count, dtype=np.int64)
+            out[0] = base
+            deltas = np.frombuffer(self._data, DELTA_DTYPES[kind], count - 1, offset)
+            np.cumsum(deltas, dtype=np.int64, out=out[1:])
+            out[1:] += np.int64(base)
+            return out
+
+    def decode(self, start: int = 0, end: int | None = None) -> np.ndarray:
+        """Points ``start`` to ``end`` (int64, a new array). Consecutive whole pieces of deltas of one width lie
+        end to end: they are decoded together, as one 2-D cumulative sum (a chunk's worth at a time)."""
+        end = self.length if end is None else end
+        out = np.empty(max(end - start, 0), dtype=np.int64)
+        if end <= start:
+            return out
+        first = int(np.searchsorted(self.firsts, start, side="right")) - 1
+        last = int(np.searchsorted(self.firsts, end - 1, side="right")) + 0
+        number = first
+        while number < last:
+            group = self._group(number, last)
+            begin = int(self.firsts[number])
+            values = self.piece(number) if group == 1 else self._pieces(number, group)
+            lo, hi = max(start, begin), min(end, begin + len(values))
+            out[lo - start : hi - start] = values[lo - begin : hi - begin]
+            number += group
+        return out
+
+    def _group(self, number: int, last: int) -> int:
+        """How many pieces from ``number`` (before ``last``) are whole pieces of deltas of one width, end to end."""
+        kind = int(self.kinds[number])
+        if kind not in DELTA_DTYPES or int(self.counts[number]) != PIECE_POINTS:
+            return 1
+        size = (PIECE_POINTS - 1) * DELTA_DTYPES[kind].itemsize
+        kinds, counts, offsets = self.kinds[number:last], self.counts[number:last], self.offsets[number:last]
+        fits = (kinds == kind) & (counts == PIECE_POINTS) & (offsets == offsets[0] + size * np.arange(len(kinds)))
+        return int(np.argmin(fits)) if not fits.all() else len(kinds)
+
+    def _pieces(self, number: int, group: int) -> np.ndarray:
+        dtype = DELTA_DTYPES[int(self.kinds[number])]
+        width = PIECE_POINTS - 1
+        start = int(self.offsets[number]) // dtype.itemsize
+        deltas = self._view(dtype)[start : start + group * width].reshape(group, width)
+        values = np.empty((group, PIECE_POINTS), dtype=np.int64)
+        values[:, 0] = self.bases[number : number + group]
+        with np.errstate(over="ignore"):
+            np.cumsum(deltas, axis=1, dtype=np.int64, out=values[:, 1:])
+            values[:, 1:] += values[:, :1]
+        return values.reshape(-1)
+
+    def gather(self, indices: np.ndarray) -> np.ndarray:
+        """The values at ``indices`` (ascending point numbers), without a Python step per point or per piece:
+        arithmetic for runs, a read for raw values, and for deltas a sum of at most ``PIECE_POINTS - 1`` of them
+        per point, all at once over the column viewed as int8/16/32."""
+        indices = np.asarray(indices, dtype=np.int64)
+        out = np.empty(len(indices), dtype=np.int64)
+        if not len(indices):
+            return out
+        which = np.searchsorted(self.firsts, indices, side="right") - 1
+        kinds, local = self.kinds[which], indices - self.firsts[which]
+        with np.errstate(over="ignore"):
+            runs = kinds == RUN
+            out[runs] = self.bases[which[runs]] + self.strides[which[runs]] * local[runs]
+            raw = kinds == RAW
+            out[raw] = self._view(np.dtype("<i8"))[self.offsets[which[raw]] // 8 + local[raw]]
+            for kind, dtype in DELTA_DTYPES.items():
+                mine = np.flatnonzero(kinds == kind)
+                out[mine] = self.bases[which[mine]]  # the first point of a piece is its base
+                mine = mine[local[mine] > 0]
+                if not len(mine):
+                    continue
+                view = self._view(dtype)
+                begin = self.offsets[which[mine]] // dtype.itemsize
+                span = np.arange(int(local[mine].max()))
+                taken = span < local[mine, None]
+                deltas = view[np.where(taken, begin[:, None] + span, 0)]
+                out[mine] += np.where(taken, deltas, 0).sum(axis=1, dtype=np.int64)
+        return out
+
+    def _view(self, dtype: np.dtype[Any]) -> np.ndarray:
+        return np.frombuffer(self._data, dtype, len(self._data) // dtype.itemsize)
+
+    def searchsorted(self, values: np.ndarray, side: str = "left") -> np.ndarray:
+        """``numpy.searchsorted`` over the whole column, for an ascending column (steps), without decoding it."""
+        queries = np.asarray(values, dtype=np.int64)
+        out = np.zeros(len(queries), dtype=np.int64)
+        if not self.length or not len(queries):
+            return out
+        # The piece that may hold the answer: the last whose first value is below (left) / at most (right) it.
+        which = np.searchsorted(self.bases, queries, side="left" if side == "left" else "right") - 1
+        inside = which >= 0
+        for number in np.unique(which[inside]).tolist():
+            mine = which == number
+            begin, count = int(self.firsts[number]), int(self.counts[number])
+            if int(self.kinds[number]) == RUN and int(self.strides[number]) > 0:
+                base, stride = int(self.bases[number]), int(self.strides[number])
+                local = [min(max(_run_position(q - base, stride, side), 0), count) for q in queries[mine].tolist()]
+                out[mine] = begin + np.asarray(local, dtype=np.int64)
+            else:
+                out[mine] = begin + np.searchsorted(self.piece(number), queries[mine], side=side)  # type: ignore[call-overload]
+        return out
+
+
+def _run_position(offset: int, stride: int, side: str) -> int:
+    """How many of ``0, stride, 2 * stride, ...`` are below (left) / at most (right) ``offset`` (Python ints)."""
+    if side == "left":
+        return -(-offset // stride)
+    return offset // stride + 1

@@ -1,0 +1,163 @@
+"""The store's encodings: values keep their dtype, steps and wall times cost a few bytes a point or none, and a
+store of the previous format is rebuilt, never misread.
+
+Expected values are what the tests wrote (or plain numpy over what they wrote), never what the store computed.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import ridgeline
+from ridgeline.store.disk_provider import DiskProvider
+from ridgeline.store.encoding import Column, encode
+from tests.store.test_disk import WALL, expected, open_disk, store_files, write_run
+
+
+def series_files(cache: Path) -> dict[str, list[Path]]:
+    """Each long series' own files, by the name they share."""
+    found: dict[str, list[Path]] = {}
+    for path in sorted(cache.rglob("*")):
+        if path.suffix in (".step", ".wall_time", ".value4", ".value8", ".lod"):
+            found.setdefault(path.stem, []).append(path)
+    return found
+
+
+def test_a_float32_series_is_stored_in_at_most_12_bytes_a_point_and_read_back_exactly(tmp_path: Path) -> None:
+    steps = range(0, 300_000, 3)
+    write_run(tmp_path / "logs" / "run", ["loss"], steps)
+    open_disk(tmp_path / "logs", tmp_path / "cache").close()
+    ((_, files),) = series_files(tmp_path / "cache").items()
+    assert {path.suffix for path in files} == {".step", ".wall_time", ".value4", ".lod"}
+    (values,) = [path for path in files if path.suffix == ".value4"]
+    assert np.fromfile(values, "<f4").tolist() == expected(0, steps), "float32 values, raw little-endian"
+    size = sum(path.stat().st_size for path in files)
+    assert size / len(steps) <= 12, f"{size / len(steps):.2f} bytes a point"
+    provider = open_disk(tmp_path / "logs", tmp_path / "cache")
+    series = provider.scalars("run", "loss")
+    assert series.step.tolist() == list(steps)
+    assert series.wall_time.tolist() == [WALL + step for step in steps]
+    assert series.value.dtype == np.float64 and series.value.tolist() == expected(0, steps)
+    indexed = provider.indexed_scalars("run", "loss")
+    assert indexed is not None and indexed.value.dtype == np.float32, "the stored column, not a widened copy"
+    assert not indexed.value.flags.owndata, "a view of the mapped file"
+
+
+def test_doubles_stay_doubles_and_a_float32_column_is_widened_when_one_arrives(tmp_path: Path) -> None:
+    logs = tmp_path / "logs" / "run"
+    write_run(logs, ["loss"], range(70_000))
+    provider = open_disk(tmp_path / "logs", tmp_path / "cache")
+    assert {p.suffix for files in series_files(tmp_path / "cache").values() for p in files} >= {".value4"}
+    before = provider.indexed_scalars("run", "loss")
+    assert before is not None
+    with ridgeline.SummaryWriter(str(logs)) as writer:
+        for step in range(70_000, 70_010):
+            writer.add_scalar("loss", 1 / 3 + step, step, walltime=WALL + step, new_style=True, double_precision=True)
+    provider.reload()
+    values = provider.scalars("run", "loss").value
+    assert values[:70_000].tolist() == expected(0, range(70_000))
+    assert values[70_000:].tolist() == [1 / 3 + step for step in range(70_000, 70_010)], "all 64 bits kept"
+    assert before.value.tolist()[:3] == expected(0, range(3)), "a view taken before the widening stays valid"
+    provider.close()
+    suffixes = {p.suffix for files in series_files(tmp_path / "cache").values() for p in files}
+    assert ".value8" in suffixes and ".value4" not in suffixes
+    again = open_disk(tmp_path / "logs", tmp_path / "cache")
+    assert again.restored_runs == 1
+    assert again.scalars("run", "loss").value.tolist() == values.tolist()
+
+
+def test_irregular_wall_times_and_steps_come_back_bit_for_bit(tmp_path: Path) -> None:
+    """Wall times a random fraction of a second apart (and one long pause), steps with gaps: deltas, not runs."""
+    rng = np.random.default_rng(7)
+    steps = np.cumsum(rng.integers(1, 4, 80_000))
+    walls = WALL + np.cumsum(rng.random(80_000))
+    walls[40_000:] += 100_000.0  # a pause of a day: a delta past 32 bits
+    logs = tmp_path / "logs" / "run"
+    with ridgeline.SummaryWriter(str(logs)) as writer:
+        for step, wall in zip(steps.tolist(), walls.tolist(), strict=True):
+            writer.add_scalar("loss", step / 4, step, walltime=wall)
+    for provider in (open_disk(tmp_path / "logs", tmp_path / "cache"), None):
+        if provider is None:
+            provider = open_disk(tmp_path / "logs", tmp_path / "cache")
+            assert provider.restored_runs == 1
+        series = provider.scalars("run", "loss")
+        assert series.step.tolist() == steps.tolist()
+        assert series.wall_time.tolist() == walls.tolist()
+        provider.close()
+    size = sum(p.stat().st_size for files in series_files(tmp_path / "cache").values() for p in files)
+    assert size / len(steps) <= 12, f"{size / len(steps):.2f} bytes a point"
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    values=st.lists(st.integers(-(2**63), 2**63 - 1) | st.sampled_from([0, 1, 5]), max_size=3000),
+    stride=st.integers(-(2**40), 2**40),
+    run=st.integers(0, 3000),
+    cut=st.integers(0, 3000),
+)
+def test_encoded_columns_decode_to_what_was_encoded(values: list[int], stride: int, run: int, cut: int) -> None:
+    """Random values with a constant-stride stretch in the middle, encoded in two chunks: decode, gather and
+    search (over the sorted column) agree with plain numpy."""
+    x = np.array(values, dtype=np.int64)
+    with np.errstate(over="ignore"):
+        ramp = np.int64(7) + np.int64(stride) * np.arange(run, dtype=np.int64)
+    x = np.concatenate([x[: len(x) // 2], ramp, x[len(x) // 2 :]])
+    cut = min(cut, len(x))
+    column = Column(np.frombuffer(encode(x[:cut], 0) + encode(x[cut:], cut), np.uint8))
+    assert column.length == len(x)
+    assert np.array_equal(column.decode(), x)
+    picks = np.arange(0, len(x), 7)
+    assert np.array_equal(column.gather(picks), x[picks])
+    ordered = np.sort(x)
+    column = Column(np.frombuffer(encode(ordered, 0), np.uint8))
+    queries = np.concatenate([ordered[::5], ordered[::11] + 1, [-(2**63), 2**63 - 1]]).astype(np.int64)
+    for side in ("left", "right"):
+        assert np.array_equal(column.searchsorted(queries, side), np.searchsorted(ordered, queries, side))  # type: ignore[call-overload]
+
+
+def test_a_store_of_the_previous_format_is_rebuilt_never_misread(tmp_path: Path) -> None:
+    """A store written by format 1 (raw 24-byte columns): its header says so, and it is emptied, not read."""
+    write_run(tmp_path / "logs" / "run", ["loss"], range(70_000))
+    open_disk(tmp_path / "logs", tmp_path / "cache").close()
+    (header,) = store_files(tmp_path / "cache", "store.json")
+    (manifest,) = store_files(tmp_path / "cache", "manifest.json")
+    old = json.loads(manifest.read_text())
+    old["format"] = 1
+    for path in manifest.parent.iterdir():  # what format 1 wrote: raw int64 / float64 / float64 columns
+        if path.suffix != ".json":
+            path.unlink()
+    base = manifest.parent / "0123456789ab-0"
+    np.arange(70_000, dtype="<i8").tofile(base.with_suffix(".step"))
+    np.zeros(70_000, dtype="<f8").tofile(base.with_suffix(".wall_time"))
+    np.full(70_000, 99.0, dtype="<f8").tofile(base.with_suffix(".value"))
+    manifest.write_text(json.dumps(old))
+    header.write_text(json.dumps({"format": 1, "byteorder": "little"}))
+    provider = open_disk(tmp_path / "logs", tmp_path / "cache")
+    assert provider.restored_runs == 0, "nothing of format 1 is taken"
+    assert provider.scalars("run", "loss").value.tolist() == expected(0, range(70_000))
+    assert json.loads(header.read_text())["format"] == 2
+    assert not list(tmp_path.rglob("*.value")), "the old columns are gone"
+
+
+@pytest.mark.parametrize("damage", ["flip", "truncate"])
+def test_a_damaged_encoded_column_is_rebuilt_never_served(tmp_path: Path, damage: str) -> None:
+    write_run(tmp_path / "logs" / "run", ["loss"], range(70_000))
+    open_disk(tmp_path / "logs", tmp_path / "cache").close()
+    for suffix in (".step", ".lod"):
+        (path,) = store_files(tmp_path / "cache", suffix)
+        data = bytearray(path.read_bytes())
+        if damage == "flip":
+            data[len(data) // 2] ^= 0x10
+        else:
+            del data[-8:]
+        path.write_bytes(bytes(data))
+        provider = open_disk(tmp_path / "logs", tmp_path / "cache")
+        assert isinstance(provider, DiskProvider) and provider.restored_runs == 0
+        assert provider.scalars("run", "loss").step.tolist() == list(range(70_000))
+        provider.close()
