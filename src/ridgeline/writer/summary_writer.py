@@ -494,13 +494,19 @@ class SummaryWriter:
         check_tag(text, method="add_annotation", argument="text")
         self._write_summary("add_annotation", text_summary(ANNOTATION_TAG, text), step, walltime)
 
-    def add_note(self, markdown: str) -> None:
+    def add_note(self, markdown: str, *, tags: Sequence[str] = ()) -> None:
         """A note about the run (Markdown: what was tried, why); ridgeline shows the notes with the run, as it does
-        a README.md, README.txt or NOTES.md in the run's directory. Each call adds one note.
+        a README.md, README.txt or NOTES.md in the run's directory. Each call adds one note. ``tags`` (e.g.
+        ``["baseline"]``) are written as the note's front matter (``---\ntags: baseline\n---``), which the Runs
+        table shows as the run's tags (docs/runs.md).
 
         A series keeps only its last record at a step, so each record holds every note of this writer so far."""
         if not isinstance(markdown, str):
             raise TypeError(f"add_note: markdown must be a string, got {type(markdown).__name__}")
+        if isinstance(tags, str) or not all(isinstance(t, str) and t and not set(t) & set(",\n[]") for t in tags):
+            raise TypeError(f"add_note: tags must be a list of words without commas or newlines, got {tags!r}")
+        if tags:
+            markdown = "---\ntags: " + ", ".join(tags) + "\n---\n" + markdown
         self._notes.append(markdown)
         self._write_summary("add_note", console.lines_summary(NOTES_TAG, self._notes), None, None)
 
