@@ -22,9 +22,9 @@ from ridgeline.format.tags import (
     ANNOTATION_TAG,
     CONSOLE_TAG,
     HPARAMS_SESSION_START_TAG,
+    NOTES_TAG,
     RIDGELINE_PREFIX,
     RUN_METADATA_PREFIX,
-    NOTES_TAG,
     RUN_METADATA_TAG,
 )
 from ridgeline.search.entries import date_texts, hparams_line, lines_of, metadata_lines, text_lines
@@ -232,10 +232,10 @@ class Index:
         elif tag == CONSOLE_TAG:
             entries = logdir.text(name, tag)
             for entry in entries[state.texts.get(tag, 0) :]:
-                for text in text_lines(entry.value):
-                    line = parse_line(text)
-                    if line is not None:
-                        self.add(state.id, "log", line.text, line.stream, line.step)
+                for printed in text_lines(entry.value):
+                    console = parse_line(printed)
+                    if console is not None:
+                        self.add(state.id, "log", console.text, console.stream, console.step)
             state.texts[tag] = len(entries)
         elif kind == "text" and not tag.startswith((RIDGELINE_PREFIX, RUN_METADATA_PREFIX)):
             entries = logdir.text(name, tag)

@@ -58,8 +58,9 @@ def create_app(
     after the ones installed (entry points of the ``ridgeline.plugins`` group, the built-ins among them); an
     invalid or duplicate name raises ValueError here. ``settings`` (name -> value) are what plugins read with
     ``ridgeline.plugins.kit.setting``: ``alert_config`` and ``diagnosis_config`` (None: the defaults),
-    ``crashed_after`` (seconds without a write before a run with no end counts as crashed), and ``retention``, the status of ``serve --retention``'s sweeps (an object whose ``snapshot()`` is what
-    ``/api/retention`` answers; None: off).
+    ``crashed_after`` (seconds without a write before a run with no end counts as crashed), and ``retention``,
+    the status of ``serve --retention``'s sweeps (an object whose ``snapshot()`` is what ``/api/retention``
+    answers; None: off).
     ``setting_values`` (name -> value) are the settings table's values it runs with, which ``/api/settings``
     answers (``ridgeline.settings``): ``reload_interval`` and ``token`` are this call's, the others the defaults
     unless given. With

@@ -24,7 +24,6 @@ from ridgeline.store.provider import RunInfo
 from ridgeline.store.status import CRASHED_AFTER_S
 from ridgeline.store.trials import TrialLinks, link_trials
 
-
 STATUS_REFRESH_S = 5.0
 
 

@@ -146,9 +146,10 @@ class RunInfo:
 
     ``tags`` lists every tag per kind (bookkeeping tags included), sorted; kinds without tags are left out.
     ``first_wall_time``/``last_wall_time`` span the run's records (the writer's run-metadata record, written when a
-    writer opens, and its end record, written when it closes, do not move ``last_wall_time``); ``last_step`` is the largest step of any series' last point;
-    all three are None for a run with no record yet. ``annotations`` counts the visible annotations. ``epoch``
-    changes when the run is re-read from scratch (then every series' :class:`Version` changes with it).
+    writer opens, and its end record, written when it closes, do not move ``last_wall_time``); ``last_step`` is the
+    largest step of any series' last point; all three are None for a run with no record yet. ``annotations``
+    counts the visible annotations. ``epoch`` changes when the run is re-read from scratch (then every series'
+    :class:`Version` changes with it).
     """
 
     name: str

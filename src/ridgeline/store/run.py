@@ -66,7 +66,7 @@ class RunData:
         series.append(ref)
         # The run metadata is recorded when the writer opens, the end record when it closes: they say when the
         # writer started and stopped, not when the run last logged something, so they do not move ``last_wall_time``.
-        last = None if tag == RUN_METADATA_TAG or tag == RUN_END_TAG else ref.wall_time
+        last = None if tag in (RUN_METADATA_TAG, RUN_END_TAG) else ref.wall_time
         self._arrived((kind, tag), ref.step, ref.wall_time, last)
 
     def _arrived(self, key: SeriesKey, last_step: int, first_wall: float, last_wall: float | None) -> None:

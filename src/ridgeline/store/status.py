@@ -130,7 +130,9 @@ def _session_end(provider: Provider, run: str) -> _End | None:
     if record.status == "running":
         return None
     failed = record.status == "failure"
-    return _End(last.wall_time, failed, record.end_time_secs or last.wall_time, "session end: FAILURE" if failed else None)
+    return _End(
+        last.wall_time, failed, record.end_time_secs or last.wall_time, "session end: FAILURE" if failed else None
+    )
 
 
 def _string(value: Any) -> str | None:
