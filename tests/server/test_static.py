@@ -108,6 +108,7 @@ BUILTIN = [
     "distributions",
     "custom_scalars",
     "hparams",
+    "runs",
     "projector",
     "graphs",
     "profile",
