@@ -169,3 +169,34 @@ def test_the_logs_view_filters_by_regex_and_follows_a_growing_run(
     earlier = ["tick 0 loss 1.000", "tick 1 loss 0.500", "tick 2 loss 0.333"]
     expect(lines).to_have_text([*earlier, "tick 3 later", "tick 4 later"])
     logs.screenshot(path=str(artifacts / "runs_logs.png"))
+
+
+def test_note_and_log_search_hits_open_the_runs_row_and_its_logs(
+    page: Page, ended_runs: Path, serve: Callable[[Path], ServedLogdir]
+) -> None:
+    page.goto(serve(ended_runs).url)
+    expect(page.locator("[data-testid=run-selector] input[type=checkbox]")).to_have_count(3)
+    box = page.locator("[data-testid=search-box]")
+    results = page.locator("[data-testid=search-results]")
+    page.locator("main#main").click(position={"x": 5, "y": 5})
+    page.keyboard.press("/")
+    expect(box).to_be_focused()
+    box.fill("log:^tick 1")
+    expect(results).to_have_attribute("data-query", "log:^tick 1")
+    expect(results).to_have_attribute("aria-busy", "false")
+    log_hits = results.locator('[data-testid=search-hit][data-kind="log"]')
+    expect(log_hits).to_have_count(3)  # each run printed it
+    log_hits.and_(page.locator('[data-run="failed"]')).click()
+    runs_tab = page.locator('nav[aria-label="Dashboards"] button[data-dashboard="runs"]')
+    expect(runs_tab).to_have_attribute("aria-current", "page")
+    expect(page.locator("[data-testid=runs-table] tbody tr[data-run]")).to_have_count(1)  # only its run selected
+    logs = page.locator('[data-testid=logs-view][aria-label="logs of failed"]')
+    expect(logs.locator(".rl-logs-text").first).to_have_text("tick 0 loss 1.000")
+
+    page.keyboard.press("/")
+    expect(box).to_be_focused()
+    box.fill("note:smaller")
+    expect(results).to_have_attribute("data-query", "note:smaller")
+    expect(results).to_have_attribute("aria-busy", "false")
+    results.locator('[data-testid=search-hit][data-kind="note"]').and_(page.locator('[data-run="crashed"]')).click()
+    expect(page.locator("[data-testid=runs-table] tbody tr[data-run]")).to_have_attribute("data-run", "crashed")
