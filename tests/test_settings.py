@@ -51,6 +51,7 @@ def a_value(name: str, tmp_path: Path) -> tuple[str, object]:
         "cache_dir": (str(tmp_path / "cache"), str(tmp_path / "cache")),
         "retention": ("--older-than 3650d", "--older-than 3650d"),
         "path_prefix": ("/ridgeline", "/ridgeline"),
+        "crashed_after": ("60", 60.0),
     }
     return samples[name]
 

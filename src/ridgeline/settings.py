@@ -10,8 +10,8 @@ Every setting has an environment variable, ``RIDGELINE_<NAME>``, read when its o
 command takes as an option (``cache_dir``) is read from its variable where it is used. ``create_app`` takes the
 table's values as ``setting_values`` (what ``/api/settings`` answers); what plugins read with
 ``ridgeline.plugins.kit.setting`` are its ``settings``: ``alert_config`` and ``diagnosis_config``, the files of
-the ``alerts_config`` and ``diagnosis_config`` settings parsed (None: the defaults), and ``retention``, the status
-of the sweeps the ``retention`` setting runs (None: off).
+the ``alerts_config`` and ``diagnosis_config`` settings parsed (None: the defaults), ``retention``, the status
+of the sweeps the ``retention`` setting runs (None: off), and ``crashed_after`` (seconds) as set.
 
 This module imports nothing of ridgeline: the server, the CLI and the docs generator all read it.
 """
@@ -130,6 +130,15 @@ SETTINGS: tuple[Setting, ...] = (
         "Serve the page and the API under this path, e.g. /ridgeline, for a reverse proxy that forwards it as it is "
         "(docs/retention.md).",
         ("serve",),
+    ),
+    Setting(
+        "crashed_after",
+        float,
+        300.0,
+        "Seconds without a write after which a run that recorded no end counts as crashed (ridgeline's writer) or "
+        "stopped (other writers); a live ridgeline writer touches its file every 30 s (docs/runs.md).",
+        ("serve",),
+        minimum=0,
     ),
     Setting(
         "cache_dir",

@@ -141,7 +141,7 @@ def test_every_dashboard_tab_is_in_view_at_1280_px(
     page.goto(served.url)
     nav = page.locator('nav[aria-label="Dashboards"]')
     expected = ["Scalars", "Insights", "Distributions", "Histograms", "Images", "Graphs", "Audio", "Text"]
-    expected += ["PR Curves", "Confusion", "Custom scalars", "HParams", "Time Series", "Projector", "Profile"]
+    expected += ["PR Curves", "Confusion", "Custom scalars", "HParams", "Runs", "Time Series", "Projector", "Profile"]
     expect(nav.get_by_role("button")).to_have_text(expected)
     boxes = nav.get_by_role("button").evaluate_all(
         "bs => bs.map(b => { const r = b.getBoundingClientRect(); return [r.left, r.right]; })"

@@ -124,6 +124,7 @@ BUILTIN = [
     "distributions",
     "custom_scalars",
     "hparams",
+    "runs",
     "projector",
     "graphs",
     "profile",

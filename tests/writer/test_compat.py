@@ -20,7 +20,7 @@ from PIL import Image
 
 from ridgeline import SummaryWriter
 from ridgeline.format.proto import event_pb2, summary_pb2
-from ridgeline.format.tags import RUN_METADATA_TAG
+from ridgeline.format.tags import RUN_END_TAG, RUN_METADATA_TAG
 from tests.conftest import read_events
 
 RNG = np.random.default_rng(7)
@@ -128,7 +128,7 @@ def summaries_by_run(log_dir: Path) -> dict[str, list[tuple[int, str, tuple[byte
         run = path.parent.relative_to(log_dir).as_posix()
         for event in read_events(path):
             for value in event.summary.value:
-                if value.tag != RUN_METADATA_TAG:
+                if value.tag not in (RUN_METADATA_TAG, RUN_END_TAG):
                     runs.setdefault(run, []).append((event.step, value.tag, normalised(value)))
     return {run: sorted(entries, key=lambda e: (e[0], e[1], e[2][0])) for run, entries in runs.items()}
 

@@ -27,6 +27,8 @@ KIND_STYLE = {
     "date": "green",
     "text": "",
     "annotation": "yellow",
+    "note": "italic",
+    "log": "dim",
 }
 
 

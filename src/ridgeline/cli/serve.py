@@ -49,6 +49,7 @@ def serve(
     alerts_config: Path | None,
     diagnosis_config: Path | None,
     retention: str | None,
+    crashed_after: float,
     path_prefix: str | None,
     get_path: str | None,
 ) -> None:
@@ -106,7 +107,12 @@ def serve(
         reload_interval=reload_interval if reload_interval > 0 else None,
         token=token,
         logdir_label=logdir,
-        settings={"alert_config": alert_config, "diagnosis_config": diagnosis, "retention": sweeper},
+        settings={
+            "alert_config": alert_config,
+            "diagnosis_config": diagnosis,
+            "retention": sweeper,
+            "crashed_after": crashed_after,
+        },
         setting_values=effective,
         path_prefix=prefix,
     )

@@ -14,6 +14,7 @@ RUN_METADATA_TAG = RIDGELINE_PREFIX + "run_metadata"  # what a run records about
 ANNOTATION_TAG = RIDGELINE_PREFIX + "annotations"  # SummaryWriter.add_annotation
 NOTES_TAG = RIDGELINE_PREFIX + "notes"  # SummaryWriter.add_note (Markdown)
 CONSOLE_TAG = RIDGELINE_PREFIX + "console"  # SummaryWriter(capture_console=True): batches of stdout/stderr lines
+RUN_END_TAG = RIDGELINE_PREFIX + "run_end"  # how a writer ended: {"status": "finished"|"failed", ...} (JSON)
 # SummaryWriter.sync_step: a scalar per step whose wall time is when the rank left the barrier, value how long it
 # waited there (so it arrived at wall_time - value).
 SYNC_TAG = RIDGELINE_PREFIX + "sync"

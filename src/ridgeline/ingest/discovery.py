@@ -46,6 +46,7 @@ class FileSystem(Protocol):
     def is_dir(self, path: str) -> bool: ...
     def walk_files(self, root: str) -> Iterator[tuple[str, list[str]]]: ...
     def size(self, path: str) -> int: ...
+    def modified(self, path: str) -> float | None: ...
     def read(self, path: str, offset: int, length: int) -> bytes: ...
     def open_binary(self, path: str) -> BinaryIO: ...
     def join(self, *parts: str) -> str: ...
@@ -114,6 +115,12 @@ class LocalFileSystem:
     def size(self, path: str) -> int:
         return os.stat(path).st_size
 
+    def modified(self, path: str) -> float | None:
+        try:
+            return os.stat(path).st_mtime
+        except OSError:
+            return None
+
     def read(self, path: str, offset: int, length: int) -> bytes:
         with open(path, "rb") as file:
             file.seek(offset)
@@ -154,6 +161,28 @@ class FsspecFileSystem:
 
     def size(self, path: str) -> int:
         return int(self.fs.size(path))
+
+    def modified(self, path: str) -> float | None:
+        """The object's modification time (S3's LastModified, GCS's updated, a local mtime), None if unknown."""
+        try:
+            info = self.fs.info(path)
+        except (OSError, ValueError):
+            return None
+        for key in ("mtime", "LastModified", "last_modified", "updated", "modified", "created"):
+            value = info.get(key)
+            if isinstance(value, int | float):
+                return float(value)
+            timestamp = getattr(value, "timestamp", None)
+            if callable(timestamp):
+                return float(timestamp())
+            if isinstance(value, str):
+                from datetime import datetime
+
+                try:
+                    return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+                except ValueError:
+                    continue
+        return None
 
     def read(self, path: str, offset: int, length: int) -> bytes:
         with self.fs.open(path, "rb") as file:

@@ -115,6 +115,12 @@ class Ingestor:
         """The run's directory, a local path or a URL, as discovery found it."""
         return self.directories[run]
 
+    def last_modified(self, run: str) -> float | None:
+        """When the run's event files were last modified, asked of the file system now (``Provider.last_modified``)."""
+        state = self.states[run]
+        times = [when for path in list(state.tails) if (when := state.fs.modified(path)) is not None]
+        return max(times, default=None)
+
     # --- passes -------------------------------------------------------------------------------------------
     def reload(self) -> PassStats:
         """One pass: find new runs and files, read what every file gained since the last pass."""

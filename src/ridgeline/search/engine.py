@@ -36,15 +36,16 @@ from ridgeline.search.patterns import (
     required_literal,
 )
 
-Kind = Literal["run", "tag", "hparam", "text", "annotation", "date", "metadata"]
+Kind = Literal["run", "tag", "hparam", "text", "annotation", "date", "metadata", "note", "log"]
 Mode = Literal["pattern", "query", "question"]
 _PROGRAMS = 256  # compiled patterns kept (the page searches as the user types)
 
 
 @dataclass(frozen=True, slots=True)
 class Hit:
-    """One matching entry. ``tag``: the tag (tag and text hits), "start"/"end" for a date hit, else None;
-    ``step``: the step of a text or annotation hit, else None."""
+    """One matching entry. ``tag``: the tag (tag and text hits), "start"/"end" for a date hit, "stdout"/"stderr"
+    for a log hit, else None; ``step``: the step of a text, annotation or log hit (None for a console line
+    printed before any step), else None."""
 
     kind: Kind
     run: str

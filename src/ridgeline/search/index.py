@@ -3,7 +3,10 @@ tag name tables, and keeping them current from a LogDir as ingest appends.
 
 An entry is (field, run, text, tag, step): a run name, a tag name, a run's hyperparameters as one line
 ``lr=0.001 batch_size=64``, a run metadata line (``host=...``), a start or end time (``20241105143000`` and
-``2024-11-05T14:30:00``), a line of a text summary, an annotation line (their texts: :mod:`.entries`). A refresh
+``2024-11-05T14:30:00``), a line of a text summary, an annotation line, a line of the run's notes (its README.md /
+README.txt / NOTES.md and ``add_note``), a captured console line with its stream and step (their texts:
+:mod:`.entries`). The notes file is read again when the run changed (a README edited while the run is idle is
+found after its next change, or the next start). A refresh
 reads only what changed: runs whose generation token moved, series whose version grew.
 """
 
@@ -14,9 +17,12 @@ from typing import Any
 
 import numpy as np
 
+from ridgeline.format.console import parse_line
 from ridgeline.format.tags import (
     ANNOTATION_TAG,
+    CONSOLE_TAG,
     HPARAMS_SESSION_START_TAG,
+    NOTES_TAG,
     RIDGELINE_PREFIX,
     RUN_METADATA_PREFIX,
     RUN_METADATA_TAG,
@@ -44,6 +50,7 @@ class _RunState:
     started: float | None = None
     times: tuple[float | None, float | None] = (None, None)
     embedded: tuple[object, ...] = ()  # (shape, last step) when the run's embedding tags were last read
+    notes_read: tuple[object, ...] | None = None  # (shape, last step, last wall time) when its notes were read
 
 
 class Index:
@@ -177,6 +184,10 @@ class Index:
                 if tag not in state.tags:
                     state.tags.add(tag)
                     self.add(state.id, "tag", tag, tag)
+        stamp = (shape, info.last_step, info.last_wall_time)
+        if stamp != state.notes_read:  # the notes file is not in the events: read when the run changed
+            state.notes_read = stamp
+            self._index_notes(logdir, name, state)
         for kind in ("text", "hparams"):
             for tag in info.tags.get(kind, ()):  # type: ignore[call-overload]
                 key = (kind, tag)
@@ -216,6 +227,16 @@ class Index:
                 for line in lines_of(text):
                     self.add(state.id, "annotation", line, None, step)
             state.texts[tag] = len(notes)
+        elif tag == NOTES_TAG:
+            self._index_notes(logdir, name, state)
+        elif tag == CONSOLE_TAG:
+            entries = logdir.text(name, tag)
+            for entry in entries[state.texts.get(tag, 0) :]:
+                for printed in text_lines(entry.value):
+                    console = parse_line(printed)
+                    if console is not None:
+                        self.add(state.id, "log", console.text, console.stream, console.step)
+            state.texts[tag] = len(entries)
         elif kind == "text" and not tag.startswith((RIDGELINE_PREFIX, RUN_METADATA_PREFIX)):
             entries = logdir.text(name, tag)
             for entry in entries[state.texts.get(tag, 0) :]:
@@ -226,6 +247,15 @@ class Index:
                 for line in lines:
                     self.add(state.id, "text", line, tag, entry.step)
             state.texts[tag] = len(entries)
+
+    def _index_notes(self, logdir: LogDir, name: str, state: _RunState) -> None:
+        """The run's notes (file and add_note), one entry per non-empty line, replacing the ones indexed before."""
+        try:
+            notes = logdir.notes(name)
+        except (KeyError, ValueError, OSError):
+            notes = []
+        lines = [line for note in notes for line in lines_of(note)]
+        self._replace(state, "note", [("note", line, None, None) for line in lines])
 
     def _replace(self, state: _RunState, key: str, entries: list[tuple[str, str, str | None, int | None]]) -> None:
         """Set the run's entries of one kind (hparams, metadata, dates) to ``entries``, if they changed."""

@@ -30,8 +30,16 @@ import re2
 from ridgeline.search.errors import SearchError
 
 # The fields an entry belongs to, in the order hits are listed; the prefix a query scopes a term with.
-FIELDS = ("run", "tag", "hparam", "metadata", "date", "text", "annotation")
-ALIASES = {"hparams": "hparam", "meta": "metadata", "annotations": "annotation", "tags": "tag", "runs": "run"}
+FIELDS = ("run", "tag", "hparam", "metadata", "date", "text", "annotation", "note", "log")
+ALIASES = {
+    "hparams": "hparam",
+    "meta": "metadata",
+    "annotations": "annotation",
+    "tags": "tag",
+    "runs": "run",
+    "notes": "note",
+    "logs": "log",
+}
 _PREFIX = re.compile(r"([a-z]+):")
 _KEYWORDS = ("AND", "OR", "NOT")
 _MULTILINE = "(?m)"

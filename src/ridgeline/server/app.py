@@ -29,10 +29,16 @@ from ridgeline.server.static import methods_of, mount_static
 from ridgeline.services.runs import RunIndex
 from ridgeline.settings import defaults
 from ridgeline.store.logdir import LogDir
+from ridgeline.store.status import CRASHED_AFTER_S
 
 # What plugins read with ridgeline.plugins.kit.setting when the caller does not say (ridgeline.settings documents
 # the ones the command line sets).
-DEFAULT_SETTINGS: dict[str, Any] = {"alert_config": None, "diagnosis_config": None, "retention": None}
+DEFAULT_SETTINGS: dict[str, Any] = {
+    "alert_config": None,
+    "diagnosis_config": None,
+    "retention": None,
+    "crashed_after": CRASHED_AFTER_S,
+}
 
 
 def create_app(
@@ -51,9 +57,10 @@ def create_app(
     background while the app runs (started and stopped by the app's lifespan). ``plugins`` are registered
     after the ones installed (entry points of the ``ridgeline.plugins`` group, the built-ins among them); an
     invalid or duplicate name raises ValueError here. ``settings`` (name -> value) are what plugins read with
-    ``ridgeline.plugins.kit.setting``: ``alert_config`` and ``diagnosis_config`` (None: the defaults), and
-    ``retention``, the status of ``serve --retention``'s sweeps (an object whose ``snapshot()`` is what
-    ``/api/retention`` answers; None: off).
+    ``ridgeline.plugins.kit.setting``: ``alert_config`` and ``diagnosis_config`` (None: the defaults),
+    ``crashed_after`` (seconds without a write before a run with no end counts as crashed), and ``retention``,
+    the status of ``serve --retention``'s sweeps (an object whose ``snapshot()`` is what ``/api/retention``
+    answers; None: off).
     ``setting_values`` (name -> value) are the settings table's values it runs with, which ``/api/settings``
     answers (``ridgeline.settings``): ``reload_interval`` and ``token`` are this call's, the others the defaults
     unless given. With
@@ -97,7 +104,8 @@ def create_app(
         "reload_interval": reload_interval or 0.0,  # none: read once, as --reload-interval 0 says it
         "token": token or None,
     }
-    app.state.services = {"run_index": RunIndex(logdir)}  # per-app objects (ridgeline.plugins.kit.app_service)
+    # per-app objects (ridgeline.plugins.kit.app_service)
+    app.state.services = {"run_index": RunIndex(logdir, crashed_after=float(app.state.settings["crashed_after"]))}
     app.state.reload_interval = reload_interval
     app.state.logdir_label = logdir_label if logdir_label is not None else logdir.label
 

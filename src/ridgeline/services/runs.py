@@ -6,37 +6,62 @@ vanished), from each run's :class:`~ridgeline.store.provider.RunInfo` (no series
 A torch ``add_hparams`` trial is attached to the run it was written from (:mod:`ridgeline.store.trials`): that run
 is listed under the kind "hparams" with ``hparams_trial`` naming the sub-run that holds its hyperparameters, and
 the trial says which run it is attached to in ``attached_to``.
+
+Each run also carries its ``status`` (running, finished, failed, crashed, stopped: :mod:`ridgeline.store.status`).
+A status changes with time alone (a run nobody writes to becomes crashed), so the statuses are derived again when
+the generation moved or :data:`STATUS_REFRESH_S` passed since they were, whichever comes first.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any
 
 from ridgeline.format.tags import HPARAMS_SESSION_START_TAG
 from ridgeline.store.logdir import LogDir, user_tags
 from ridgeline.store.provider import RunInfo
+from ridgeline.store.status import CRASHED_AFTER_S
 from ridgeline.store.trials import TrialLinks, link_trials
+
+STATUS_REFRESH_S = 5.0
 
 
 class RunIndex:
-    """Every run with its tags per kind and its last step and wall time, rebuilt when the store changed."""
+    """Every run with its tags per kind, its last step and wall time and its status, rebuilt when the store
+    changed (the statuses also every :data:`STATUS_REFRESH_S` seconds)."""
 
-    def __init__(self, logdir: LogDir) -> None:
+    def __init__(self, logdir: LogDir, *, crashed_after: float = CRASHED_AFTER_S) -> None:
         self._logdir = logdir
+        self._crashed_after = crashed_after
         self._lock = threading.Lock()
         self._generation = -1
         self._runs: list[dict[str, Any]] = []
+        self._statuses_at = float("-inf")
         self._embedding_tags: dict[str, tuple[tuple[Any, ...], list[str]]] = {}
+
+    @property
+    def crashed_after(self) -> float:
+        return self._crashed_after
 
     def current(self) -> tuple[int, list[dict[str, Any]]]:
         with self._lock:
             generation = self._logdir.generation  # read before building: a pass that ends meanwhile forces a rebuild
-            if generation != self._generation:
+            rebuilt = generation != self._generation
+            if rebuilt:
                 links = link_trials(self._logdir)
                 self._runs = [self._describe(run, links) for run in self._logdir.runs()]
                 self._generation = generation
+            if rebuilt or time.monotonic() - self._statuses_at >= STATUS_REFRESH_S:
+                self._runs = [{**entry, "status": self._status(entry["run"])} for entry in self._runs]
+                self._statuses_at = time.monotonic()
             return generation, self._runs
+
+    def _status(self, run: str) -> str | None:
+        try:
+            return self._logdir.status(run, crashed_after=self._crashed_after).status
+        except KeyError:  # vanished meanwhile
+            return None
 
     def _embeddings(self, run: str, info: RunInfo) -> list[str]:
         """The run's embedding tags; its projector config is read again only when the run changed."""

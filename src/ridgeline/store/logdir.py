@@ -56,6 +56,7 @@ from ridgeline.store.payloads import (
 )
 from ridgeline.store.provider import Provider, RunInfo, Scalars, StoredEntry, UnknownSeries, Version
 from ridgeline.store.selection import Matcher, PatternError, compile_pattern
+from ridgeline.store.status import CRASHED_AFTER_S, RunStatus, run_status
 
 if TYPE_CHECKING:
     import pandas
@@ -250,6 +251,14 @@ class LogDir:
     def run_directory(self, run: str) -> str:
         """The run's directory, a local path or a URL (files written beside its event files, e.g. profiler traces)."""
         return self._provider.run_directory(run)
+
+    def last_modified(self, run: str) -> float | None:
+        """When the run's event files were last modified, as the file system says now (None: it cannot say)."""
+        return self._provider.last_modified(run)
+
+    def status(self, run: str, *, crashed_after: float = CRASHED_AFTER_S, now: float | None = None) -> RunStatus:
+        """How the run stands: running, finished, failed, crashed or stopped (:mod:`ridgeline.store.status`)."""
+        return run_status(self._provider, run, crashed_after=crashed_after, now=now)
 
     def hparams(self, run: str) -> HParams | None:
         """The run's hyperparameters and session status, or None (see :class:`~ridgeline.store.payloads.HParams`)."""

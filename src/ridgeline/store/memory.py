@@ -40,6 +40,7 @@ class Loader(Protocol):
 
     def notes_file(self, run: str) -> str | None: ...
     def run_directory(self, run: str) -> str: ...
+    def last_modified(self, run: str) -> float | None: ...
 
 
 class MemoryProvider:
@@ -127,6 +128,10 @@ class MemoryProvider:
     def run_directory(self, run: str) -> str:
         self._run(run)
         return self._loader.run_directory(run)
+
+    def last_modified(self, run: str) -> float | None:
+        self._run(run)
+        return self._loader.last_modified(run)
 
     # --- liveness -----------------------------------------------------------------------------------------------
     def reload(self) -> None:

@@ -42,6 +42,9 @@ directory vanished. A reader caches on two cheap tokens:
 **Run info** (:class:`RunInfo`): a run's tags per kind, first and last wall time, last step and annotation count,
 kept as points arrive (never found by scanning every series).
 
+**Liveness of a run**: :meth:`Provider.last_modified`, its event files' modification time, asked of the file
+system when called (as :meth:`Provider.notes_file` reads the notes).
+
 **Problems** (:class:`Problem`): everything that could not be read — corrupt records with their file and byte
 offset, unreadable files, values that decode to nonsense — listed once each.
 
@@ -148,9 +151,10 @@ class RunInfo:
 
     ``tags`` lists every tag per kind (bookkeeping tags included), sorted; kinds without tags are left out.
     ``first_wall_time``/``last_wall_time`` span the run's records (the writer's run-metadata record, written when a
-    writer opens, does not move ``last_wall_time``); ``last_step`` is the largest step of any series' last point;
-    all three are None for a run with no record yet. ``annotations`` counts the visible annotations. ``epoch``
-    changes when the run is re-read from scratch (then every series' :class:`Version` changes with it).
+    writer opens, and its end record, written when it closes, do not move ``last_wall_time``); ``last_step`` is the
+    largest step of any series' last point; all three are None for a run with no record yet. ``annotations``
+    counts the visible annotations. ``epoch`` changes when the run is re-read from scratch (then every series'
+    :class:`Version` changes with it).
     """
 
     name: str
@@ -235,6 +239,12 @@ class Provider(Protocol):
 
     def run_directory(self, run: str) -> str:
         """The run's directory (a local path or a URL): where files beside the event files live (profiler traces)."""
+        ...
+
+    def last_modified(self, run: str) -> float | None:
+        """When the run's event files were last modified (Unix seconds; the newest of them), as the file system says
+        now, or None when it cannot say. A ridgeline writer keeps its open file's time fresh (a heartbeat), so this
+        tells a quiet live run from a dead one (:mod:`ridgeline.store.status`)."""
         ...
 
     def problems(self) -> list[Problem]:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ridgeline.format.tags import RUN_METADATA_TAG
+from ridgeline.format.tags import RUN_END_TAG, RUN_METADATA_TAG
 from ridgeline.store.base import BlobRef, Kind, Problem
 from ridgeline.store.blobs import BlobSeries
 from ridgeline.store.restarts import RestartLog
@@ -64,9 +64,9 @@ class RunData:
         if series is None:
             series = self.blobs[(kind, tag)] = BlobSeries(restart_log=self.restart_log)
         series.append(ref)
-        # The run metadata is recorded when the writer opens: it says when the writer started, not when the run
-        # last logged something, so it does not move ``last_wall_time``.
-        last = None if tag == RUN_METADATA_TAG else ref.wall_time
+        # The run metadata is recorded when the writer opens, the end record when it closes: they say when the
+        # writer started and stopped, not when the run last logged something, so they do not move ``last_wall_time``.
+        last = None if tag in (RUN_METADATA_TAG, RUN_END_TAG) else ref.wall_time
         self._arrived((kind, tag), ref.step, ref.wall_time, last)
 
     def _arrived(self, key: SeriesKey, last_step: int, first_wall: float, last_wall: float | None) -> None:

@@ -12,6 +12,9 @@ Guarantees:
 - An error in the background thread (disk full, the file or its directory removed) is raised on the caller's
   next call and on ``close()``.
 - After ``fork()`` the child never touches the parent's file: the first event it logs opens a file of its own.
+- While the file is open its modification time is at most :data:`HEARTBEAT_SECS` old, even when nothing is
+  logged (the thread touches it): a reader tells a live run that is quiet (a long epoch) from one whose process
+  died (``ridgeline.store.status``). No record is written for it.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ FILE_VERSION = "brain.Event:2"
 MAX_PENDING_EVENTS = 1 << 16
 MAX_PENDING_BYTES = 64 << 20
 WRITE_BATCH = 4096  # records per os.write while draining a backlog
+HEARTBEAT_SECS = 30.0  # an open file's modification time is never older than this
 
 _uid = itertools.count()
 _live_writers: weakref.WeakSet[EventFileWriter] = weakref.WeakSet()
@@ -250,6 +254,11 @@ class EventFileWriter:
     def closed(self) -> bool:
         return self._closed
 
+    @property
+    def writable(self) -> bool:
+        """Open, with a file of this process (a fork child that never logged has none yet) and no pending error."""
+        return not self._closed and not isinstance(self._queue, _OpenOnFirstUse) and self._error is None
+
     def _raise_error(self) -> None:
         error = self._error
         raise RuntimeError(f"ridgeline: writing {self.path} failed: {error}") from error
@@ -257,8 +266,14 @@ class EventFileWriter:
     # --- the background thread ---------------------------------------------------------------------------
     def _run(self) -> None:
         deadline = time.monotonic() + self.flush_secs
+        beat = time.monotonic() + HEARTBEAT_SECS
         while True:
-            self._wake.wait(max(0.0, deadline - time.monotonic()))
+            woken = self._wake.wait(max(0.0, min(deadline, beat) - time.monotonic()))
+            if time.monotonic() >= beat:
+                self._heartbeat()
+                beat = time.monotonic() + HEARTBEAT_SECS
+            if not woken and time.monotonic() < deadline:  # only the heartbeat was due: the queue waits its turn
+                continue
             self._wake.clear()
             stopping = self._stopping
             try:
@@ -333,6 +348,11 @@ class EventFileWriter:
                 f"the event file was deleted or replaced while the run was writing to it (was the log directory "
                 f"{self.log_dir!r} removed?); what was logged since is not on disk"
             )
+
+    def _heartbeat(self) -> None:
+        """Touch the file: its modification time says the process is alive (no byte is written)."""
+        with contextlib.suppress(OSError, NotImplementedError):
+            os.utime(self._fd if os.utime in os.supports_fd else self.path)
 
     def _release_waiters(self) -> None:
         with self._space:

@@ -4,6 +4,10 @@ Stored as a text summary under ``RUN_METADATA_TAG`` (:mod:`ridgeline.format.tags
 (:mod:`ridgeline.format.run_metadata`), so TensorBoard shows it as readable text and ridgeline parses it back.
 Annotations use ``ANNOTATION_TAG`` the same way (plain text).
 
+How the writer ended is recorded the same way, under ``RUN_END_TAG``, when it is closed and at interpreter exit
+(:func:`run_end_summary`): ``{"status": "finished" | "failed", "end_time", "error"?, "traceback"?}``. A run whose
+process was killed has none; ``ridgeline.store.status`` tells it crashed from its files' age.
+
 Under a distributed launcher the record also says which rank wrote it (``distributed``): torchrun's run id and
 restart count, the rank, local rank, world size and group (node) rank, as the launcher's environment gives them.
 ``RANK`` alone does not identify a process across restarts (an elastic restart may renumber the ranks), so the
@@ -23,9 +27,10 @@ from typing import Any
 
 from ridgeline.format.proto import plugins_pb2, summary_pb2, tensor_pb2, tensor_shape_pb2, types_pb2
 from ridgeline.format.run_metadata import render
-from ridgeline.format.tags import RUN_METADATA_TAG, TEXT_PLUGIN
+from ridgeline.format.tags import RUN_END_TAG, RUN_METADATA_TAG, TEXT_PLUGIN
 
 _GIT_TIMEOUT_S = 2.0
+MAX_TRACEBACK = 16 << 10  # characters of a failure's traceback kept in the end record (its last ones)
 
 # The launcher's variables recorded per rank: (key in the record, environment variable, integer?).
 _DISTRIBUTED_VARIABLES = (
@@ -133,3 +138,17 @@ def collect(start_time: float, rank: int | None = None) -> dict[str, Any]:
 
 def run_metadata_summary(start_time: float | None = None, rank: int | None = None) -> summary_pb2.Summary:
     return text_summary(RUN_METADATA_TAG, render(collect(time.time() if start_time is None else start_time, rank)))
+
+
+def run_end_summary(failed: bool, error: BaseException | str | None = None) -> summary_pb2.Summary:
+    """The end record: ``finished``, or ``failed`` with what failed (an exception: its message and traceback)."""
+    info: dict[str, Any] = {"status": "failed" if failed else "finished", "end_time": time.time()}
+    if isinstance(error, BaseException):
+        import traceback
+
+        info["error"] = f"{type(error).__name__}: {error}".strip().removesuffix(":")
+        text = "".join(traceback.format_exception(error)).rstrip("\n")
+        info["traceback"] = text[-MAX_TRACEBACK:]
+    elif error:
+        info["error"] = error
+    return text_summary(RUN_END_TAG, render(info))

@@ -21,7 +21,7 @@ from ridgeline.format.proto import event_pb2, graph_pb2, hparams_pb2, summary_pb
 from ridgeline.format.tags import ANNOTATION_TAG, CONSOLE_TAG, NOTES_TAG, SYNC_TAG
 from ridgeline.writer import console, distributed, signals, summaries
 from ridgeline.writer.event_file import EventFileWriter
-from ridgeline.writer.run_metadata import metadata_step, run_metadata_summary, text_summary
+from ridgeline.writer.run_metadata import metadata_step, run_end_summary, run_metadata_summary, text_summary
 from ridgeline.writer.values import INT64_MAX, INT64_MIN, check_tag, to_float, to_step
 
 
@@ -116,6 +116,7 @@ class SummaryWriter:
         # Checked before anything is written; the session stays open until close() or exit records its end.
         session_start = None if hparams is None else summaries.session_start(hparams, start_time_secs=time.time())
         self._session_open = session_start is not None
+        self._failure: BaseException | str | None = None  # what made the run fail, recorded by its end record
         self.file_writer: EventFileWriter | None = None
         self._get_file_writer()
         if record_run_metadata:
@@ -510,13 +511,19 @@ class SummaryWriter:
         check_tag(text, method="add_annotation", argument="text")
         self._write_summary("add_annotation", text_summary(ANNOTATION_TAG, text), step, walltime)
 
-    def add_note(self, markdown: str) -> None:
+    def add_note(self, markdown: str, *, tags: Sequence[str] = ()) -> None:
         """A note about the run (Markdown: what was tried, why); ridgeline shows the notes with the run, as it does
-        a README.md, README.txt or NOTES.md in the run's directory. Each call adds one note.
+        a README.md, README.txt or NOTES.md in the run's directory. Each call adds one note. ``tags`` (e.g.
+        ``["baseline"]``) are written as the note's front matter (``---\ntags: baseline\n---``), which the Runs
+        table shows as the run's tags (docs/runs.md).
 
         A series keeps only its last record at a step, so each record holds every note of this writer so far."""
         if not isinstance(markdown, str):
             raise TypeError(f"add_note: markdown must be a string, got {type(markdown).__name__}")
+        if isinstance(tags, str) or not all(isinstance(t, str) and t and not set(t) & set(",\n[]") for t in tags):
+            raise TypeError(f"add_note: tags must be a list of words without commas or newlines, got {tags!r}")
+        if tags:
+            markdown = "---\ntags: " + ", ".join(tags) + "\n---\n" + markdown
         self._notes.append(markdown)
         self._write_summary("add_note", console.lines_summary(NOTES_TAG, self._notes), None, None)
 
@@ -545,14 +552,18 @@ class SummaryWriter:
             writer.flush()
 
     def close(self) -> None:
-        """Flush and close every file. The writer may be used again: it then starts new files, as torch's does."""
+        """Flush and close every file, after recording how the run ended (``finished``, or ``failed`` when a
+        ``with`` block or a framework said so). The writer may be used again: it then starts new files, as torch's
+        does, and the run counts as running until it is closed again."""
         if self._console is not None:
             self._console.stop()
             self._console = None
         if self._system_metrics is not None:
             self._system_metrics.stop()
             self._system_metrics = None
-        self._end_session(hparams_pb2.STATUS_SUCCESS)
+        self._end_session(hparams_pb2.STATUS_FAILURE if self._failure is not None else hparams_pb2.STATUS_SUCCESS)
+        self._write_run_end()
+        self._failure = None
         _open_writers.discard(self)
         writers = self._writers()
         self.file_writer = None
@@ -567,10 +578,21 @@ class SummaryWriter:
             raise errors[0]
 
     def _end_session(self, status: hparams_pb2.Status) -> None:
-        """Record when and how a run given ``hparams=`` ended (its session end), once."""
+        """Record when and how a run given ``hparams=`` ended (its session end), once. A failure is remembered for
+        the end record that close() writes."""
+        if status == hparams_pb2.STATUS_FAILURE and self._failure is None:
+            self._failure = "the run reported a failure"
         if self.file_writer is not None and self._session_open:
             self._write_summary("close", summaries.session_end(status, end_time_secs=time.time()), None, None)
             self._session_open = False
+
+    def _write_run_end(self) -> None:
+        """The end record (``ridgeline.writer.run_metadata.run_end_summary``) in every open file of this writer:
+        the run's own and each ``add_scalars`` sub-run's."""
+        summary = run_end_summary(self._failure is not None, self._failure)
+        for writer in self._writers():
+            if writer.writable:  # a failed file raises its error at close, not here
+                writer.add_event(event_pb2.Event(summary=summary))
 
     def _writers(self) -> list[EventFileWriter]:
         main = [self.file_writer] if self.file_writer is not None else []
@@ -579,22 +601,36 @@ class SummaryWriter:
     def __enter__(self) -> SummaryWriter:
         return self
 
-    def __exit__(self, *exc_info: object) -> None:
+    def __exit__(self, exc_type: object, exc: BaseException | None, traceback: object) -> None:
+        if exc is not None and self._failure is None and not _clean_exit(exc):
+            self._failure = exc  # the block raised: the run failed, whatever happens to the exception next
         self.close()
 
 
 _open_writers: weakref.WeakSet[SummaryWriter] = weakref.WeakSet()
 
 
+def _clean_exit(exc: BaseException) -> bool:
+    """An exception that ends a program without failing it: ``sys.exit()``/``sys.exit(0)``, a generator closed."""
+    return isinstance(exc, GeneratorExit) or (isinstance(exc, SystemExit) and exc.code in (0, None))
+
+
 def _end_sessions_at_exit() -> None:
-    """Runs before the event files' own exit handler (atexit is last-in, first-out)."""
-    failed = getattr(sys, "last_value", None) is not None  # set when an uncaught exception ended the program
+    """Runs before the event files' own exit handler (atexit is last-in, first-out): every writer left open
+    records how the program ended. The interpreter sets ``sys.last_value`` when an uncaught exception ends the
+    main program, before exit handlers run (and after ``sys.excepthook`` printed it, whoever replaced the hook),
+    so no hook of ours is needed: the exception is there to record as the failure."""
+    uncaught = getattr(sys, "last_value", None)
     for writer in list(_open_writers):
         if writer.file_writer is not None and writer.file_writer._pid == os.getpid():
             if writer._console is not None:  # the traceback of what ended the program is on stderr by now
                 writer._console.stop()
                 writer._console = None
+            if isinstance(uncaught, BaseException) and writer._failure is None:
+                writer._failure = uncaught
+            failed = writer._failure is not None
             writer._end_session(hparams_pb2.STATUS_FAILURE if failed else hparams_pb2.STATUS_SUCCESS)
+            writer._write_run_end()
 
 
 def _flush_all_writers() -> None:

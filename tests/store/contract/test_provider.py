@@ -136,6 +136,22 @@ def test_notes_file_is_the_runs_readme_as_it_is_now(open_backend: OpenBackend, t
         provider.notes_file("nope")
 
 
+def test_last_modified_is_the_newest_event_files_time_as_it_is_now(open_backend: OpenBackend, tmp_path: Path) -> None:
+    import os
+
+    for number in range(2):
+        ridgeline.SummaryWriter(str(tmp_path / "run"), filename_suffix=f".{number}").close()
+    first, second = sorted((tmp_path / "run").iterdir())
+    os.utime(first, (1000.0, 1000.0))
+    os.utime(second, (2000.0, 2000.0))
+    provider = open_backend(tmp_path)
+    assert provider.last_modified("run") == 2000.0
+    os.utime(first, (3000.0, 3000.0))
+    assert provider.last_modified("run") == 3000.0
+    with pytest.raises(UnknownRun):
+        provider.last_modified("nope")
+
+
 def test_run_info_is_what_was_logged(open_backend: OpenBackend, tmp_path: Path) -> None:
     writer = ridgeline.SummaryWriter(str(tmp_path / "run"))  # its run-metadata record is stamped "now"
     for step in range(5):

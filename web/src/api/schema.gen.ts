@@ -1063,6 +1063,51 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/runs/logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Runs Logs
+         * @description ``{"run", "lines": [{"index", "wall_time", "stream", "step", "text"}], "next", "total", "truncated"}``: the
+         *     console lines the run captured, from ``since`` on, those ``regex`` matches (an invalid pattern is a 400 that
+         *     says why). A run without captured lines answers no lines; an unknown run is a 404.
+         */
+        get: operations["runs_logs_api_runs_logs_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/table": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Runs Table
+         * @description ``{"runs": [{"run", "status", "start_time", "end_time", "duration", "last_activity", "last_step", "hparams",
+         *     "metrics": {tag: last value}, "notes": [markdown], "tags", "error", "traceback", "has_logs", "attached_to"}],
+         *     "scalar_tags", "metrics", "crashed_after"}``. ``status`` is running, finished, failed, crashed or stopped
+         *     (docs/runs.md); ``notes`` are sent as written, without their tags declaration (the page sanitises them).
+         */
+        get: operations["runs_table_api_runs_table_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/scalars": {
         parameters: {
             query?: never;
@@ -3634,6 +3679,86 @@ export interface operations {
                 run_regex?: string | null;
                 /** @description only tags that match this regular expression (RE2 syntax, found anywhere in it; at most 2,000 characters) */
                 tag_regex?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description a missing or malformed parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    runs_logs_api_runs_logs_get: {
+        parameters: {
+            query: {
+                run: string;
+                /** @description only the lines whose text matches this regular expression (RE2 syntax, found anywhere in it; at most 2,000 characters) */
+                regex?: string | null;
+                /** @description only lines from this position on (the last answer's next) */
+                since?: number;
+                /** @description only this stream's lines */
+                stream?: ("stdout" | "stderr") | null;
+                /** @description at most this many lines (the last ones) */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description a missing or malformed parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description no such run, tag or step */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    runs_table_api_runs_table_get: {
+        parameters: {
+            query?: {
+                /** @description scalar tags whose last value each row shows, one per line */
+                metrics?: string | null;
             };
             header?: never;
             path?: never;

@@ -79,12 +79,17 @@ export type RunsResponse = Answer<
       hparams_trial?: string | null;
       /** For such a sub-run: the run it is attached to. */
       attached_to?: string | null;
+      /** running, finished, failed, crashed or stopped (docs/runs.md); null for a run that vanished meanwhile. */
+      status?: RunStatus | null;
     }[];
     generation: number;
     reload_interval: number | null;
     logdir: string;
   }
 >;
+
+/** How a run stands (ridgeline.store.status, docs/runs.md). */
+export type RunStatus = "running" | "finished" | "failed" | "crashed" | "stopped";
 
 /** `GET /api/plugins`: the names of the plugins the server serves. */
 export type PluginsResponse = Answer<"/api/plugins", { plugins: string[] }>;

@@ -74,6 +74,7 @@ export function App(props: { dashboards?: readonly Dashboard[] }) {
       parent: parents.get(r.run) ?? null,
       hparams_trial: r.hparams_trial ?? null,
       attached_to: r.attached_to ?? null,
+      status: r.status ?? null,
     }));
   }, [data]);
   const names = useMemo(() => allRuns.map((r) => r.run), [allRuns]);

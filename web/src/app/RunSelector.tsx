@@ -7,6 +7,7 @@
 import type { ComponentChildren } from "preact";
 import { useMemo, useRef, useState } from "preact/hooks";
 import { MiddleEllipsis } from "./MiddleEllipsis";
+import { StatusBadge, selectorShowsStatus } from "./StatusBadge";
 import { runDepths } from "./runOrder";
 import type { RunInfo } from "./types";
 import { FilterInput } from "./FilterInput";
@@ -147,6 +148,7 @@ export function RunSelector(props: RunSelectorProps) {
               />
               <span class="swatch" style={{ background: r.colour }} aria-hidden="true" />
               <MiddleEllipsis class="run-name" text={rowLabel(r)} title={rowTitle(r)} />
+              {selectorShowsStatus(r.status) && <StatusBadge status={r.status} compact />}
             </label>
           )}
         />

@@ -21,7 +21,7 @@ import {
   type SearchHit,
 } from "./search";
 import { ALL, normalise, type Selection } from "./selection";
-import { useUrlState } from "./state";
+import { settings, useUrlState } from "./state";
 import type { RunInfo } from "./types";
 import { useSearch, type SearchState } from "./useSearch";
 import "./search.css";
@@ -122,6 +122,10 @@ export function SearchBox(props: SearchBoxProps) {
     } else if (hit.kind === "text" && hit.tag !== null && props.dashboards.includes("text")) {
       setTagFilter(exactRegex(hit.tag));
       setTab("text");
+    } else if ((hit.kind === "note" || hit.kind === "log") && props.dashboards.includes("runs")) {
+      // The run's row in the Runs table; a console line opens the run's Logs view there too.
+      if (hit.kind === "log") settings().set("runs.logs", hit.run);
+      setTab("runs");
     }
     close();
   };

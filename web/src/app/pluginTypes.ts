@@ -19,6 +19,8 @@ export interface RunInfo {
   hparams_trial?: string | null;
   /** For such a sub-run: the run it is attached to, else null. */
   attached_to?: string | null;
+  /** "running", "finished", "failed", "crashed" or "stopped" (docs/runs.md). */
+  status?: string | null;
 }
 
 export interface DashboardProps {

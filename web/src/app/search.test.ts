@@ -40,6 +40,13 @@ describe("groupHits", () => {
   it("gives no group for no hits", () => {
     expect(groupHits([])).toEqual([]);
   });
+
+  it("titles notes and console lines, and takes note: and log: as search queries", () => {
+    const groups = groupHits([hit("log", "a", "CUDA out of memory", "stderr"), hit("note", "a", "baseline")]);
+    expect(groups.map((g) => g.title)).toEqual(["Notes", "Logs"]);
+    expect(looksLikeSearchQuery("note:baseline")).toBe(true);
+    expect(looksLikeSearchQuery("log:(?i)nan")).toBe(true);
+  });
 });
 
 describe("highlight", () => {

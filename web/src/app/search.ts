@@ -6,7 +6,7 @@
  * Everything here is pure (no DOM, no fetch) so vitest covers it; SearchBox.tsx and useRunQuery.ts use it.
  */
 
-export type SearchKind = "run" | "tag" | "hparam" | "text" | "annotation" | "date" | "metadata";
+export type SearchKind = "run" | "tag" | "hparam" | "text" | "annotation" | "date" | "metadata" | "note" | "log";
 
 export interface SearchHit {
   kind: SearchKind | string;
@@ -35,7 +35,17 @@ export interface SearchFailure {
 }
 
 /** Result panel order and headings. */
-export const KIND_ORDER: readonly SearchKind[] = ["run", "tag", "hparam", "text", "annotation", "date", "metadata"];
+export const KIND_ORDER: readonly SearchKind[] = [
+  "run",
+  "tag",
+  "hparam",
+  "note",
+  "text",
+  "annotation",
+  "log",
+  "date",
+  "metadata",
+];
 
 const KIND_TITLES: Record<string, string> = {
   run: "Runs",
@@ -45,6 +55,8 @@ const KIND_TITLES: Record<string, string> = {
   annotation: "Annotations",
   date: "Dates",
   metadata: "Metadata",
+  note: "Notes",
+  log: "Logs",
 };
 
 export function kindTitle(kind: string): string {
@@ -85,7 +97,7 @@ export function orderedHits(groups: readonly HitGroup[]): SearchHit[] {
 // --- highlighting ------------------------------------------------------------------------------------------------
 
 /** The field prefixes of the pattern language and the hit kind each one scopes to. */
-const FIELDS = ["run", "tag", "hparam", "metadata", "date", "text", "annotation"];
+const FIELDS = ["run", "tag", "hparam", "metadata", "date", "text", "annotation", "note", "log"];
 const FIELD_ALTERNATIVES = FIELDS.join("|");
 
 interface Term {

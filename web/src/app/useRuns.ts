@@ -35,6 +35,11 @@ export function generationChanged(previous: number | null | undefined, next: num
   return previous !== next;
 }
 
+/** The runs' statuses in one string, to tell when only they changed. */
+export function statusKey(response: Pick<RunsResponse, "runs">): string {
+  return response.runs.map((r) => `${r.run}\u0000${r.status ?? ""}`).join("\u0001");
+}
+
 export function useRuns(autoReload: boolean): RunsState {
   const [data, setData] = useState<RunsResponse | null>(null);
   const [error, setError] = useState<ApiError | null>(null);
@@ -43,6 +48,7 @@ export function useRuns(autoReload: boolean): RunsState {
 
   const loaded = useRef(false);
   const generation = useRef<number | null | undefined>(undefined);
+  const statuses = useRef("");
   const interval = useRef(DEFAULT_INTERVAL_S);
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const inFlight = useRef(false);
@@ -63,7 +69,10 @@ export function useRuns(autoReload: boolean): RunsState {
       // The first listing was requested by index.html while the script loaded.
       const response = await (takePrefetched<RunsResponse>("api/runs") ?? getJson<RunsResponse>("/api/runs"));
       const changed = loaded.current && generationChanged(generation.current, response.generation);
-      const sameGeneration = loaded.current && !changed;
+      // A status changes with time alone (a run nobody writes to becomes crashed): new data for the badges.
+      const nowStatuses = statusKey(response);
+      const sameGeneration = loaded.current && !changed && nowStatuses === statuses.current;
+      statuses.current = nowStatuses;
       loaded.current = true;
       generation.current = response.generation;
       interval.current = pollInterval(response);

@@ -11,7 +11,7 @@ import { formatWallTime } from "@charts/format";
 import { TagSections, entryAt, runsWithTag, tagsOf, useTagCard, wallTimeAt, type StepEntry } from "@app/cards";
 import { StepSlider } from "@media/StepSlider";
 import { useReadyFlag } from "@charts/lazyCard";
-import { renderMarkdown } from "./markdown";
+import { renderMarkdown } from "@app/markdown";
 import type { Answer } from "@api/types";
 
 export interface TextStep extends StepEntry {

@@ -1,5 +1,5 @@
 /**
- * Text summaries to safe HTML. Markdown (GitHub flavour: tables, fenced code, strikethrough) is rendered by
+ * Markdown (text summaries, run notes) to safe HTML, shared by the text and Runs dashboards. Markdown (GitHub flavour: tables, fenced code, strikethrough) is rendered by
  * marked with every raw HTML tag escaped, so `<script>` or `<img onerror=...>` written into a summary shows as
  * the text it is; DOMPurify then sanitises the result as a second line of defence (e.g. `javascript:` links).
  */
