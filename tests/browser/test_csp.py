@@ -32,7 +32,7 @@ def test_every_dashboard_works_under_the_content_security_policy(
     expect(strict_page.locator("[data-testid=scalar-card]").first).to_be_visible(timeout=60_000)
     nav = strict_page.locator('nav[aria-label="Dashboards"]')
     tabs = nav.get_by_role("button")
-    expect(tabs).to_have_count(15)
+    expect(tabs).to_have_count(16)
     for name in tabs.all_inner_texts():
         nav.get_by_role("button", name=name, exact=True).click()
         expect(nav.get_by_role("button", name=name, exact=True)).to_have_attribute("aria-current", "page")
