@@ -48,7 +48,7 @@ def _extension(output_format: str) -> str:
 
 def require_pyarrow() -> None:
     try:
-        import pyarrow  # noqa: F401
+        import pyarrow
         import pyarrow.parquet  # noqa: F401
     except ImportError:
         raise ExportError("writing Parquet needs pyarrow: pip install 'ridgeline[parquet]'") from None
