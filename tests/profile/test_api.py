@@ -6,12 +6,15 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import shutil
 import stat
 from pathlib import Path
 
 import pytest
+from fastapi.testclient import TestClient
 
 import ridgeline
+from ridgeline.server.app import create_app
 from tests.plugins.conftest import Api, in_process
 from tests.profile import handmade
 from tests.profile.traces import key_averages, trace_files
@@ -262,20 +265,47 @@ def test_broken_traces_answer_a_note_or_a_clear_error(tmp_path: Path, cache_dir:
 
 def test_parsed_traces_are_cached_privately_and_read_back_the_same(gloo_logs: Path, cache_dir: Path) -> None:
     trace = names(gloo_logs)[0]
-    with in_process(gloo_logs) as api:
+    with in_process(gloo_logs, cache=True) as api:
         first = ok(api, "operators", run="rank0", trace=trace)
     files = [path for path in cache_dir.rglob("*") if path.is_file()]
     assert files and all(path.suffix in (".npy", ".json") for path in files)
     assert all(stat.S_IMODE(os.stat(path).st_mode) == 0o600 for path in files)
     assert all(stat.S_IMODE(os.stat(path).st_mode) == 0o700 for path in cache_dir.iterdir() if path.is_dir())
-    with in_process(gloo_logs) as api:  # a new server: read from the cache directory
+    with in_process(gloo_logs, cache=True) as api:  # a new server: read from the cache directory
         assert ok(api, "operators", run="rank0", trace=trace) == first
+
+
+def test_no_cache_reaches_the_trace_cache(gloo_logs: Path, cache_dir: Path) -> None:
+    """``--no-cache`` (a log directory opened with cache=False): traces are parsed, answered, and never written to
+    or read from the cache directory."""
+    trace = names(gloo_logs)[0]
+    with in_process(gloo_logs, cache=True) as api:
+        cached = ok(api, "operators", run="rank0", trace=trace)
+    assert cache_dir.is_dir()
+    shutil.rmtree(cache_dir)
+    with in_process(gloo_logs, cache=False) as api:
+        assert ok(api, "operators", run="rank0", trace=trace) == cached
+        assert ok(api, "overview", run="rank0", trace=trace)["steps"]
+    assert not cache_dir.exists()
+
+
+def test_the_trace_cache_follows_the_log_directory_cache_dir(gloo_logs: Path, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    logdir = ridgeline.open(str(gloo_logs), cache_dir=elsewhere)
+    try:
+        with TestClient(create_app(logdir)) as client:
+            trace = names(gloo_logs)[0]
+            response = client.get("/api/profile/overview", params={"run": "rank0", "trace": trace})
+            assert response.status_code == 200, response.text
+    finally:
+        logdir.provider.close()
+    assert [path.name for path in (elsewhere / "profile").iterdir()]
 
 
 def test_a_rewritten_trace_is_read_again_and_its_old_columns_dropped(tmp_path: Path, cache_dir: Path) -> None:
     logs = tmp_path / "logs"
     directory = run_with(logs, "gpu", {"w.1.pt.trace.json": json.dumps(handmade.gpu_trace(0)).encode()})
-    with in_process(logs) as api:
+    with in_process(logs, cache=True) as api:
         assert ok(api, "overview", run="gpu", trace="w.1.pt.trace.json")["steps"][0]["step"] == 5
         first = sorted(path.name for path in cache_dir.iterdir())
         rewritten = handmade.gpu_trace(0)

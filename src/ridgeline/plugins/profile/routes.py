@@ -30,7 +30,7 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
 
 
 def _service(request: Request) -> ProfileService:
-    return app_service(request, "profile", ProfileService)
+    return app_service(request, "profile", lambda: ProfileService.of(logdir_of(request)))
 
 
 @contextmanager
