@@ -35,7 +35,16 @@ def test_the_tab_opens_on_the_overview(page: Page, url: str) -> None:
     page.goto(url)
     expect(page.get_by_role("button", name="Profile")).to_be_visible()
     expect(page.get_by_test_id("profile-steps").locator("tbody tr")).to_have_count(3)
-    expect(page.get_by_test_id("profile-recommendation")).to_contain_text("Communication")
+    # What dominates a step of this small CPU job depends on the machine's load (communication when idle, Python
+    # overhead when busy): the page shows the recommendation the server made for rank 0's trace.
+    (trace,) = [
+        t["name"]
+        for t in page.request.get(url.split("?")[0] + "api/profile/traces?run=rank0").json()["traces"]
+        if t["worker"] == "rank0"
+    ]
+    overview = page.request.get(url.split("?")[0] + f"api/profile/overview?run=rank0&trace={trace}").json()
+    assert overview["recommendation"]
+    expect(page.get_by_test_id("profile-recommendation")).to_have_text(overview["recommendation"])
     expect(page.get_by_test_id("profile-overview")).to_contain_text("no device events")
 
 
@@ -87,13 +96,22 @@ def test_the_timeline_zooms_and_shows_an_event(page: Page, url: str) -> None:
     assert download.startswith("rank0.") and download.endswith(".pt.trace.json")
 
 
-@pytest.mark.skip(
-    reason="fails only inside the whole suite (0 rank rows; passes alone and with the other browser tests): "
-    "order-dependent, cause not found yet; see the 2026-12-02 closing note"
-)
 def test_ranks_side_by_side(page: Page, url: str) -> None:
+    """Opened after the overview has drawn, as a user would: the view's first render must not get the overview's
+    answer (it did, and threw; the dashboard was replaced by its error banner, with 0 rank rows. Whether the overview
+    had answered before the click depended on timing, so the test failed only on a loaded machine)."""
     page.goto(url)
+    expect(page.get_by_test_id("profile-steps").locator("tbody tr")).to_have_count(3)
     page.locator("[data-view=ranks]").click()
     ranks = page.get_by_test_id("profile-ranks")
     expect(ranks.locator("tr[data-rank]")).to_have_count(2)
     expect(page.get_by_test_id("profile-late").locator("tbody tr")).to_have_count(3)
+    for view, shown in (("kernels", "No device kernels"), ("memory", None), ("overview", None), ("ranks", None)):
+        page.locator(f"[data-view={view}]").click()  # each after the previous view's answer was drawn
+        if shown is not None:
+            expect(page.locator(".rl-profile")).to_contain_text(shown)
+        else:
+            testid = {"memory": "profile-memory", "overview": "profile-overview", "ranks": "profile-ranks"}[view]
+            expect(page.get_by_test_id(testid)).to_be_visible()
+    expect(ranks.locator("tr[data-rank]")).to_have_count(2)
+    expect(page.get_by_text("dashboard failed")).to_have_count(0)

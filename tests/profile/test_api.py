@@ -40,6 +40,18 @@ def test_traces_are_found_in_the_run_that_holds_them(gloo_api: Api, gloo_logs: P
     assert ok(gloo_api, "traces", run="rank0")["traces"] == traces
 
 
+def test_the_run_listing_names_each_runs_traces(gloo_api: Api, gloo_logs: Path, tmp_path: Path) -> None:
+    """/api/runs lists a run's trace files under the kind "profile" (what the page's Profile tab shows for), and
+    no such kind for a run without traces."""
+    (listed,) = gloo_api.get("/api/runs").json()["runs"]
+    assert listed["run"] == "rank0" and listed["tags"]["profile"] == names(gloo_logs)
+    with ridgeline.SummaryWriter(tmp_path / "plain" / "run") as writer:
+        writer.add_scalar("loss", 1.0, 0)
+    with in_process(tmp_path / "plain") as api:
+        (plain,) = api.get("/api/runs").json()["runs"]
+    assert "profile" not in plain["tags"] and plain["tags"]["scalars"] == ["loss"]
+
+
 @pytest.mark.parametrize("rank", [0, 1])
 def test_the_operator_table_agrees_with_key_averages(gloo_api: Api, gloo_logs: Path, rank: int) -> None:
     table = ok(gloo_api, "operators", run="rank0", trace=names(gloo_logs)[rank])["operators"]

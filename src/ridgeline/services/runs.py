@@ -6,6 +6,12 @@ vanished), from each run's :class:`~ridgeline.store.provider.RunInfo` (no series
 A torch ``add_hparams`` trial is attached to the run it was written from (:mod:`ridgeline.store.trials`): that run
 is listed under the kind "hparams" with ``hparams_trial`` naming the sub-run that holds its hyperparameters, and
 the trial says which run it is attached to in ``attached_to``.
+
+Two kinds are not tags of the event files but name their dashboards: "projector" (the embedding tags of the run's
+projector config) and "profile" (the file names of the profiler traces in the run's directory,
+:func:`ridgeline.services.profile.find_traces`), so that a page knows which tabs the log directory has without
+asking each dashboard. Both are looked at when the listing is rebuilt: a trace that appears while nothing else
+changes is listed once the run's event files change (or the server restarts).
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ import threading
 from typing import Any
 
 from ridgeline.format.tags import HPARAMS_SESSION_START_TAG
+from ridgeline.services.profile import find_traces
 from ridgeline.store.logdir import LogDir, user_tags
 from ridgeline.store.provider import RunInfo
 from ridgeline.store.trials import TrialLinks, link_trials
@@ -51,6 +58,12 @@ class RunIndex:
         self._embedding_tags[run] = (stamp, tags)
         return tags
 
+    def _traces(self, run: str) -> list[str]:
+        try:
+            return [trace.name for trace in find_traces(self._logdir, run)]
+        except (KeyError, OSError):  # vanished, or a directory that cannot be listed
+            return []
+
     def _describe(self, run: str, links: TrialLinks) -> dict[str, Any]:
         attachment = {"hparams_trial": links.trial_of.get(run), "attached_to": links.parent_of.get(run)}
         try:
@@ -68,6 +81,9 @@ class RunIndex:
         embedding_tags = self._embeddings(run, info)
         if embedding_tags:  # the projector tab's kind (its dashboard's name), from the run's projector config
             tags = {**tags, "projector": embedding_tags}
+        traces = self._traces(run)
+        if traces:  # the profile tab's kind: the run's profiler trace files
+            tags = {**tags, "profile": traces}
         return {
             "run": run,
             "tags": tags,
