@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.helpers import ServedLogdir
+from tests.browser.helpers import ServedLogdir, wait_charts_ready
 
 pytest.importorskip("torch")
 from tests.profile.traces import write_gloo_logs
@@ -115,3 +115,26 @@ def test_ranks_side_by_side(page: Page, url: str) -> None:
             expect(page.get_by_test_id(testid)).to_be_visible()
     expect(ranks.locator("tr[data-rank]")).to_have_count(2)
     expect(page.get_by_text("dashboard failed")).to_have_count(0)
+
+
+def test_profiled_steps_are_marked_on_the_time_series_page(page: Page, url: str) -> None:
+    """The job profiles training steps 2-4 (schedule(wait=1, warmup=1, active=3), one prof.step() a step): the loss
+    card marks those steps on its x axis, and hovering one gives each rank's step time beside the loss."""
+    base = url.split("?")[0]
+    page.goto(base + "?tab=time_series&s.smooth=0")
+    wait_charts_ready(page)
+    chart = page.locator('[data-testid=time_series-card][data-kind=scalars][data-tag="loss"] [data-testid=scalar-card]')
+    expect(chart).to_have_attribute("data-profiled-steps", "2,3,4")
+    expect(chart.get_by_test_id("profiled-steps")).to_contain_text("profiled ×3")
+    over = chart.locator(".u-over")
+    box = over.bounding_box()
+    assert box is not None
+    x = page.evaluate("tag => window.__ridgeline.charts.get(tag).valToPos(3, 'x')", "loss")
+    page.mouse.move(box["x"] + x, box["y"] + box["height"] / 2)
+    tip = chart.locator(".rl-tooltip")
+    expect(tip).to_contain_text("Profiled step 3:")
+    expect(tip).to_contain_text("(rank0)")
+    expect(tip).to_contain_text("(rank1)")
+    page.goto(base + "?tab=time_series&s.smooth=0&s.x=relative")  # marks need the step axis
+    wait_charts_ready(page)
+    expect(chart).to_have_attribute("data-profiled-steps", "")

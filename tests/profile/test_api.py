@@ -328,3 +328,35 @@ def test_a_rewritten_trace_is_read_again_and_its_old_columns_dropped(tmp_path: P
         assert ok(api, "overview", run="gpu", trace="w.1.pt.trace.json")["steps"][0]["step"] == 6
     second = sorted(path.name for path in cache_dir.iterdir())
     assert len(first) == len(second) == 1 and first != second
+
+
+def test_profiled_steps_are_the_training_steps_of_the_schedule(gloo_api: Api, gloo_logs: Path) -> None:
+    """tests/profile/job.py calls prof.step() once per training step from step 0 under schedule(wait=1, warmup=1,
+    active=3): its traces cover training steps 2, 3 and 4, each rank's step time that of its ProfilerStep#N span."""
+    answer = ok(gloo_api, "steps", run="rank0")
+    assert answer["problems"] == []
+    assert sorted({row["step"] for row in answer["steps"]}) == [2, 3, 4]
+    logged = ridgeline.open(str(gloo_logs), cache=False).scalars("rank0", "loss").step.tolist()
+    assert {row["step"] for row in answer["steps"]} <= set(logged)
+    for path in trace_files(gloo_logs):
+        spans = {
+            int(event["name"].split("#")[1]): event["dur"]
+            for event in json.loads(path.read_text())["traceEvents"]
+            if event.get("ph") == "X" and str(event.get("name", "")).startswith("ProfilerStep#")
+        }
+        rows = {row["step"]: row["time"] for row in answer["steps"] if row["trace"] == path.name}
+        assert rows.keys() == spans.keys()
+        assert all(rows[step] == pytest.approx(spans[step], rel=1e-6) for step in spans)
+
+
+def test_profiled_steps_name_a_trace_that_cannot_be_read(tmp_path: Path, cache_dir: Path) -> None:
+    logs = tmp_path / "logs"
+    run_with(
+        logs,
+        "gpu",
+        {"w.1.pt.trace.json": json.dumps(handmade.gpu_trace(0)).encode(), "bad.pt.trace.json": b"not a trace"},
+    )
+    with in_process(logs) as api:
+        answer = ok(api, "steps", run="gpu")
+    assert [row["step"] for row in answer["steps"]] == [5]
+    assert [p["trace"] for p in answer["problems"]] == ["bad.pt.trace.json"]

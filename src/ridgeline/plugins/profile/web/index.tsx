@@ -1,7 +1,12 @@
 /** The profile dashboard's registration with the shell (see web/src/app/types.ts). */
 import type { Dashboard } from "@app/types";
+import { registerCardOverlay } from "@charts/overlays";
 import { ProfileDashboard } from "./ProfileDashboard";
+import { useProfileCardOverlay } from "./overlay";
 import "./profile.css";
+
+// The profiled steps marked on every scalar card (the time series and scalars dashboards'), with their step times.
+registerCardOverlay("profile", useProfileCardOverlay);
 
 const dashboard: Dashboard = {
   name: "profile",
