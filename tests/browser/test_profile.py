@@ -138,3 +138,36 @@ def test_profiled_steps_are_marked_on_the_time_series_page(page: Page, url: str)
     page.goto(base + "?tab=time_series&s.smooth=0&s.x=relative")  # marks need the step axis
     wait_charts_ready(page)
     expect(chart).to_have_attribute("data-profiled-steps", "")
+
+
+def test_an_overlay_draws_the_loss_beside_the_step_time(page: Page, url: str) -> None:
+    """Time Series' overlay card with "step time": the loss on the left axis, and on the right the time of each
+    profiled step (the slower rank's, in ms) at steps 2-4."""
+    base = url.split("?")[0]
+    rows = page.request.get(base + "api/profile/steps?run=rank0").json()["steps"]
+    slowest: dict[int, float] = {}
+    for row in rows:
+        slowest[row["step"]] = max(slowest.get(row["step"], 0.0), row["time"] / 1000)
+    page.goto(base + "?tab=time_series&s.smooth=0")
+    page.get_by_test_id("ts-overlay-scalar").select_option("loss")
+    page.get_by_test_id("ts-overlay-step-time").check()
+    expect(page.get_by_test_id("ts-overlay-histogram")).to_be_disabled()
+    page.get_by_test_id("ts-overlay-add").click()
+    overlay = page.locator('[data-testid=ts-overlay-card][data-tag="loss + step time"]')
+    expect(overlay).to_have_attribute("data-step-times", "3")
+    expect(overlay).to_have_attribute("data-ready", "true")
+    drawn = page.evaluate(
+        """() => {
+            const u = window.__ridgeline.charts.get("overlay:loss + step time");
+            const s = u.series.findIndex((x) => x.label && x.label.endsWith("step time (ms)"));
+            const out = [];
+            u.data[0].forEach((x, i) => {
+                const v = u.data[s][i];
+                if (v != null && !Number.isNaN(v)) out.push([x, v]);
+            });
+            return { scale: u.series[s].scale, points: out };
+        }"""
+    )
+    assert drawn["scale"] == "y2"
+    assert [step for step, _ in drawn["points"]] == [2, 3, 4]
+    assert all(value == pytest.approx(slowest[step], rel=1e-6) for step, value in drawn["points"])
