@@ -134,9 +134,7 @@ main(prog_name="ridgeline")
 def test_parquet_without_pyarrow_names_the_extra(log_dir: Path, tmp_path: Path) -> None:
     out = tmp_path / "out.parquet"
     args = ["export", "--logdir", str(log_dir), "-o", str(out), "--no-cache"]
-    result = subprocess.run(
-        [sys.executable, "-c", WITHOUT_PYARROW, *args], capture_output=True, text=True, timeout=120
-    )
+    result = subprocess.run([sys.executable, "-c", WITHOUT_PYARROW, *args], capture_output=True, text=True, timeout=120)
     assert result.returncode == 2, result.stderr
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "pip install 'ridgeline[parquet]'" in lines[0], result.stderr
