@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from pathlib import Path
 
 from ridgeline.ingest.discovery import LogDirError, sources_from
 from ridgeline.ingest.loop import Ingestor
-from ridgeline.store.cache import open_store
+from ridgeline.store.cache import default_cache_dir, open_store
 from ridgeline.store.disk_provider import DiskProvider
 from ridgeline.store.logdir import Entry, LogDir
 from ridgeline.store.memory import MemoryProvider
@@ -47,6 +48,8 @@ def open(
     store = open_store([(s.name, s.path) for s in sources], {"check_crc": check_crc}, cache_dir) if cache else None
     ingestor = Ingestor(sources, check_crc=check_crc, parallel=parallel, store=store)
     restored, _ = ingestor.load(progress)
+    # What else is cached (parsed profiler traces) goes where the store is, and nowhere without ``cache``.
+    caches = (Path(cache_dir) if cache_dir is not None else default_cache_dir()) if cache else None
     if store is not None:
-        return LogDir(DiskProvider(store, ingestor, restored_runs=restored))
-    return LogDir(MemoryProvider(ingestor.store, ingestor))
+        return LogDir(DiskProvider(store, ingestor, restored_runs=restored), cache_dir=caches)
+    return LogDir(MemoryProvider(ingestor.store, ingestor), cache_dir=caches)

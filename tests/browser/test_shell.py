@@ -131,11 +131,14 @@ def test_an_empty_logdir_shows_how_to_write_logs(
 def test_every_dashboard_tab_is_in_view_at_1280_px(
     page: Page, tmp_path: Path, serve: Callable[[Path], ServedLogdir], artifacts: Path
 ) -> None:
-    # The demo has data for every dashboard (a graph, embeddings, audio, PR curves, hparams, ...). TensorBoard
-    # hides some of its tabs behind an arrow at this width; ridgeline keeps each one on screen.
+    # The demo has data for every dashboard (a graph, embeddings, audio, PR curves, hparams, ...) but the
+    # profiler's: a trace beside one run's event files gives it that too. TensorBoard hides some of its tabs behind
+    # an arrow at this width; ridgeline keeps each one on screen.
     from ridgeline.fixtures.demo import write_demo
+    from tests.profile import handmade
 
     write_demo(tmp_path / "demo", steps=40)
+    handmade.write(tmp_path / "demo" / "resnet" / "lr_0.1" / "gpu.1.pt.trace.json", handmade.gpu_trace(0))
     served = serve(tmp_path / "demo")
     page.set_viewport_size({"width": 1280, "height": 800})
     page.goto(served.url)
@@ -149,3 +152,27 @@ def test_every_dashboard_tab_is_in_view_at_1280_px(
     assert all(left >= 0 and right <= 1280 for left, right in boxes), boxes
     assert nav.evaluate("n => n.scrollWidth <= n.clientWidth"), "the tab strip must not need scrolling"
     page.locator("header.topbar").screenshot(path=artifacts / "topbar-1280.png")
+
+
+def test_a_log_directory_without_traces_has_no_profile_tab(
+    page: Page, tmp_path: Path, serve: Callable[[Path], ServedLogdir]
+) -> None:
+    """The Profile tab shows for a log directory that has profiler traces, from the first paint (not only once the
+    tab was opened), and never for one that has none: /api/runs lists the traces of each run."""
+    from ridgeline.fixtures.demo import write_demo
+    from tests.profile import handmade
+
+    write_demo(tmp_path / "demo", steps=20)
+    served = serve(tmp_path / "demo")
+    page.goto(served.url)
+    nav = page.locator('nav[aria-label="Dashboards"]')
+    expect(nav.get_by_role("button", name="Projector", exact=True)).to_be_visible()  # every other tab is there
+    expect(nav.get_by_role("button", name="Profile", exact=True)).to_have_count(0)
+    page.goto(served.url + "?tab=profile")  # asked for by name: the first tab that has data instead
+    expect(nav.get_by_role("button", name="Scalars", exact=True)).to_have_attribute("aria-current", "page")
+    expect(nav.get_by_role("button", name="Profile", exact=True)).to_have_count(0)
+
+    handmade.write(tmp_path / "demo" / "resnet" / "lr_0.1" / "gpu.1.pt.trace.json", handmade.gpu_trace(0))
+    served = serve(tmp_path / "demo")  # a new server over the same directory, now with a trace
+    page.goto(served.url)
+    expect(nav.get_by_role("button", name="Profile", exact=True)).to_be_visible()

@@ -96,3 +96,46 @@ def test_the_log_directory_is_asked_for_once(log_dir: Path, tmp_path: Path) -> N
     assert neither.returncode == 2 and "Missing option '--logdir'" in neither.stderr
     both = export(str(log_dir), "--logdir", str(log_dir), "-o", str(tmp_path / "x.csv"))
     assert both.returncode == 2 and "once" in both.stderr and not (tmp_path / "x.csv").exists()
+
+
+def test_the_extension_names_the_format(log_dir: Path, tmp_path: Path) -> None:
+    for name in ("out.json", "out.jsonl"):
+        out = tmp_path / name
+        result = export("--logdir", str(log_dir), "-o", str(out), "--run", "exp_b", "--tag", "^loss$")
+        assert result.returncode == 0, result.stderr
+        (series,) = [json.loads(line) for line in out.read_text().splitlines()]
+        assert series["run"] == "exp_b" and series["step"] == [0, 1, 2, 3]
+    parquet = tmp_path / "out.parquet"
+    assert export("--logdir", str(log_dir), "-o", str(parquet)).returncode == 0
+    assert parquet.read_bytes()[:4] == b"PAR1"
+    other = tmp_path / "out.txt"  # an extension that names no format: CSV, as before
+    assert export("--logdir", str(log_dir), "-o", str(other), "--tag", "^acc$").returncode == 0
+    assert other.read_text().splitlines()[0] == "run,tag,step,wall_time,value"
+
+
+def test_a_format_the_extension_contradicts_is_refused(log_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "scalars.json"
+    result = export("--logdir", str(log_dir), "--format", "csv", "-o", str(out))
+    assert result.returncode == 2 and not out.exists()
+    assert "--format csv" in result.stderr and "scalars.json" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+# Runs the command with pyarrow unimportable, as on an install without the parquet extra.
+WITHOUT_PYARROW = """
+import sys
+sys.modules["pyarrow"] = None
+sys.modules["pyarrow.parquet"] = None
+from ridgeline.cli import main
+main(prog_name="ridgeline")
+"""
+
+
+def test_parquet_without_pyarrow_names_the_extra(log_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out.parquet"
+    args = ["export", "--logdir", str(log_dir), "-o", str(out), "--no-cache"]
+    result = subprocess.run([sys.executable, "-c", WITHOUT_PYARROW, *args], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "pip install 'ridgeline[parquet]'" in lines[0], result.stderr
+    assert not out.exists()

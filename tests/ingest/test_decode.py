@@ -61,6 +61,7 @@ EXPECTED_KIND = {
     "images": "images",
     "audio": "audio",
     "text": "text",
+    "ridgeline_run_metadata": "text",  # ridgeline's run metadata record: text under a name TensorBoard leaves alone
     "pr_curves": "pr_curves",
     "hparams": "hparams",
     "custom_scalars": "custom_scalars",

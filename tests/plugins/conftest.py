@@ -21,6 +21,7 @@ from fastapi.testclient import TestClient
 
 import ridgeline
 from ridgeline.server import create_app
+from ridgeline.store.disk_provider import DiskProvider
 
 
 @dataclass
@@ -35,18 +36,28 @@ class Api:
 
 @contextmanager
 def in_process(
-    logdir: Path, *, reload_interval: float | None = None, settings: Mapping[str, Any] | None = None
+    logdir: Path,
+    *,
+    reload_interval: float | None = None,
+    settings: Mapping[str, Any] | None = None,
+    cache: bool = False,
 ) -> Iterator[Api]:
     """The app of ``ridgeline serve --logdir LOGDIR --no-cache`` (with ``--reload-interval``: re-reading the log
-    directory in the background while the client is open), and a client of it."""
+    directory in the background while the client is open; with ``cache``: without ``--no-cache``, the cache in
+    ``$RIDGELINE_CACHE_DIR``), and a client of it."""
+    opened = ridgeline.open(str(logdir), cache=cache)
     app = create_app(
-        ridgeline.open(str(logdir), cache=False),
+        opened,
         reload_interval=reload_interval,
         logdir_label=str(logdir),
         settings=settings,
     )
-    with TestClient(app) as client:
-        yield Api(client)
+    try:
+        with TestClient(app) as client:
+            yield Api(client)
+    finally:
+        if isinstance(opened.provider, DiskProvider):
+            opened.provider.close()  # the store's writer lock
 
 
 @pytest.fixture(scope="session")

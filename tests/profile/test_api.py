@@ -6,12 +6,15 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import shutil
 import stat
 from pathlib import Path
 
 import pytest
+from fastapi.testclient import TestClient
 
 import ridgeline
+from ridgeline.server.app import create_app
 from tests.plugins.conftest import Api, in_process
 from tests.profile import handmade
 from tests.profile.traces import key_averages, trace_files
@@ -35,6 +38,18 @@ def test_traces_are_found_in_the_run_that_holds_them(gloo_api: Api, gloo_logs: P
     assert [t["name"] for t in traces] == names(gloo_logs)
     assert [t["worker"] for t in traces] == ["rank0", "rank1"]
     assert ok(gloo_api, "traces", run="rank0")["traces"] == traces
+
+
+def test_the_run_listing_names_each_runs_traces(gloo_api: Api, gloo_logs: Path, tmp_path: Path) -> None:
+    """/api/runs lists a run's trace files under the kind "profile" (what the page's Profile tab shows for), and
+    no such kind for a run without traces."""
+    (listed,) = gloo_api.get("/api/runs").json()["runs"]
+    assert listed["run"] == "rank0" and listed["tags"]["profile"] == names(gloo_logs)
+    with ridgeline.SummaryWriter(tmp_path / "plain" / "run") as writer:
+        writer.add_scalar("loss", 1.0, 0)
+    with in_process(tmp_path / "plain") as api:
+        (plain,) = api.get("/api/runs").json()["runs"]
+    assert "profile" not in plain["tags"] and plain["tags"]["scalars"] == ["loss"]
 
 
 @pytest.mark.parametrize("rank", [0, 1])
@@ -262,20 +277,47 @@ def test_broken_traces_answer_a_note_or_a_clear_error(tmp_path: Path, cache_dir:
 
 def test_parsed_traces_are_cached_privately_and_read_back_the_same(gloo_logs: Path, cache_dir: Path) -> None:
     trace = names(gloo_logs)[0]
-    with in_process(gloo_logs) as api:
+    with in_process(gloo_logs, cache=True) as api:
         first = ok(api, "operators", run="rank0", trace=trace)
     files = [path for path in cache_dir.rglob("*") if path.is_file()]
     assert files and all(path.suffix in (".npy", ".json") for path in files)
     assert all(stat.S_IMODE(os.stat(path).st_mode) == 0o600 for path in files)
     assert all(stat.S_IMODE(os.stat(path).st_mode) == 0o700 for path in cache_dir.iterdir() if path.is_dir())
-    with in_process(gloo_logs) as api:  # a new server: read from the cache directory
+    with in_process(gloo_logs, cache=True) as api:  # a new server: read from the cache directory
         assert ok(api, "operators", run="rank0", trace=trace) == first
+
+
+def test_no_cache_reaches_the_trace_cache(gloo_logs: Path, cache_dir: Path) -> None:
+    """``--no-cache`` (a log directory opened with cache=False): traces are parsed, answered, and never written to
+    or read from the cache directory."""
+    trace = names(gloo_logs)[0]
+    with in_process(gloo_logs, cache=True) as api:
+        cached = ok(api, "operators", run="rank0", trace=trace)
+    assert cache_dir.is_dir()
+    shutil.rmtree(cache_dir)
+    with in_process(gloo_logs, cache=False) as api:
+        assert ok(api, "operators", run="rank0", trace=trace) == cached
+        assert ok(api, "overview", run="rank0", trace=trace)["steps"]
+    assert not cache_dir.exists()
+
+
+def test_the_trace_cache_follows_the_log_directory_cache_dir(gloo_logs: Path, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    logdir = ridgeline.open(str(gloo_logs), cache_dir=elsewhere)
+    try:
+        with TestClient(create_app(logdir)) as client:
+            trace = names(gloo_logs)[0]
+            response = client.get("/api/profile/overview", params={"run": "rank0", "trace": trace})
+            assert response.status_code == 200, response.text
+    finally:
+        logdir.provider.close()
+    assert [path.name for path in (elsewhere / "profile").iterdir()]
 
 
 def test_a_rewritten_trace_is_read_again_and_its_old_columns_dropped(tmp_path: Path, cache_dir: Path) -> None:
     logs = tmp_path / "logs"
     directory = run_with(logs, "gpu", {"w.1.pt.trace.json": json.dumps(handmade.gpu_trace(0)).encode()})
-    with in_process(logs) as api:
+    with in_process(logs, cache=True) as api:
         assert ok(api, "overview", run="gpu", trace="w.1.pt.trace.json")["steps"][0]["step"] == 5
         first = sorted(path.name for path in cache_dir.iterdir())
         rewritten = handmade.gpu_trace(0)
@@ -286,3 +328,35 @@ def test_a_rewritten_trace_is_read_again_and_its_old_columns_dropped(tmp_path: P
         assert ok(api, "overview", run="gpu", trace="w.1.pt.trace.json")["steps"][0]["step"] == 6
     second = sorted(path.name for path in cache_dir.iterdir())
     assert len(first) == len(second) == 1 and first != second
+
+
+def test_profiled_steps_are_the_training_steps_of_the_schedule(gloo_api: Api, gloo_logs: Path) -> None:
+    """tests/profile/job.py calls prof.step() once per training step from step 0 under schedule(wait=1, warmup=1,
+    active=3): its traces cover training steps 2, 3 and 4, each rank's step time that of its ProfilerStep#N span."""
+    answer = ok(gloo_api, "steps", run="rank0")
+    assert answer["problems"] == []
+    assert sorted({row["step"] for row in answer["steps"]}) == [2, 3, 4]
+    logged = ridgeline.open(str(gloo_logs), cache=False).scalars("rank0", "loss").step.tolist()
+    assert {row["step"] for row in answer["steps"]} <= set(logged)
+    for path in trace_files(gloo_logs):
+        spans = {
+            int(event["name"].split("#")[1]): event["dur"]
+            for event in json.loads(path.read_text())["traceEvents"]
+            if event.get("ph") == "X" and str(event.get("name", "")).startswith("ProfilerStep#")
+        }
+        rows = {row["step"]: row["time"] for row in answer["steps"] if row["trace"] == path.name}
+        assert rows.keys() == spans.keys()
+        assert all(rows[step] == pytest.approx(spans[step], rel=1e-6) for step in spans)
+
+
+def test_profiled_steps_name_a_trace_that_cannot_be_read(tmp_path: Path, cache_dir: Path) -> None:
+    logs = tmp_path / "logs"
+    run_with(
+        logs,
+        "gpu",
+        {"w.1.pt.trace.json": json.dumps(handmade.gpu_trace(0)).encode(), "bad.pt.trace.json": b"not a trace"},
+    )
+    with in_process(logs) as api:
+        answer = ok(api, "steps", run="gpu")
+    assert [row["step"] for row in answer["steps"]] == [5]
+    assert [p["trace"] for p in answer["problems"]] == ["bad.pt.trace.json"]

@@ -66,7 +66,7 @@ def test_run_metadata_is_recorded_once(tmp_path: Path) -> None:
         writer.add_scalar("x", 1.0)
     texts = [v for e in read_events(event_files(tmp_path)[0]) for v in e.summary.value if v.tag == RUN_METADATA_TAG]
     assert len(texts) == 1
-    assert texts[0].metadata.plugin_data.plugin_name == "text"
+    assert texts[0].metadata.plugin_data.plugin_name == "ridgeline_run_metadata"
     info = parse(texts[0].tensor.string_val[0].decode())
     assert info["pid"] > 0 and info["host"] and info["python"].count(".") == 2
     assert info["command"] == sys.argv

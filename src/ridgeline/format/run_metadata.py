@@ -1,6 +1,6 @@
 """The run metadata record's text: the JSON of what a run records about itself (see
-:mod:`ridgeline.writer.run_metadata`), in a fenced block, so TensorBoard's text dashboard shows it readably and
-ridgeline parses it back. It is stored as a text summary under :data:`ridgeline.format.tags.RUN_METADATA_TAG`.
+:mod:`ridgeline.writer.run_metadata`), in a fenced block, which ridgeline parses back. It is stored as a text
+summary under :data:`ridgeline.format.tags.RUN_METADATA_TAG`, plugin ``RUN_METADATA_PLUGIN`` (older files: ``text``).
 """
 
 from __future__ import annotations

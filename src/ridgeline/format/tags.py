@@ -46,6 +46,10 @@ HISTOGRAMS_PLUGIN = "histograms"
 IMAGES_PLUGIN = "images"
 AUDIO_PLUGIN = "audio"
 TEXT_PLUGIN = "text"
+# The run metadata record is a text summary under a plugin name of its own, which TensorBoard's text dashboard does
+# not claim (it showed the JSON as the first text section of every run); ridgeline reads it as text, as it reads the
+# files written before, whose record names the text plugin.
+RUN_METADATA_PLUGIN = "ridgeline_run_metadata"
 PR_CURVES_PLUGIN = "pr_curves"
 HPARAMS_PLUGIN = "hparams"
 CUSTOM_SCALARS_PLUGIN = "custom_scalars"

@@ -76,6 +76,7 @@ _PLUGIN_KINDS: dict[str, Kind] = {
     tags.IMAGES_PLUGIN: "images",
     tags.AUDIO_PLUGIN: "audio",
     tags.TEXT_PLUGIN: "text",
+    tags.RUN_METADATA_PLUGIN: "text",
     tags.PR_CURVES_PLUGIN: "pr_curves",
     tags.HPARAMS_PLUGIN: "hparams",
     tags.CUSTOM_SCALARS_PLUGIN: "custom_scalars",

@@ -26,7 +26,9 @@ async def runs(request: Request, run_regex: RunRegex = None, tag_regex: TagRegex
     "attached_to"}], "generation", "reload_interval", "logdir"}`` (``annotations``: how many the run has;
     ``hparams_trial``: the torch ``add_hparams`` sub-run whose hyperparameters the run has, ``attached_to``: for
     that sub-run, the run it is attached to; both null otherwise, see docs/hparams.md#torch-trials).
-    ``generation`` increases whenever ingest added data: a client compares it to skip refetching. With
+    ``tags`` has two kinds that are no event-file tags: ``projector`` (the run's embedding tags) and ``profile``
+    (its profiler trace files). ``generation`` increases whenever ingest added data: a client compares it to skip
+    refetching. With
     ``tag_regex``, each run lists only the matching tags (runs stay listed, possibly with no tags)."""
     run_pattern = compile_regex(run_regex, "run_regex")
     tag_pattern = compile_regex(tag_regex, "tag_regex")

@@ -3,7 +3,8 @@
 A trace belongs to the run whose directory holds it: what ``torch.profiler.tensorboard_trace_handler(dir)`` writes
 (``{worker}.{timestamp}.pt.trace.json``, ``.gz`` too) and any other ``*.trace.json[.gz]`` (Chrome trace from
 Kineto) beside the event files, one file per worker or rank. Parsed columns are cached in
-``<cache dir>/profile/`` (:mod:`ridgeline.profile.cache`) and the last few traces kept loaded; a trace is parsed by
+``<the log directory's cache dir>/profile/`` (:mod:`ridgeline.profile.cache`; nowhere when it was opened without a
+cache) and the last few traces kept loaded; a trace is parsed by
 one thread while others asking for it wait. Only local run directories are searched.
 """
 
@@ -23,7 +24,6 @@ from ridgeline.profile.columns import Trace
 from ridgeline.profile.parse import parse_trace, read_event
 from ridgeline.profile.split import NotATrace
 from ridgeline.profile.timeline import Rows, rows
-from ridgeline.store.cache import default_cache_dir
 from ridgeline.store.logdir import LogDir
 
 SUFFIXES = (".trace.json", ".trace.json.gz")
@@ -79,10 +79,18 @@ def find_traces(logdir: LogDir, run: str) -> list[TraceFile]:
 
 
 class ProfileService:
-    """Loads traces (memory, then the cache directory, then the file) and keeps the last ``keep`` loaded."""
+    """Loads traces (memory, then the cache directory, then the file) and keeps the last ``keep`` loaded.
 
-    def __init__(self, cache_dir: str | os.PathLike[str] | None = None, keep: int = 8) -> None:
-        self.cache_dir = Path(cache_dir) if cache_dir is not None else default_cache_dir() / "profile"
+    ``cache_dir`` None (a log directory opened without a cache, ``--no-cache``): nothing is read from or written
+    to disk; a trace is parsed again by each new service."""
+
+    @classmethod
+    def of(cls, logdir: LogDir) -> ProfileService:
+        """The service for ``logdir``: traces cached in ``<its cache directory>/profile``, or not at all."""
+        return cls(logdir.cache_dir / "profile" if logdir.cache_dir is not None else None)
+
+    def __init__(self, cache_dir: str | os.PathLike[str] | None, keep: int = 8) -> None:
+        self.cache_dir = Path(cache_dir) if cache_dir is not None else None  # None: parse, keep in memory only
         self.keep = keep
         self._loaded: OrderedDict[str, Loaded] = OrderedDict()
         self._lock = threading.Lock()
@@ -114,14 +122,15 @@ class ProfileService:
             with self._lock:
                 if key in self._loaded:
                     return self._loaded[key]
-            trace = trace_cache.load(self.cache_dir, key)
+            trace = trace_cache.load(self.cache_dir, key) if self.cache_dir is not None else None
             if trace is None:
                 try:
                     trace = parse_trace(file.path)
                 except (NotATrace, OSError) as problem:
                     raise TraceError(f"trace {file.name!r} cannot be read: {problem}") from None
-                trace_cache.save(self.cache_dir, key, trace)
-                trace = trace_cache.load(self.cache_dir, key) or trace  # memory-mapped from here on
+                if self.cache_dir is not None:
+                    trace_cache.save(self.cache_dir, key, trace)
+                    trace = trace_cache.load(self.cache_dir, key) or trace  # memory-mapped from here on
             loaded = Loaded(trace, rows(trace))
             with self._lock:
                 self._loaded[key] = loaded

@@ -7,6 +7,12 @@ A torch ``add_hparams`` trial is attached to the run it was written from (:mod:`
 is listed under the kind "hparams" with ``hparams_trial`` naming the sub-run that holds its hyperparameters, and
 the trial says which run it is attached to in ``attached_to``.
 
+Two kinds are not tags of the event files but name their dashboards: "projector" (the embedding tags of the run's
+projector config) and "profile" (the file names of the profiler traces in the run's directory,
+:func:`ridgeline.services.profile.find_traces`), so that a page knows which tabs the log directory has without
+asking each dashboard. Both are looked at when the listing is rebuilt: a trace that appears while nothing else
+changes is listed once the run's event files change (or the server restarts).
+
 Each run also carries its ``status`` (running, finished, failed, crashed, stopped: :mod:`ridgeline.store.status`).
 A status changes with time alone (a run nobody writes to becomes crashed), so the statuses are derived again when
 the generation moved or :data:`STATUS_REFRESH_S` passed since they were, whichever comes first.
@@ -19,6 +25,7 @@ import time
 from typing import Any
 
 from ridgeline.format.tags import HPARAMS_SESSION_START_TAG
+from ridgeline.services.profile import find_traces
 from ridgeline.store.logdir import LogDir, user_tags
 from ridgeline.store.provider import RunInfo
 from ridgeline.store.status import CRASHED_AFTER_S
@@ -76,6 +83,12 @@ class RunIndex:
         self._embedding_tags[run] = (stamp, tags)
         return tags
 
+    def _traces(self, run: str) -> list[str]:
+        try:
+            return [trace.name for trace in find_traces(self._logdir, run)]
+        except (KeyError, OSError):  # vanished, or a directory that cannot be listed
+            return []
+
     def _describe(self, run: str, links: TrialLinks) -> dict[str, Any]:
         attachment = {"hparams_trial": links.trial_of.get(run), "attached_to": links.parent_of.get(run)}
         try:
@@ -93,6 +106,9 @@ class RunIndex:
         embedding_tags = self._embeddings(run, info)
         if embedding_tags:  # the projector tab's kind (its dashboard's name), from the run's projector config
             tags = {**tags, "projector": embedding_tags}
+        traces = self._traces(run)
+        if traces:  # the profile tab's kind: the run's profiler trace files
+            tags = {**tags, "profile": traces}
         return {
             "run": run,
             "tags": tags,

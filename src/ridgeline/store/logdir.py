@@ -59,6 +59,8 @@ from ridgeline.store.selection import Matcher, PatternError, compile_pattern
 from ridgeline.store.status import CRASHED_AFTER_S, RunStatus, run_status
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     import pandas
 
 
@@ -99,15 +101,22 @@ class Entry(Generic[P]):
 class LogDir:
     """One or several log directories behind ``provider``; ``reload()`` picks up what was appended since."""
 
-    def __init__(self, provider: Provider, *, cache_bytes: int = 256 << 20) -> None:
+    def __init__(self, provider: Provider, *, cache_bytes: int = 256 << 20, cache_dir: Path | None = None) -> None:
         self._provider = provider
         self._values = ValueCache(max_bytes=cache_bytes)
         self._summaries: dict[tuple[BlobRef, Callable[[Any], Any]], Any] = {}
+        self._cache_dir = cache_dir
 
     @property
     def provider(self) -> Provider:
         """The backend this LogDir reads."""
         return self._provider
+
+    @property
+    def cache_dir(self) -> Path | None:
+        """The persistent cache directory this LogDir was opened with, where what is derived from the log
+        directory (parsed profiler traces) is kept; None when it was opened without a cache (``--no-cache``)."""
+        return self._cache_dir
 
     # --- the protocol, delegated ------------------------------------------------------------------------------
     @property

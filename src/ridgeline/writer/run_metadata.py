@@ -1,7 +1,9 @@
 """What a run records about itself once, at creation: where, when, how it was started, and from which code.
 
 Stored as a text summary under ``RUN_METADATA_TAG`` (:mod:`ridgeline.format.tags`) holding a fenced JSON block
-(:mod:`ridgeline.format.run_metadata`), so TensorBoard shows it as readable text and ridgeline parses it back.
+(:mod:`ridgeline.format.run_metadata`), under the plugin name ``RUN_METADATA_PLUGIN``: TensorBoard's text
+dashboard does not claim it (it showed the record as the first text section of every run), ridgeline reads it as
+text, and the files written before, which name the text plugin, the same way.
 Annotations use ``ANNOTATION_TAG`` the same way (plain text).
 
 How the writer ended is recorded the same way, under ``RUN_END_TAG``, when it is closed and at interpreter exit
@@ -27,7 +29,7 @@ from typing import Any
 
 from ridgeline.format.proto import plugins_pb2, summary_pb2, tensor_pb2, tensor_shape_pb2, types_pb2
 from ridgeline.format.run_metadata import render
-from ridgeline.format.tags import RUN_END_TAG, RUN_METADATA_TAG, TEXT_PLUGIN
+from ridgeline.format.tags import RUN_END_TAG, RUN_METADATA_PLUGIN, RUN_METADATA_TAG, TEXT_PLUGIN
 
 _GIT_TIMEOUT_S = 2.0
 MAX_TRACEBACK = 16 << 10  # characters of a failure's traceback kept in the end record (its last ones)
@@ -43,11 +45,12 @@ _DISTRIBUTED_VARIABLES = (
 )
 
 
-def text_summary(tag: str, text: str) -> summary_pb2.Summary:
-    """A text-plugin summary under exactly ``tag`` (add_text appends '/text_summary'; reserved tags do not)."""
+def text_summary(tag: str, text: str, plugin_name: str = TEXT_PLUGIN) -> summary_pb2.Summary:
+    """A text-plugin summary under exactly ``tag`` (add_text appends '/text_summary'; reserved tags do not), under
+    ``plugin_name`` (a string tensor with the text plugin's content, whatever the name)."""
     metadata = summary_pb2.SummaryMetadata(
         plugin_data=summary_pb2.SummaryMetadata.PluginData(
-            plugin_name=TEXT_PLUGIN, content=plugins_pb2.TextPluginData(version=0).SerializeToString()
+            plugin_name=plugin_name, content=plugins_pb2.TextPluginData(version=0).SerializeToString()
         )
     )
     tensor = tensor_pb2.TensorProto(
@@ -137,7 +140,8 @@ def collect(start_time: float, rank: int | None = None) -> dict[str, Any]:
 
 
 def run_metadata_summary(start_time: float | None = None, rank: int | None = None) -> summary_pb2.Summary:
-    return text_summary(RUN_METADATA_TAG, render(collect(time.time() if start_time is None else start_time, rank)))
+    text = render(collect(time.time() if start_time is None else start_time, rank))
+    return text_summary(RUN_METADATA_TAG, text, RUN_METADATA_PLUGIN)
 
 
 def run_end_summary(failed: bool, error: BaseException | str | None = None) -> summary_pb2.Summary:
@@ -151,4 +155,4 @@ def run_end_summary(failed: bool, error: BaseException | str | None = None) -> s
         info["traceback"] = text[-MAX_TRACEBACK:]
     elif error:
         info["error"] = error
-    return text_summary(RUN_END_TAG, render(info))
+    return text_summary(RUN_END_TAG, render(info), RUN_METADATA_PLUGIN)  # not in TensorBoard's text tab either

@@ -715,6 +715,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/profile/steps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Profile Steps
+         * @description The training steps the run's traces cover, for the marks on its scalar cards: ``{"run", "steps": [{"step",
+         *     "time", "trace", "worker"}], "problems": [{"trace", "error"}]}``, ``time`` the step's duration (µs). A step is
+         *     the N of the trace's ``ProfilerStep#N`` span: the training step when ``prof.step()`` is called once per step,
+         *     from step 0 (docs/profile.md#next-to-the-curves). A trace without step spans covers no known step; one that
+         *     cannot be read is named in ``problems``.
+         */
+        get: operations["profile_steps_api_profile_steps_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/profile/timeline": {
         parameters: {
             query?: never;
@@ -1051,7 +1075,9 @@ export interface paths {
          *     "attached_to"}], "generation", "reload_interval", "logdir"}`` (``annotations``: how many the run has;
          *     ``hparams_trial``: the torch ``add_hparams`` sub-run whose hyperparameters the run has, ``attached_to``: for
          *     that sub-run, the run it is attached to; both null otherwise, see docs/hparams.md#torch-trials).
-         *     ``generation`` increases whenever ingest added data: a client compares it to skip refetching. With
+         *     ``tags`` has two kinds that are no event-file tags: ``projector`` (the run's embedding tags) and ``profile``
+         *     (its profiler trace files). ``generation`` increases whenever ingest added data: a client compares it to skip
+         *     refetching. With
          *     ``tag_regex``, each run lists only the matching tags (runs stay listed, possibly with no tags).
          */
         get: operations["runs_api_runs_get"];
@@ -2831,6 +2857,55 @@ export interface operations {
                 /** @description the trace's file name, as /api/profile/traces lists it */
                 trace: string;
                 name: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description a missing or malformed parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unknown run or trace */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description the trace cannot be read (not a Chrome trace, too large) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    profile_steps_api_profile_steps_get: {
+        parameters: {
+            query: {
+                run: string;
             };
             header?: never;
             path?: never;

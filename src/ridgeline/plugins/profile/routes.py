@@ -15,7 +15,7 @@ from fastapi import APIRouter, Query, Request
 from starlette.responses import FileResponse
 
 from ridgeline.plugins.kit import ApiError, OrjsonResponse, app_service, compile_regex, logdir_of, regex_query
-from ridgeline.profile import memory, operators, overview, ranks, timeline
+from ridgeline.profile import kinds, memory, operators, overview, ranks, timeline
 from ridgeline.services.profile import Loaded, ProfileService, TraceError, find_traces
 from ridgeline.store.logdir import LogDir
 
@@ -30,7 +30,7 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
 
 
 def _service(request: Request) -> ProfileService:
-    return app_service(request, "profile", ProfileService)
+    return app_service(request, "profile", lambda: ProfileService.of(logdir_of(request)))
 
 
 @contextmanager
@@ -184,3 +184,30 @@ def profile_ranks(request: Request, run: str) -> OrjsonResponse:
         files = find_traces(logdir, run)
         loaded = [(file.name, service.load(file).trace) for file in files]
     return OrjsonResponse({"run": run, **ranks.compare(loaded)})
+
+
+@router.get("/profile/steps", responses=_ERRORS)
+def profile_steps(request: Request, run: str) -> OrjsonResponse:
+    """The training steps the run's traces cover, for the marks on its scalar cards: ``{"run", "steps": [{"step",
+    "time", "trace", "worker"}], "problems": [{"trace", "error"}]}``, ``time`` the step's duration (µs). A step is
+    the N of the trace's ``ProfilerStep#N`` span: the training step when ``prof.step()`` is called once per step,
+    from step 0 (docs/profile.md#next-to-the-curves). A trace without step spans covers no known step; one that
+    cannot be read is named in ``problems``."""
+    logdir = logdir_of(request)
+    service = _service(request)
+    steps: list[dict[str, Any]] = []
+    problems: list[dict[str, str]] = []
+    with _answers():
+        files = find_traces(logdir, run)
+    for file in files:
+        try:
+            trace = service.load(file).trace
+        except TraceError as problem:
+            problems.append({"trace": file.name, "error": str(problem)})
+            continue
+        numbers, starts, ends = kinds.steps(trace)
+        for number, start, end in zip(numbers.tolist(), starts.tolist(), ends.tolist(), strict=True):
+            if number >= 0:
+                steps.append({"step": number, "time": end - start, "trace": file.name, "worker": file.worker})
+    steps.sort(key=lambda s: (s["step"], s["worker"]))
+    return OrjsonResponse({"run": run, "steps": steps, "problems": problems})

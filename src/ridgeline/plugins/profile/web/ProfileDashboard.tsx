@@ -15,25 +15,28 @@ import {
 import { type Column, SortableTable } from "./Table";
 import { Timeline } from "./Timeline";
 
-let known: Set<string> | null = null;
-/** The runs the server said have traces (null until it answered). */
-export const runsWithTraces = () => known;
-
 const VIEWS = ["overview", "operators", "kernels", "memory", "timeline", "ranks"] as const;
 const TITLES: Record<string, string> = { ranks: "Across ranks" };
 
+/**
+ * The answer of `load` for these `deps`: null until it came. An answer is kept with the deps it was asked for and
+ * given only for those: on the render right after the deps changed (before the effect asks again), the previous
+ * answer would otherwise reach a view of another kind (the overview's answer drawn as the ranks' table, which
+ * threw, and the error boundary replaced the dashboard).
+ */
 function useAnswer<T>(load: (signal: AbortSignal) => Promise<T>, deps: unknown[]): { data: T | null; error: string | null } {
-  const [state, setState] = useState<{ data: T | null; error: string | null }>({ data: null, error: null });
+  const key = JSON.stringify(deps);
+  const [state, setState] = useState<{ key: string; data: T | null; error: string | null }>({ key, data: null, error: null });
   useEffect(() => {
     const controller = new AbortController();
-    setState({ data: null, error: null });
+    setState({ key, data: null, error: null });
     load(controller.signal).then(
-      (data) => setState({ data, error: null }),
-      (err: unknown) => { if (!controller.signal.aborted) setState({ data: null, error: err instanceof Error ? err.message : String(err) }); },
+      (data) => { if (!controller.signal.aborted) setState({ key, data, error: null }); },
+      (err: unknown) => { if (!controller.signal.aborted) setState({ key, data: null, error: err instanceof Error ? err.message : String(err) }); },
     );
     return () => controller.abort();
   }, deps);
-  return state;
+  return state.key === key ? state : { data: null, error: null };
 }
 
 function Shown<T>({ state, children }: { state: { data: T | null; error: string | null }; children: (data: T) => preact.ComponentChildren }) {
@@ -194,7 +197,6 @@ function Ranks({ data }: { data: RanksAnswer }) {
 
 export function ProfileDashboard({ runs, tick }: DashboardProps) {
   const listing = useAnswer((signal) => getJson<RunsAnswer>("/api/profile/runs", undefined, { signal }), [tick]);
-  useEffect(() => { if (listing.data) known = new Set(listing.data.runs.map((r) => r.run)); }, [listing.data]);
   const selected = new Set(runs.map((r) => r.run));
   const withTraces = (listing.data?.runs ?? []).filter((r) => selected.has(r.run));
   const [chosenRun, setRun] = useUrlState("pf.run", "");

@@ -21,6 +21,7 @@ export interface Row { lane: number; depth: number; ids: number[]; ts: number[];
 export type TimelineAnswer = Answer<"/api/profile/timeline", { extent: [number, number]; lanes: Lane[]; start: number; end: number; rows: Row[]; names: Record<string, string> }>;
 export type EventAnswer = Answer<"/api/profile/event", { id: number; name: string; cat: string; ts: number; dur: number; lane: string; args: Record<string, unknown> }>;
 export interface RankRow { rank: number; trace: string; device: boolean; steps: number; step_time_mean: number | null; breakdown: Record<string, number>; overlap: number | null; idle: Record<string, number> | null }
+export type StepsAnswer = Answer<"/api/profile/steps", { run: string; steps: { step: number; time: number; trace: string; worker: string }[]; problems: { trace: string; error: string }[] }>;
 export type RanksAnswer = Answer<"/api/profile/ranks", { categories: string[]; ranks: RankRow[]; late_collectives: { step: number; straggler: number; delay: Record<string, number> }[] }>;
 
 /** Microseconds, readable. */

@@ -5,8 +5,10 @@
  * GET /api/images, each run in its colour; hovering one names the step and the tag). Either the histogram or
  * the image tag may be "" (left out). Likewise (`embeddings`), taller hollow marks at the steps where that
  * embedding tag was logged (the dashboard passes them from GET /api/embeddings); a click on one (or Enter) opens
- * the projector on that embedding at that step (`onOpenEmbedding`). The scalar comes through the
- * scalars series cache (binary batch); refreshed on every tick.
+ * the projector on that embedding at that step (`onOpenEmbedding`). With `stepTime` (and no histogram), the
+ * right y axis holds the step time of each profiled step of the runs that have PyTorch profiler traces
+ * (GET /api/profile/steps; the slowest of a run's traces at each step, in ms): the loss beside the step time.
+ * The scalar comes through the scalars series cache (binary batch); refreshed on every tick.
  */
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import type uPlot from "uplot";
@@ -23,6 +25,18 @@ import { buildOverlay, type Distribution, type OverlayRun } from "./overlay";
 import type { Answer } from "@api/types";
 
 const HEIGHT = 260;
+
+/** GET /api/profile/steps: one row per profiled step and trace (`time` in µs). */
+type StepsAnswer = Answer<"/api/profile/steps", { steps: { step: number; time: number; worker: string }[] }>;
+
+/** A run's profiled steps and, per step, its slowest trace's time in ms. */
+async function stepTimes(run: string): Promise<{ step: number[]; ms: number[] }> {
+  const body = await getJson<StepsAnswer>("/api/profile/steps", { run });
+  const slowest = new Map<number, number>();
+  for (const row of body.steps) slowest.set(row.step, Math.max(slowest.get(row.step) ?? 0, row.time / 1000));
+  const step = [...slowest.keys()].sort((a, b) => a - b);
+  return { step, ms: step.map((s) => slowest.get(s)!) };
+}
 const MAX_STEPS = 200;
 
 export interface OverlayCardProps {
@@ -34,6 +48,8 @@ export interface OverlayCardProps {
   embeddings: string;
   /** The steps of `embeddings` per selected run (from GET /api/embeddings). */
   embeddingMarks: MarkRun[];
+  /** The profiled steps' times on the right y axis (for runs with profiler traces; instead of a histogram). */
+  stepTime?: boolean;
   runs: RunInfo[];
   settings: Settings;
   tick: number;
@@ -52,20 +68,28 @@ export interface MarkRun {
 }
 
 export function OverlayCard(props: OverlayCardProps) {
-  const { scalar, histogram, images, embeddings, embeddingMarks, runs, settings, tick, onClose } = props;
+  const { scalar, images, embeddings, embeddingMarks, runs, settings, tick, onClose } = props;
+  const stepTime = !!props.stepTime;
+  const histogram = stepTime ? "" : props.histogram;
   const openRef = useRef(props.onOpenEmbedding);
   openRef.current = props.onOpenEmbedding;
-  const id = `overlay:${scalar}\u0000${histogram}\u0000${images}\u0000${embeddings}`;
-  const label = [scalar, histogram, images, embeddings].filter((t) => t).join(" + ");
+  const id = `overlay:${scalar}\u0000${histogram}\u0000${images}\u0000${embeddings}${stepTime ? "\u0000step time" : ""}`;
+  const label = [scalar, histogram, images, embeddings, stepTime ? "step time" : ""].filter((t) => t).join(" + ");
   const chartRef = useRef<HTMLDivElement>(null);
   const plotRef = useRef<Plot | null>(null);
   const keyRef = useRef("");
-  const [loaded, setLoaded] = useState<{ distributions: Map<string, Distribution>; marks: MarkRun[]; version: number } | null>(null);
+  const [loaded, setLoaded] = useState<{
+    distributions: Map<string, Distribution>;
+    marks: MarkRun[];
+    stepTimes: Map<string, { step: number[]; ms: number[] }>;
+    version: number;
+  } | null>(null);
   const marksRef = useRef<MarkRun[]>([]);
   const [ready, setReady] = useState(false);
   const scalarRuns = useMemo(() => runsWith(runs, "scalars", scalar), [runs, scalar]);
   const histogramRuns = useMemo(() => (histogram ? runsWith(runs, "histograms", histogram) : []), [runs, histogram]);
   const imageRuns = useMemo(() => (images ? runsWith(runs, "images", images) : []), [runs, images]);
+  const tracedRuns = useMemo(() => (stepTime ? runs.filter((r) => (r.tags.profile ?? []).length > 0) : []), [runs, stepTime]);
 
   useEffect(() => {
     registry.add(id);
@@ -79,7 +103,14 @@ export function OverlayCard(props: OverlayCardProps) {
     const keys = scalarRuns.map((r) => ({ run: r.run, tag: scalar }));
     const distributions = new Map<string, Distribution>();
     const marks: MarkRun[] = [];
+    const times = new Map<string, { step: number[]; ms: number[] }>();
     void Promise.all([
+      ...tracedRuns.map((r) =>
+        stepTimes(r.run).then(
+          (t) => void times.set(r.run, t),
+          () => undefined, // traces that cannot be read: no step time for that run
+        ),
+      ),
       ...imageRuns.map((r) =>
         getJson<Answer<"/api/images", { steps: { step: number }[] }>>("/api/images", { run: r.run, tag: images }).then(
           (body) => void marks.push({ run: r.run, colour: r.colour, steps: body.steps.map((s) => s.step), kind: "images", tag: images }),
@@ -94,12 +125,12 @@ export function OverlayCard(props: OverlayCardProps) {
         ),
       ),
     ]).then(() => {
-      if (live) setLoaded((l) => ({ distributions, marks, version: (l?.version ?? 0) + 1 }));
+      if (live) setLoaded((l) => ({ distributions, marks, stepTimes: times, version: (l?.version ?? 0) + 1 }));
     });
     return () => {
       live = false;
     };
-  }, [scalar, histogram, images, scalarRuns, histogramRuns, imageRuns, tick]);
+  }, [scalar, histogram, images, scalarRuns, histogramRuns, imageRuns, tracedRuns, tick]);
 
   const model = useMemo(() => {
     if (!loaded) return null;
@@ -110,6 +141,7 @@ export function OverlayCard(props: OverlayCardProps) {
         colour: r.colour,
         scalar: d ? { step: d.step, value: smooth(settings.smoother, d.step, d.value, settings.smoothing) } : null,
         distribution: loaded.distributions.get(r.run) ?? null,
+        stepTime: loaded.stepTimes.get(r.run) ?? null,
       };
     });
     const marks = [...loaded.marks, ...embeddingMarks];
@@ -131,7 +163,7 @@ export function OverlayCard(props: OverlayCardProps) {
           xLog: false,
           yLog: false,
           yLabel: scalar,
-          y2Label: histogram ? `${histogram} (percentiles)` : undefined,
+          y2Label: histogram ? `${histogram} (percentiles)` : stepTime ? "step time (ms)" : undefined,
           ignoreOutliers: settings.outliers,
           syncKey: null,
           lines: model.lines,
@@ -167,6 +199,7 @@ export function OverlayCard(props: OverlayCardProps) {
       data-tag={label}
       data-ready={ready ? "true" : "false"}
       data-points={String(model?.points ?? 0)}
+      data-step-times={model ? String([...(loaded?.stepTimes.values() ?? [])].reduce((n, t) => n + t.step.length, 0)) : "0"}
     >
       <header class="rl-card-head">
         <h3 class="rl-card-title" title={label}>
@@ -187,6 +220,12 @@ export function OverlayCard(props: OverlayCardProps) {
             <>
               {" "}
               · {embeddings} <span class="rl-muted">(embedding steps: hollow ticks)</span>
+            </>
+          )}
+          {stepTime && (
+            <>
+              {" "}
+              · step time <span class="rl-muted">(right: ms of each profiled step, dotted)</span>
             </>
           )}
         </h3>

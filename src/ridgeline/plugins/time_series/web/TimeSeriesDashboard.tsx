@@ -5,8 +5,9 @@
  * lazily loaded) — filtered by the shell's tag regex, grouped by tag prefix, with pinned cards on top
  * (kept in the URL under "ts.pinned"). Which kinds are shown is kept under "ts.kinds". Overlay cards draw a
  * scalar, a histogram's percentile bands and tick marks at an image tag's and an embedding tag's steps on one
- * step axis ("ts.overlay": [scalar, histogram, image tag, embedding tag], "" for a part left out; entries saved
- * before embeddings existed have three parts).
+ * step axis ("ts.overlay": [scalar, histogram, image tag, embedding tag, "1" for the step time], "" for a part
+ * left out; entries saved before embeddings existed have three parts, before step times four). The step time is
+ * that of the profiled steps of runs with PyTorch profiler traces, on the right axis instead of a histogram.
  */
 import { useCallback, useEffect, useMemo, useState } from "preact/hooks";
 import { getJson } from "@api/client";
@@ -27,7 +28,7 @@ interface EmbeddingListing {
   runs: Record<string, { tag: string; step: number | null }[]>;
 }
 
-type Overlay = [string, string, string, string];
+type Overlay = [string, string, string, string, string];
 const NO_MARKS: MarkRun[] = [];
 
 /** With this many cards or fewer, every card loads at once. */
@@ -52,12 +53,15 @@ export function TimeSeriesDashboard({ runs, tagFilter, tick, theme }: DashboardP
   }, []);
   const [overlayRaw, setOverlay] = useUrlState<string[][]>("ts.overlay", []);
   const overlays = (Array.isArray(overlayRaw) ? overlayRaw : [])
-    .filter((p) => Array.isArray(p) && p.length >= 2 && p.length <= 4 && p.every((t) => typeof t === "string"))
-    .map((p) => [p[0], p[1], p[2] ?? "", p[3] ?? ""] as Overlay);
+    .filter((p) => Array.isArray(p) && p.length >= 2 && p.length <= 5 && p.every((t) => typeof t === "string"))
+    .map((p) => [p[0], p[1], p[2] ?? "", p[3] ?? "", p[4] ?? ""] as Overlay);
   const [pickScalar, setPickScalar] = useState("");
   const [pickHistogram, setPickHistogram] = useState("");
   const [pickImages, setPickImages] = useState("");
   const [pickEmbeddings, setPickEmbeddings] = useState("");
+  const [pickStepTime, setPickStepTime] = useState(false);
+  // Runs with profiler traces (/api/runs lists their files under the kind "profile"): their step time can be overlaid.
+  const traced = runs.some((r) => (r.tags.profile ?? []).length > 0);
   // Embeddings are not in the event files (no /api/runs kind): their listing is asked for on each reload.
   const [embeddingListing, setEmbeddingListing] = useState<EmbeddingListing["runs"]>({});
   useEffect(() => {
@@ -137,7 +141,7 @@ export function TimeSeriesDashboard({ runs, tagFilter, tick, theme }: DashboardP
           ))}
         </fieldset>
         <CurveControls settings={settings} set={set} />
-        {scalarTags.length > 0 && (histogramTags.length > 0 || imageTags.length > 0 || embeddingTags.length > 0) && (
+        {scalarTags.length > 0 && (histogramTags.length > 0 || imageTags.length > 0 || embeddingTags.length > 0 || traced) && (
           <fieldset class="rl-field rl-combine">
             <legend>Overlay a scalar with a histogram and image or embedding steps</legend>
             <select aria-label="Overlay scalar" data-testid="ts-overlay-scalar" value={pickScalar} onChange={(e) => setPickScalar(e.currentTarget.value)}>
@@ -146,7 +150,7 @@ export function TimeSeriesDashboard({ runs, tagFilter, tick, theme }: DashboardP
                 <option value={t}>{t}</option>
               ))}
             </select>
-            <select aria-label="Overlay histogram" data-testid="ts-overlay-histogram" value={pickHistogram} onChange={(e) => setPickHistogram(e.currentTarget.value)}>
+            <select aria-label="Overlay histogram" data-testid="ts-overlay-histogram" value={pickStepTime ? "" : pickHistogram} disabled={pickStepTime} onChange={(e) => setPickHistogram(e.currentTarget.value)}>
               <option value="">(histogram)</option>
               {histogramTags.map((t) => (
                 <option value={t}>{t}</option>
@@ -166,12 +170,18 @@ export function TimeSeriesDashboard({ runs, tagFilter, tick, theme }: DashboardP
                 ))}
               </select>
             )}
+            {traced && (
+              <label class="rl-check" title="The step time of each profiled step (PyTorch profiler traces) on the right axis, instead of a histogram">
+                <input type="checkbox" data-testid="ts-overlay-step-time" checked={pickStepTime} onChange={(e) => setPickStepTime(e.currentTarget.checked)} />
+                <span>step time</span>
+              </label>
+            )}
             <button
               type="button"
               data-testid="ts-overlay-add"
-              disabled={!pickScalar || (!pickHistogram && !pickImages && !pickEmbeddings)}
+              disabled={!pickScalar || (!pickHistogram && !pickImages && !pickEmbeddings && !pickStepTime)}
               onClick={() => {
-                const next: Overlay = [pickScalar, pickHistogram, pickImages, pickEmbeddings];
+                const next: Overlay = [pickScalar, pickStepTime ? "" : pickHistogram, pickImages, pickEmbeddings, pickStepTime ? "1" : ""];
                 setOverlay([...overlays.filter((p) => !sameOverlay(p, next)), next]);
               }}
             >
@@ -192,6 +202,7 @@ export function TimeSeriesDashboard({ runs, tagFilter, tick, theme }: DashboardP
                 histogram={p[1]}
                 images={p[2]}
                 embeddings={p[3]}
+                stepTime={p[4] === "1"}
                 embeddingMarks={embeddingMarks.get(p[3]) ?? NO_MARKS}
                 onOpenEmbedding={openEmbedding}
                 runs={runs}

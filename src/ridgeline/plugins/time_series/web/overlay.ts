@@ -1,7 +1,8 @@
 /**
  * The multi-type overlay's pure half: one step axis with, per run, a scalar tag's curve on the left y axis and
  * a histogram tag's percentile bands (TensorBoard's distribution: min–max and 16th–84th percentile filled,
- * the median dashed) on the right one — e.g. the loss with the gradient distribution of a layer.
+ * the median dashed) on the right one — e.g. the loss with the gradient distribution of a layer; or, instead of
+ * a distribution, the profiled steps' times on the right axis (the loss beside the step time).
  */
 import type uPlot from "uplot";
 import { joinSeries, type JoinInput } from "@charts/join";
@@ -20,6 +21,9 @@ export interface OverlayRun {
   /** The scalar's steps and (smoothed) values; null when the run lacks the scalar tag. */
   scalar: { step: ArrayLike<number>; value: ArrayLike<number> } | null;
   distribution: Distribution | null;
+  /** The profiled steps' times (ms; GET /api/profile/steps, the slowest trace of each step), drawn on the right
+   * axis instead of a distribution; null when not asked or the run has no traces. */
+  stepTime?: { step: number[]; ms: number[] } | null;
 }
 
 export interface OverlayModel {
@@ -65,6 +69,13 @@ export function buildOverlay(runs: OverlayRun[], scalarTag: string, histogramTag
       inputs.push({ x: d.step, columns: [max, min, p84, p16, median] });
       points += d.step.length;
     }
+  }
+  for (const r of runs) {
+    const t = r.stepTime;
+    if (!t || !t.step.length) continue;
+    lines.push({ label: `${r.run} · step time (ms)`, colour: r.colour, width: 2, dash: [2, 2], scale: "y2" });
+    inputs.push({ x: t.step, columns: [Float64Array.from(t.ms)] });
+    points += t.step.length;
   }
   if (markSteps.length > 0) inputs.push({ x: markSteps, columns: [] });
   const joined = joinSeries(inputs, Math.max(200, width * 2));
