@@ -104,8 +104,9 @@ class _Cursor:
         self.pending = b""  # compressed bytes fed but not consumed yet
         self.out = 0
         self.spare = b""  # decompressed bytes produced past what was asked
+        self.last = b""  # the bytes just before ``out``: what a read stepping back asks again
 
-    def take(self, path: str, count: int, raw_end: int, read: RawRead) -> bytes:
+    def take(self, path: str, count: int, raw_end: int, read: RawRead, *, keep_last: bool = True) -> bytes:
         """The next ``count`` decompressed bytes (fewer at the member's end)."""
         parts, have = [], 0
         if self.spare:
@@ -127,7 +128,9 @@ class _Cursor:
             parts.append(out)
             have += len(out)
         self.out += have
-        return b"".join(parts)
+        data = b"".join(parts)
+        self.last = data if keep_last or len(data) >= len(self.last) else self.last[len(data) :] + data
+        return data
 
 
 class GzipIndex:
@@ -239,8 +242,13 @@ class GzipIndex:
             return data[start : start + count]
         member = self.members[number]
         cursor = self.cursor
-        if cursor is None or cursor.member != number or cursor.out > start:
+        if cursor is None or cursor.member != number or start < cursor.out - len(cursor.last):
             cursor = self.cursor = _Cursor(number, member.raw_start)
+        if start < cursor.out:  # a read that steps back into what the last one returned (a record re-read)
+            prefix = cursor.last[len(cursor.last) - (cursor.out - start) :][:count]
+            if len(prefix) == count:
+                return prefix
+            return prefix + cursor.take(path, count - len(prefix), member.raw_end, read, keep_last=False)
         while cursor.out < start:  # skip to the offset, a piece at a time
             if not cursor.take(path, min(OUT_PIECE, start - cursor.out), member.raw_end, read):
                 break
