@@ -15,7 +15,8 @@ between passes:
   served from it.
 - **A cache that cannot be stale.** What was read is kept per object *version* (the listing's tag): an object on
   S3 or GCS is replaced whole, never changed in place, so bytes read from one version stay true for it, and a
-  new version (a longer upload) misses. Few blocks are kept (``CACHED_OBJECTS`` objects, two blocks each).
+  new version (a longer upload) misses. Few blocks are kept (``CACHED_OBJECTS`` objects, two blocks each, at
+  most ``CACHED_BYTES`` in all); reads come from several threads on the first pass (read ahead), under a lock.
 
 Credentials and endpoint come from the standard AWS variables (:func:`storage_options`), passed to s3fs as
 arguments so that fsspec's instance cache tells two endpoints apart.
@@ -31,7 +32,8 @@ from dataclasses import dataclass
 from typing import Any
 
 READAHEAD_BYTES = 1 << 20
-CACHED_OBJECTS = 16
+CACHED_OBJECTS = 32  # more than the first pass reads ahead (ingest.loop.REMOTE_WORKERS + 1 files at a time)
+CACHED_BYTES = 64 << 20
 
 Cat = Callable[[str, int, int], bytes]  # (path, start, end) -> bytes: one ranged request
 
@@ -146,5 +148,8 @@ class ObjectReads:
             kept = [(start, data)]
         self._blocks[name] = (version, kept)
         self._blocks.move_to_end(name)
-        while len(self._blocks) > CACHED_OBJECTS:
+        while len(self._blocks) > CACHED_OBJECTS or (
+            len(self._blocks) > 1
+            and sum(len(data) for _, blocks in self._blocks.values() for _, data in blocks) > CACHED_BYTES
+        ):
             self._blocks.popitem(last=False)
