@@ -168,3 +168,34 @@ def test_memory_stays_bounded_over_a_large_member(tmp_path: Path) -> None:
         tracemalloc.stop()
     assert found == [list(range(10))]
     assert peak < 24 << 20, f"peak {peak / 2**20:.1f} MiB"
+
+
+def test_a_compressed_run_comes_back_from_the_on_disk_store_and_continues(tmp_path: Path) -> None:
+    logs, cache = tmp_path / "logs", tmp_path / "cache"
+    logs.mkdir()
+    path = logs / FILE
+    path.write_bytes(member(scalars(range(10))))
+    first = ridgeline.open(logs, cache_dir=cache)
+    assert steps(first) == list(range(10))
+    first.provider.close()  # type: ignore[attr-defined]
+    append(path, member(scalars(range(10, 20))))
+    second = ridgeline.open(logs, cache_dir=cache)
+    assert second.provider.restored_runs == 1  # type: ignore[attr-defined]
+    assert steps(second) == list(range(20))
+    second.provider.close()  # type: ignore[attr-defined]
+    path.write_bytes(member(scalars(range(100, 130))))  # copied over by another run's file, longer
+    third = ridgeline.open(logs, cache_dir=cache)
+    assert third.provider.restored_runs == 0  # type: ignore[attr-defined]
+    assert steps(third) == list(range(100, 130))
+    third.provider.close()  # type: ignore[attr-defined]
+
+
+def test_a_compressed_file_copied_over_while_read_makes_its_run_be_read_again(tmp_path: Path) -> None:
+    path = tmp_path / FILE
+    path.write_bytes(member(scalars(range(10))) + member(scalars(range(10, 20))))
+    logdir = ridgeline.open(tmp_path, cache=False)
+    assert steps(logdir) == list(range(20))
+    path.write_bytes(member(scalars(range(500, 540))) + member(scalars(range(540, 600))))  # longer, other bytes
+    logdir.reload()
+    assert steps(logdir) == list(range(500, 600))
+    assert any("rewritten" in problem.reason or "shrank" in problem.reason for problem in logdir.problems())
