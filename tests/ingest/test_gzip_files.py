@@ -14,6 +14,8 @@ import numpy as np
 import pytest
 
 import ridgeline
+from ridgeline.format import records
+from ridgeline.format.proto import event_pb2
 from ridgeline.ingest.discovery import LogDirSource, filesystem_for, find_runs
 from tests.ingest.fastpath_helpers import scalar_record
 
@@ -199,3 +201,23 @@ def test_a_compressed_file_copied_over_while_read_makes_its_run_be_read_again(tm
     logdir.reload()
     assert steps(logdir) == list(range(500, 600))
     assert any("rewritten" in problem.reason or "shrank" in problem.reason for problem in logdir.problems())
+
+
+def test_memory_stays_bounded_over_many_compressed_files(tmp_path: Path) -> None:
+    """40 files of 1.5 MiB decompressed each (60 MiB): what is kept decompressed is bounded across files."""
+    big = records.frame(event_pb2.Event(file_version="v" * (3 << 19)).SerializeToString())  # one 1.5 MiB record
+    for number in range(40):
+        (tmp_path / f"run{number:02d}").mkdir()
+        body = member(scalars(range(3))) + member(big) + member(scalars(range(3, 6)))
+        (tmp_path / f"run{number:02d}" / FILE).write_bytes(body)
+    found: list[list[int]] = []
+    tracemalloc.start()
+    try:
+        logdir = ridgeline.open(tmp_path, cache=False)
+        found.extend(steps(logdir, f"run{number:02d}") for number in range(40))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert found == [list(range(6))] * 40
+    assert logdir.problems() == []  # each member's end found where it is (more than one piece decompressed)
+    assert peak < 44 << 20, f"peak {peak / 2**20:.1f} MiB"

@@ -14,7 +14,8 @@ the decompressed stream as it does on a plain file, and offsets of records are o
   offset *in the compressed file*. Until a following member is found, the search resumes on the next pass.
 - Memory stays bounded: members are decompressed in pieces, never the whole file; what a scan decompressed is
   kept (up to ``RECENT_BYTES``) for the reads that follow it, a file's first ``HEAD_BYTES`` are kept for the
-  fingerprints, and a sequential read continues its decompressor instead of starting the member again.
+  fingerprints, and a sequential read continues its decompressor instead of starting the member again. Only the
+  ``ACTIVE_FILES`` files used last keep decompressed bytes and a decompressor, whatever the number of files.
 - A file that shrank, or whose bytes before the last member's end changed (copied over), is indexed again from
   its start; the loop's fingerprints then see a rewritten file and re-read the run.
 """
@@ -24,13 +25,16 @@ from __future__ import annotations
 import bisect
 import threading
 import zlib
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 
 MAGIC = b"\x1f\x8b\x08"  # ID1, ID2, CM=deflate
 RAW_PIECE = 256 << 10  # compressed bytes read at a time
 OUT_PIECE = 1 << 20  # decompressed bytes produced at a time
-RECENT_BYTES = 4 << 20  # decompressed bytes of the last scan kept for the reads that follow it
+RECENT_BYTES = 2 << 20  # decompressed bytes of a file's last scan kept for the reads that follow it
+CURSORS = 2  # decompressors kept per file: a read crossing into the next member keeps the one it left
+ACTIVE_FILES = 16  # files that keep those, and a decompressor, at once (the others' are dropped)
 HEAD_BYTES = 4096  # a file's first decompressed bytes, kept: every fingerprint reads them
 TRAILER_BYTES = 8  # the CRC32 and ISIZE that end a member: rechecked to notice a file copied over
 
@@ -84,10 +88,11 @@ def _decode(path: str, raw_start: int, raw_size: int, read: RawRead, keep: int) 
                 else:
                     kept = None
             if inflate.eof:
-                consumed = len(piece) - len(inflate.unused_data) - len(inflate.unconsumed_tail)
+                # At the end the input left over is unused_data (unconsumed_tail then holds the same bytes).
+                consumed = len(piece) - len(inflate.unused_data)
                 return _Outcome("complete", position + consumed, size, b"".join(kept) if kept is not None else None)
             data = inflate.unconsumed_tail
-            if not data:
+            if not data and len(out) < OUT_PIECE:  # a full piece out: zlib may hold more output, drain it first
                 break
         position += len(piece)
     return _Outcome("partial")
@@ -105,6 +110,7 @@ class _Cursor:
         self.out = 0
         self.spare = b""  # decompressed bytes produced past what was asked
         self.last = b""  # the bytes just before ``out``: what a read stepping back asks again
+        self.hungry = True  # the last decompress gave less than asked: it needs more input for more
 
     def take(self, path: str, count: int, raw_end: int, read: RawRead, *, keep_last: bool = True) -> bytes:
         """The next ``count`` decompressed bytes (fewer at the member's end)."""
@@ -114,15 +120,17 @@ class _Cursor:
             parts.append(part)
             have = len(part)
         while have < count and not self.inflate.eof:
-            if not self.pending:
+            if not self.pending and self.hungry:
                 if self.raw >= raw_end:
                     break
                 self.pending = read(path, self.raw, min(RAW_PIECE, raw_end - self.raw))
                 if not self.pending:
                     break
                 self.raw += len(self.pending)
-            out = self.inflate.decompress(self.pending, min(OUT_PIECE, max(count - have, 1)))
+            limit = min(OUT_PIECE, count - have)
+            out = self.inflate.decompress(self.pending, limit)
             self.pending = self.inflate.unconsumed_tail
+            self.hungry = len(out) < limit  # else zlib may hold more output for the input it took: drain it first
             if have + len(out) > count:
                 out, self.spare = out[: count - have], out[count - have :]
             parts.append(out)
@@ -151,7 +159,7 @@ class GzipIndex:
         self.corrupt_at: int | None = None  # a corrupt span reported, whose end is not found yet
         self.resync_from = 0
         self.problems: list[tuple[int, str]] = []
-        self.cursor: _Cursor | None = None
+        self.cursors: OrderedDict[int, _Cursor] = OrderedDict()  # member number -> its decompressor, newest last
         self.scanned = False
 
     # --- finding members -----------------------------------------------------------------------------------
@@ -241,9 +249,12 @@ class GzipIndex:
         if data is not None:
             return data[start : start + count]
         member = self.members[number]
-        cursor = self.cursor
-        if cursor is None or cursor.member != number or start < cursor.out - len(cursor.last):
-            cursor = self.cursor = _Cursor(number, member.raw_start)
+        cursor = self.cursors.get(number)
+        if cursor is None or start < cursor.out - len(cursor.last):
+            cursor = self.cursors[number] = _Cursor(number, member.raw_start)
+        self.cursors.move_to_end(number)
+        while len(self.cursors) > CURSORS:  # a read that ends in the next member must not lose this one's
+            self.cursors.popitem(last=False)
         if start < cursor.out:  # a read that steps back into what the last one returned (a record re-read)
             prefix = cursor.last[len(cursor.last) - (cursor.out - start) :][:count]
             if len(prefix) == count:
@@ -262,6 +273,7 @@ class GzipFiles:
         self._raw_size = raw_size
         self._raw_read = raw_read
         self._indexes: dict[str, GzipIndex] = {}
+        self._active: OrderedDict[str, GzipIndex] = OrderedDict()  # the files used last, newest at the end
         self._lock = threading.Lock()
 
     def _index(self, path: str) -> GzipIndex:
@@ -269,7 +281,13 @@ class GzipFiles:
             index = self._indexes.get(path)
             if index is None:
                 index = self._indexes[path] = GzipIndex()
-            return index
+            self._active[path] = index
+            self._active.move_to_end(path)
+            idle = [self._active.popitem(last=False)[1] for _ in range(len(self._active) - ACTIVE_FILES)]
+        for other in idle:  # bounded memory across many files: a file not used lately keeps only its index
+            with other.lock:
+                other.recent, other.cursors = {}, OrderedDict()
+        return index
 
     def size(self, path: str) -> int:
         """The decompressed size of the file's complete members (indexing what it gained)."""
