@@ -12,9 +12,13 @@
 3. **The system-metrics sampler**: the CPU time of one sample (psutil host figures; GPU figures where NVML finds a
    GPU), measured on the calling thread, as a share of one core at 1 s and 10 s intervals (target: under 1 % at
    the default 10 s).
+4. **Reloading a log directory on S3** (``--s3-runs``, default 50; ``--s3-runs 1000`` for the issue's figure):
+   requests and seconds per reload against moto's S3 server on 127.0.0.1, through a counting proxy, beside
+   TensorBoard's loader pointed at the same bucket (``--s3-no-tensorboard`` leaves it out: it makes about three
+   requests per run per reload, minutes at 1,000 runs). See bench/s3_reload.py.
 
     python bench/distributed.py [--ranks 64] [--tags 20] [--steps 10000] [--repeats 3] [--logdir-steps 2000]
-                                [--quick] [--json PATH]
+                                [--s3-runs 50] [--s3-no-tensorboard] [--quick] [--json PATH]
 """
 
 from __future__ import annotations
@@ -151,6 +155,8 @@ def main() -> int:
     parser.add_argument("--steps", type=int, default=10_000)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--logdir-steps", type=int, default=2_000)
+    parser.add_argument("--s3-runs", type=int, default=50, help="runs in the S3 bucket (0: no S3 reload)")
+    parser.add_argument("--s3-no-tensorboard", action="store_true", help="S3 reload: ridgeline only")
     parser.add_argument("--quick", action="store_true", help="a smoke run: 8 ranks, 3 tags, 500 steps")
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
@@ -193,6 +199,12 @@ def main() -> int:
         at_1s, at_10s = cost["percent_of_a_core_at_1s"], cost["percent_of_a_core_at_10s"]
         print(f"  {at_1s:.3f} % of a core at 1 s, {at_10s:.4f} % at 10 s")
         print(f"  {'PASS' if cost['percent_of_a_core_at_10s'] < 1 else 'FAIL'} under 1 % of a core at 10 s")
+    if args.s3_runs > 0:
+        sys.path.insert(0, str(Path(__file__).parent))
+        import s3_reload
+
+        results["s3_reload"] = s3_reload.run(args.s3_runs, tensorboard=not args.s3_no_tensorboard)
+        s3_reload.report(results["s3_reload"])
     if args.json:
         args.json.write_text(json.dumps(results, indent=2))
     return 0

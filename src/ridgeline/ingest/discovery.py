@@ -6,7 +6,8 @@ several log directories, each run name is prefixed by its log directory's name: 
 the log directory's own root), where the name is the one given (``name:path``) or else the last part of the path.
 
 Local paths use ``os`` only; URLs (``s3://``, ``gs://``, ``memory://``, ...) go through fsspec, imported on first
-use. Nothing here ever writes.
+use, listed once per pass (:mod:`ridgeline.ingest.remote`). Event files ending ``.gz`` are read decompressed
+(:mod:`ridgeline.ingest.gzip_source`). Nothing here ever writes.
 
 Symbolic links on the local disk: the log directory itself may be one (``runs -> /data/runs``). Below it, a link
 is never followed out of the log directory, and each directory is read once. A link to a directory inside the log
@@ -23,6 +24,9 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, BinaryIO, Protocol
+
+from ridgeline.ingest.gzip_source import GzipFiles, is_gzip_event_file
+from ridgeline.ingest.remote import ObjectReads, storage_options
 
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 _WINDOWS_DRIVE = re.compile(r"^[A-Za-z]:[\\/]")
@@ -60,6 +64,7 @@ class LocalFileSystem:
 
     def __init__(self) -> None:
         self.skipped: list[tuple[str, str]] = []  # (path, why) of the links the last walk did not follow
+        self.gzip = GzipFiles(self._raw_size, self._raw_read)  # .gz event files, read decompressed
 
     def walk_files(self, root: str) -> Iterator[tuple[str, list[str]]]:
         """Every directory below ``root`` (``root`` first) with the event-file candidates directly in it.
@@ -113,7 +118,8 @@ class LocalFileSystem:
         return os.path.isfile(target)
 
     def size(self, path: str) -> int:
-        return os.stat(path).st_size
+        """The file's size; a ``.gz`` event file's decompressed size (its complete members)."""
+        return self.gzip.size(path) if is_gzip_event_file(path) else self._raw_size(path)
 
     def modified(self, path: str) -> float | None:
         try:
@@ -122,6 +128,15 @@ class LocalFileSystem:
             return None
 
     def read(self, path: str, offset: int, length: int) -> bytes:
+        """Bytes of the file; of a ``.gz`` event file, decompressed bytes."""
+        if is_gzip_event_file(path):
+            return self.gzip.read(path, offset, length)
+        return self._raw_read(path, offset, length)
+
+    def _raw_size(self, path: str) -> int:
+        return os.stat(path).st_size
+
+    def _raw_read(self, path: str, offset: int, length: int) -> bytes:
         with open(path, "rb") as file:
             file.seek(offset)
             return file.read(length)
@@ -134,7 +149,9 @@ class LocalFileSystem:
 
 
 class FsspecFileSystem:
-    """Any fsspec file system (S3, GCS, HDFS, memory, ...), addressed by URL."""
+    """Any fsspec file system (S3, GCS, HDFS, memory, ...), addressed by URL: one recursive listing per walk, sizes
+    from it, ranged reads (see :mod:`ridgeline.ingest.remote`); S3's endpoint and credentials from the standard
+    AWS variables."""
 
     def __init__(self, url: str) -> None:
         try:
@@ -143,24 +160,39 @@ class FsspecFileSystem:
             raise LogDirError(
                 f"log directory {url!r} is a URL: reading it needs fsspec (pip install fsspec)"
             ) from error
+        self.protocol = url.split("://", 1)[0]
         try:
-            self.fs: Any = fsspec.core.url_to_fs(url)[0]
+            self.fs: Any = fsspec.core.url_to_fs(url, **storage_options(self.protocol))[0]
         except (ImportError, ValueError) as error:  # e.g. s3:// without s3fs installed
             raise LogDirError(f"log directory {url!r}: {error}") from error
-        self.protocol = url.split("://", 1)[0]
+        self.objects = ObjectReads(self._cat)
+        self.gzip = GzipFiles(self._raw_size, self._raw_read)
 
     def _url(self, path: str) -> str:
         return path if _URL.match(path) else f"{self.protocol}://{path}"
 
+    def _name(self, path: str) -> str:
+        return str(self.fs._strip_protocol(path)).rstrip("/")
+
     def is_dir(self, path: str) -> bool:
+        self.fs.invalidate_cache(self._name(path))  # s3fs caches listings: say what is there now
         return bool(self.fs.isdir(path))
 
     def walk_files(self, root: str) -> Iterator[tuple[str, list[str]]]:
-        for directory, _, files in self.fs.walk(root):
-            yield self._url(directory), list(files)
+        """Every directory below ``root`` holding files, from one recursive listing (``find``: on S3 one request
+        per 1,000 objects, however many directories), in name order."""
+        found: dict[str, dict[str, Any]] = self.fs.find(root, detail=True)
+        self.objects.note_listing(found)
+        directories: dict[str, list[str]] = {}
+        for name in sorted(self.objects.listed):
+            directory, _, file = name.rpartition("/")
+            directories.setdefault(directory, []).append(file)
+        for directory, files in directories.items():
+            yield self._url(directory), files
 
     def size(self, path: str) -> int:
-        return int(self.fs.size(path))
+        """The size the last listing gave (no request); a ``.gz`` event file's decompressed size."""
+        return self.gzip.size(path) if is_gzip_event_file(path) else self._raw_size(path)
 
     def modified(self, path: str) -> float | None:
         """The object's modification time (S3's LastModified, GCS's updated, a local mtime), None if unknown."""
@@ -185,10 +217,20 @@ class FsspecFileSystem:
         return None
 
     def read(self, path: str, offset: int, length: int) -> bytes:
-        with self.fs.open(path, "rb") as file:
-            file.seek(offset)
-            data: bytes = file.read(length)
-            return data
+        if is_gzip_event_file(path):
+            return self.gzip.read(path, offset, length)
+        return self._raw_read(path, offset, length)
+
+    def _raw_size(self, path: str) -> int:
+        listed = self.objects.size(self._name(path))
+        return int(self.fs.size(path)) if listed is None else listed
+
+    def _raw_read(self, path: str, offset: int, length: int) -> bytes:
+        return self.objects.read(self._name(path), offset, length)
+
+    def _cat(self, name: str, start: int, end: int) -> bytes:
+        data: bytes = self.fs.cat_file(self._url(name), start=start, end=end)
+        return data
 
     def open_binary(self, path: str) -> BinaryIO:
         file: BinaryIO = self.fs.open(path, "rb")

@@ -45,6 +45,7 @@ from ridgeline.ingest.fastpath import (
     parse_records,
     resume_point,
 )
+from ridgeline.ingest.gzip_source import taken_problems
 from ridgeline.store.base import BlobRef, Problem
 from ridgeline.store.run import RunData
 
@@ -114,6 +115,7 @@ def read_new(
     except OSError as error:
         result.problems.append(Problem(tail.path, None, f"cannot be read: {error}"))
         return result
+    result.problems.extend(Problem(tail.path, offset, reason) for offset, reason in taken_problems(fs, tail.path))
     if size < tail.offset:
         tail.shrank = True
         result.problems.append(Problem(tail.path, None, f"shrank from {tail.offset} to {size} bytes; run re-read"))

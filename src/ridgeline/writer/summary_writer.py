@@ -20,7 +20,7 @@ from typing import Any
 from ridgeline.format.proto import event_pb2, graph_pb2, hparams_pb2, summary_pb2
 from ridgeline.format.tags import ANNOTATION_TAG, CONSOLE_TAG, NOTES_TAG, SYNC_TAG
 from ridgeline.writer import console, distributed, signals, summaries
-from ridgeline.writer.event_file import EventFileWriter
+from ridgeline.writer.event_file import COMPRESSIONS, EventFileWriter
 from ridgeline.writer.run_metadata import metadata_step, run_end_summary, run_metadata_summary, text_summary
 from ridgeline.writer.values import INT64_MAX, INT64_MIN, check_tag, to_float, to_step
 
@@ -64,6 +64,9 @@ class SummaryWriter:
         system_metrics: sample CPU, memory, disk, network and NVIDIA GPU figures into ``sys/...`` tags from a
             background thread (``ridgeline.writer.system_metrics``); True samples every 10 s, a number every that
             many seconds.
+        compression: None (plain tfevents files), or ``"gzip"``: event file names end ``.gz`` and every write is a
+            complete gzip member (nothing flushed is lost to a SIGKILL). ridgeline reads them; TensorBoard
+            cannot (see docs/writer.md).
     """
 
     def __init__(
@@ -82,6 +85,7 @@ class SummaryWriter:
         flush_on_signals: bool = True,
         capture_console: bool = False,
         system_metrics: bool | float = False,
+        compression: str | None = None,
     ) -> None:
         if log_dir is not None and not isinstance(log_dir, str | os.PathLike):
             raise TypeError(f"SummaryWriter: log_dir must be a path (str or os.PathLike), got {type(log_dir).__name__}")
@@ -93,6 +97,8 @@ class SummaryWriter:
             raise ValueError(f"SummaryWriter: max_queue must be a positive integer, got {max_queue!r}")
         if isinstance(flush_secs, bool) or not isinstance(flush_secs, int | float) or not flush_secs > 0:
             raise ValueError(f"SummaryWriter: flush_secs must be a positive number of seconds, got {flush_secs!r}")
+        if compression not in COMPRESSIONS:
+            raise ValueError(f"SummaryWriter: compression must be None or 'gzip', got {compression!r}")
         log_dir = os.fspath(log_dir) if log_dir else _default_log_dir(comment)
         if "://" in log_dir:
             raise ValueError(
@@ -112,6 +118,7 @@ class SummaryWriter:
         self.max_queue = max_queue
         self.flush_secs = flush_secs
         self.filename_suffix = filename_suffix
+        self.compression = compression
         self._sub_writers: dict[str, EventFileWriter] = {}
         # Checked before anything is written; the session stays open until close() or exit records its end.
         session_start = None if hparams is None else summaries.session_start(hparams, start_time_secs=time.time())
@@ -142,7 +149,9 @@ class SummaryWriter:
     def _get_file_writer(self) -> EventFileWriter:
         """The run's event file; a writer used again after close() starts a new file, as torch's does."""
         if self.file_writer is None:
-            self.file_writer = EventFileWriter(self.log_dir, self.max_queue, self.flush_secs, self.filename_suffix)
+            self.file_writer = EventFileWriter(
+                self.log_dir, self.max_queue, self.flush_secs, self.filename_suffix, self.compression
+            )
             if self.purge_step is not None:
                 # TensorBoard hides events at steps >= purge_step that precede this SessionLog START.
                 self.file_writer.add_event(event_pb2.Event(file_version="brain.Event:2"), self.purge_step)
@@ -229,7 +238,7 @@ class SummaryWriter:
             writer = self._sub_writers.get(sub_dir)
             if writer is None:
                 writer = self._sub_writers[sub_dir] = EventFileWriter(
-                    sub_dir, self.max_queue, self.flush_secs, self.filename_suffix
+                    sub_dir, self.max_queue, self.flush_secs, self.filename_suffix, self.compression
                 )
             writer.add_scalar(main_tag, value, step, wall_time)
 
