@@ -116,21 +116,35 @@ class Ingestor:
         return self.directories[run]
 
     # --- passes -------------------------------------------------------------------------------------------
-    def reload(self) -> PassStats:
-        """One pass: find new runs and files, read what every file gained since the last pass."""
+    def reload(self, cancel: threading.Event | None = None) -> PassStats:
+        """One pass: find new runs and files, read what every file gained since the last pass. Once ``cancel`` is
+        set the pass ends after the run it is reading (the rest waits for the next pass)."""
         with self._pass_lock:
-            return self._pass(self._discover())
+            return self._pass(self._discover(), cancel=cancel)
 
-    def load(self, progress: Progress | None = None) -> tuple[int, PassStats]:
+    def load(self, progress: Progress | None = None, cancel: threading.Event | None = None) -> tuple[int, PassStats]:
         """The first pass: take unchanged runs from the cache, then read everything else, from one listing of
         the log directories. Returns how many runs came from the cache, and the pass's statistics.
-        ``progress(done, total)`` is called as event files are read (runs from the cache count as read)."""
+        ``progress(done, total)`` is called as event files are read (runs from the cache count as read).
+
+        Readers may read the store meanwhile (a server answering while it loads): each run is listed once its
+        reading began, and the store's generation moves after every run read, so a listing remembered by
+        generation is rebuilt as runs arrive. ``cancel`` ends the pass early, as for :meth:`reload`."""
         with self._pass_lock:
             discovered = self._discover()
             restored = self._restore(discovered)
-            return restored, self._pass(discovered, progress)
+            if restored:
+                self.store.generation += 1
+            return restored, self._pass(discovered, progress, cancel=cancel, per_run_generation=True)
 
-    def _pass(self, discovered: dict[str, tuple[FileSystem, list[str]]], progress: Progress | None = None) -> PassStats:
+    def _pass(
+        self,
+        discovered: dict[str, tuple[FileSystem, list[str]]],
+        progress: Progress | None = None,
+        *,
+        cancel: threading.Event | None = None,
+        per_run_generation: bool = False,
+    ) -> PassStats:
         started = time.perf_counter()
         stats = PassStats()
         known = set(self.store.runs)
@@ -140,11 +154,16 @@ class Ingestor:
         done = 0
         try:
             for name, (fs, files) in discovered.items():
+                if cancel is not None and cancel.is_set():
+                    break
                 state = self.states.get(name)
                 if state is None:
                     state = self.states[name] = RunState(name, fs)
-                stats.records += self._read_run(state, files, ahead)
+                records = self._read_run(state, files, ahead)
+                stats.records += records
                 stats.files += len(files)
+                if per_run_generation and (records or name not in known):
+                    self.store.generation += 1
                 if progress is not None:
                     done += len(files)
                     progress(done, total)
@@ -274,6 +293,7 @@ class Ingestor:
         self._thread.start()
 
     def stop(self) -> None:
+        """Stop the background passes: a pass under way ends after the run it is reading."""
         self._stop.set()
         if self._thread is not None:
             self._thread.join()
@@ -282,7 +302,7 @@ class Ingestor:
     def _loop(self, interval: float) -> None:
         while not self._stop.wait(interval):
             try:
-                self.reload()
+                self.reload(cancel=self._stop)
             except Exception as error:  # a pass that fails is reported; the next one tries again
                 self.store.add_problems([Problem("", None, f"reload failed: {error!r}")])
 
