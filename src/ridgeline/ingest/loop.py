@@ -227,7 +227,7 @@ class Ingestor:
                     ahead.discard(files)
                 return records + self._reread_run(state, files)
             if result.records or tail.fingerprint is None:
-                tail.fingerprint = _fingerprint(tail, state.fs)
+                tail.fingerprint = _fingerprint(tail, state.fs, result.whole)
         return records
 
     def _reread_run(self, state: RunState, files: list[str]) -> int:
@@ -325,13 +325,16 @@ def _state_from(name: str, resume: object, fs: FileSystem) -> RunState | None:
     return RunState(name, fs, EventDecoder(metadata), tails)
 
 
-def _fingerprint(tail: FileTail, fs: FileSystem) -> int | None:
+def _fingerprint(tail: FileTail, fs: FileSystem, whole: bytes | None = None) -> int | None:
     """The CRC of the first and the last (up to) 4 KiB before the tail's offset: what must still be there to
     resume from it. A file written again from the start (another job, a copy over it) differs in both: its
-    first record holds the writer's own wall time."""
+    first record holds the writer's own wall time. ``whole``: the file's bytes from 0 up to at least the offset,
+    when the pass has them (then nothing is read again)."""
     end = tail.offset
     head = min(end, FINGERPRINT_BYTES)
     start = max(head, end - FINGERPRINT_BYTES)
+    if whole is not None and len(whole) >= end:
+        return masked_crc32c(bytes(whole[:head]) + bytes(whole[start:end]))
     try:
         data = fs.read(tail.path, 0, head) + (fs.read(tail.path, start, end - start) if end > start else b"")
     except OSError:
