@@ -14,6 +14,7 @@ process's exit.
 
     .venv/bin/python bench/start.py              # 5 repeats
     .venv/bin/python bench/start.py --repeats 3 --no-tensorboard
+    .venv/bin/python bench/start.py --before main   # also ridgeline serve as of that commit
 """
 
 from __future__ import annotations
@@ -67,11 +68,15 @@ def listed(body: bytes) -> bool:
     return not (isinstance(answer, dict) and answer.get("loading") is not None)
 
 
-def start(command: list[str], port: int, api: str, timeout: float) -> dict[str, Any]:
-    """Start ``command``, time its first answers, stop it with SIGTERM and time its exit."""
+def start(command: list[str], port: int, api: str, timeout: float, source: Path | None = None) -> dict[str, Any]:
+    """Start ``command`` (with ``source`` first on its PYTHONPATH), time its first answers, stop it with SIGTERM
+    and time its exit."""
+    env = None if source is None else {**os.environ, "PYTHONPATH": str(source)}
     load = os.getloadavg()[0]
     began = time.perf_counter()
-    process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    process = subprocess.Popen(
+        command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env
+    )
     result: dict[str, Any] = {"load": load}
     try:
         for name, path in (("page_s", "/"), ("api_s", api)):
@@ -100,13 +105,13 @@ def start(command: list[str], port: int, api: str, timeout: float) -> dict[str, 
     return result
 
 
-def ridgeline(logdir: Path, timeout: float) -> dict[str, Any]:
+def ridgeline(logdir: Path, timeout: float, source: Path | None = None) -> dict[str, Any]:
     port = free_port()
     command = [PYTHON, "-m", "ridgeline.cli", "serve", "--logdir", str(logdir), "--port", str(port)]
-    return start([*command, "--no-cache"], port, "/api/runs", timeout)
+    return start([*command, "--no-cache"], port, "/api/runs", timeout, source)
 
 
-def tensorboard(logdir: Path, timeout: float) -> dict[str, Any]:
+def tensorboard(logdir: Path, timeout: float, source: Path | None = None) -> dict[str, Any]:
     port = free_port()
     command = [PYTHON, "-m", "tensorboard.main", "--logdir", str(logdir), "--host", "127.0.0.1", "--port", str(port)]
     return start(command, port, "/data/runs", timeout)
@@ -121,18 +126,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--no-tensorboard", action="store_true", help="ridgeline only")
     parser.add_argument("--timeout", type=float, default=60.0)
+    parser.add_argument("--before", metavar="REF", help="also time ridgeline serve as of this git commit")
     args = parser.parse_args(argv)
     with_tensorboard = not args.no_tensorboard and shutil.which("tensorboard", path=str(Path(PYTHON).parent))
+    before = None
+    if args.before:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from ingest import export_source  # the same export, compiled core included
+
+        before = export_source(args.before)
     logdir = Path(tempfile.mkdtemp(prefix="ridgeline-start-"))
-    results: dict[str, list[dict[str, Any]]] = {"ridgeline": [], "tensorboard": []}
+    names = ["ridgeline", *(["before"] if before else []), *(["tensorboard"] if with_tensorboard else [])]
+    results: dict[str, list[dict[str, Any]]] = {name: [] for name in names}
     try:
         for repeat in range(args.repeats):
-            order = ["ridgeline", "tensorboard"] if repeat % 2 == 0 else ["tensorboard", "ridgeline"]
-            for name in order:
-                if name == "tensorboard" and not with_tensorboard:
-                    continue
-                run = ridgeline if name == "ridgeline" else tensorboard
-                results[name].append(run(logdir, args.timeout))
+            for name in names[repeat % len(names) :] + names[: repeat % len(names)]:
+                if name == "tensorboard":
+                    results[name].append(tensorboard(logdir, args.timeout))
+                else:
+                    results[name].append(ridgeline(logdir, args.timeout, before if name == "before" else None))
     finally:
         shutil.rmtree(logdir, ignore_errors=True)
     loads = [result["load"] for found in results.values() for result in found]
@@ -142,14 +154,16 @@ def main(argv: list[str] | None = None) -> int:
         if not found:
             continue
         statuses = sorted({result["exit_status"] for result in found})
+        shown = f"{args.before} (before)" if name == "before" else name
         print(
-            f"  {name:<12} page {median(found, 'page_s'):.2f} s   runs listed {median(found, 'api_s'):.2f} s   "
+            f"  {shown:<16} page {median(found, 'page_s'):.2f} s   runs listed {median(found, 'api_s'):.2f} s   "
             f"SIGTERM -> exit {median(found, 'exit_s'):.2f} s (status {', '.join(map(str, statuses))})"
         )
-    if results["tensorboard"]:
-        ours, theirs = results["ridgeline"], results["tensorboard"]
-        for key, what in (("page_s", "page"), ("api_s", "runs listed")):
-            print(f"  {what}: ridgeline takes {median(ours, key) / median(theirs, key):.2f}x TensorBoard's time")
+    for other, label in (("tensorboard", "TensorBoard's"), ("before", f"{args.before}'s")):
+        if results.get(other):
+            ours, theirs = results["ridgeline"], results[other]
+            for key, what in (("page_s", "page"), ("api_s", "runs listed")):
+                print(f"  {what}: ridgeline takes {median(ours, key) / median(theirs, key):.2f}x {label} time")
     return 0
 
 
