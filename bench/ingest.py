@@ -49,8 +49,8 @@ Each competitor also gets "process start -> data": from starting its process to 
 figure is the median over the repeats; the competitors take turns within each repeat, and the order rotates.
 The 1-minute load average is taken as each load starts; its range is printed beside each row.
 
-    python bench/ingest.py [--repeats R] [--quick] [--large] [--before REF] [--only NAME] [--data-dir DIR]
-                           [--json PATH]
+    python bench/ingest.py [--repeats R] [--quick] [--large] [--before REF] [--only NAME] [--reader NAME]
+                           [--data-dir DIR] [--json PATH]
 """
 
 from __future__ import annotations
@@ -618,6 +618,7 @@ def poll_serve(
     process: subprocess.Popen[bytes], base: str, dataset: Dataset, start: float, timeout: float
 ) -> dict[str, Any]:
     deadline = time.monotonic() + timeout
+    up = 0.0
     while True:
         if process.poll() is not None:
             return {"failed": f"ridgeline serve exited with {process.returncode}"}
@@ -625,10 +626,13 @@ def poll_serve(
             return {"failed": f"no answer after {timeout:.0f} s"}
         try:
             listed = http_json(f"{base}/api/runs", timeout=10)
-            break
+            up = up or time.time() - start
+            if listed.get("loading") is None:  # serve answers while its first pass runs: wait for all of it
+                break
         except (urllib.error.URLError, ConnectionError, TimeoutError, json.JSONDecodeError):
-            time.sleep(0.02)
-    result: dict[str, Any] = {"http_up_s": time.time() - start}
+            pass
+        time.sleep(0.02)
+    result: dict[str, Any] = {"http_up_s": up, "all_listed_s": time.time() - start}
     names = sorted(run["run"] for run in listed["runs"])
     points = 0
     for run in names:
@@ -745,16 +749,25 @@ def ridgeline_errors(dataset: Dataset, figures: dict[str, Figures]) -> list[str]
 
 
 def export_source(ref: str) -> Path:
-    """src/ of git commit ``ref``, exported once into .bench/ (the "ridgeline before" competitor imports it)."""
+    """src/ of git commit ``ref``, exported once into .bench/ with its compiled core built (the "ridgeline before"
+    competitor imports it; without the core it would time the numpy fallback instead of that commit's default)."""
     commit = subprocess.run(
         ["git", "rev-parse", "--short", ref], cwd=REPO, capture_output=True, text=True, check=True
     ).stdout.strip()
-    target = REPO / ".bench" / f"src-{commit}"
-    if not (target / "ridgeline").is_dir():
-        target.mkdir(parents=True, exist_ok=True)
+    target = REPO / ".bench" / f"before-{commit}"
+    if not (target / ".complete").exists():
+        shutil.rmtree(target, ignore_errors=True)
+        target.mkdir(parents=True)
         archive = subprocess.run(["git", "archive", commit, "src/ridgeline"], cwd=REPO, capture_output=True, check=True)
-        subprocess.run(["tar", "-x", "-C", str(target), "--strip-components=1"], input=archive.stdout, check=True)
-    return target
+        subprocess.run(["tar", "-x", "-C", str(target)], input=archive.stdout, check=True)
+        sys.path.insert(0, str(REPO))
+        from build_core import EXTENSIONS, build
+
+        present = [name for name, sources in EXTENSIONS.items() if all((target / f).exists() for f in sources)]
+        if present:
+            build(inplace=True, build_dir=target / "build", only=present, root=target)
+        (target / ".complete").write_text(commit + "\n")
+    return target / "src"
 
 
 # --- the machine ---------------------------------------------------------------------------------------------
@@ -981,6 +994,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--only", metavar="NAME", action="append", help="only this log directory (e.g. '1,000 runs'; repeatable)"
     )
+    parser.add_argument(
+        "--reader",
+        metavar="NAME",
+        action="append",
+        choices=COMPETITORS,
+        help="only this reader (e.g. 'ridgeline', 'TensorBoard+Rust'; repeatable): a shorter run",
+    )
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--logdir", help=argparse.SUPPRESS)
     parser.add_argument("--dataset", help=argparse.SUPPRESS)
@@ -1004,6 +1024,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.only and dataset.name not in args.only:
             continue
         path, size = ensure_dataset(args.data_dir, dataset)
+        if args.reader:
+            competitors = tuple(name for name in competitors if name in args.reader)
         figures = bench_dataset(path, dataset, args.repeats, args.timeout, competitors, before)
         errors += ridgeline_errors(dataset, figures)
         measured.append((dataset, size, figures))

@@ -1,6 +1,6 @@
 """``ridgeline serve`` stopped by SIGTERM, as a scheduler or systemd stops it (issue 13): a request in flight is
 answered in full, new connections are refused, idle keep-alive connections do not hold the exit up, and the
-process ends by the signal with nothing on stderr (the ingest thread stopped cleanly)."""
+process exits with status 0 and nothing on stderr (the ingest thread stopped cleanly)."""
 
 from __future__ import annotations
 
@@ -56,7 +56,7 @@ def test_sigterm_finishes_the_request_in_flight_and_refuses_new_ones(tmp_path: P
         assert b" 200 " in status_line
         series = json.loads(rest.split(b"\r\n\r\n", 1)[1])["series"]
         assert series[0]["step"] == list(range(100))
-        assert process.wait(timeout=120) == -signal.SIGTERM
+        assert process.wait(timeout=120) == 0  # stopped as asked: a clean exit, not death by the signal
         assert process.stderr is not None
         said = process.stderr.read().decode()
         assert "Traceback" not in said and "rror" not in said, said

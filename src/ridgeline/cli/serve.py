@@ -1,24 +1,38 @@
-"""``ridgeline serve --logdir DIR``: read the log directory, then serve the dashboards and the JSON API while
-reading what training jobs append. The server (FastAPI, uvicorn) is imported only here, when the command runs.
+"""``ridgeline serve --logdir DIR``: serve the dashboards and the JSON API over the log directory, reading what
+training jobs append. The server (FastAPI, uvicorn) is imported only here, when the command runs.
+
+It answers before it has read or imported everything (issue 15's fast start): the socket is bound, the log
+directory opened (a bad one fails at once), and uvicorn serves :class:`ridgeline.server.front.Front` while the
+first pass reads the log directory in one thread and FastAPI and the dashboards are imported in another. Runs are
+listed as the first pass reaches them, and ``/api/runs`` says how far it got (``loading``). The line with the URL
+is printed once both are done, so a script that waits for it sees everything read.
 """
 
 from __future__ import annotations
 
+import atexit
+import os
 import socket
 import sys
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 from rich.console import Console
 
-from ridgeline.cli._support import logdir_option, open_logdir, read_config, setting_options
+from ridgeline.cli._support import LateProgress, logdir_option, open_logdir, read_config, setting_options
 from ridgeline.settings import for_command
 
 if TYPE_CHECKING:
+    from ridgeline.analysis.alert_config import AlertConfig
+    from ridgeline.analysis.diagnosis import DiagnosisConfig
+    from ridgeline.api import Opening
     from ridgeline.retention.background import Sweeper
+    from ridgeline.server.front import Front
+    from ridgeline.server.run import Server
     from ridgeline.store.logdir import LogDir
 
 console = Console(stderr=True)
@@ -56,8 +70,8 @@ def serve(
     """Serve the dashboards for a log directory at http://HOST:PORT/.
 
     \b
-    The log directory is read first (with a progress bar), then served while what training jobs append is read
-    every --reload-interval seconds.
+    The server answers at once; runs appear as the log directory is read (with a progress bar once that takes a
+    second), and what training jobs append is read every --reload-interval seconds.
     \b
     Examples:
         ridgeline serve --logdir runs
@@ -67,43 +81,17 @@ def serve(
         ridgeline serve --logdir runs --retention '--older-than 30d --keep-last 50 --yes'
         ridgeline serve --logdir runs --path-prefix /ridgeline
     """
-    from ridgeline.analysis.alert_config import AlertConfig
-    from ridgeline.analysis.diagnosis import DiagnosisConfig
-
     if token == "":  # --token '' or RIDGELINE_TOKEN='': an empty token would silently serve without one
         raise click.BadParameter("must not be empty (leave it out to serve without a token)", param_hint="--token")
-    # A bad settings file fails before the long read.
-    alert_config = read_config(alerts_config, "alert config", AlertConfig.from_mapping, "--alerts-config")
-    diagnosis = read_config(diagnosis_config, "diagnosis config", DiagnosisConfig.from_mapping, "--diagnosis-config")
+    # A bad settings file fails before anything is read (each parser imported only when its file is given).
+    alert_config = read_config(alerts_config, "alert config", _alert_config, "--alerts-config")
+    diagnosis = read_config(diagnosis_config, "diagnosis config", _diagnosis_config, "--diagnosis-config")
     prefix = _prefix(path_prefix)
     sweeper = _sweeper(logdir, retention) if retention else None
-    sock = None if get_path is not None else _bind(host, port)
-    if sweeper is not None and sock is not None:
-        _sweep(sweeper)  # before the read: the page never shows runs the policy is about to take
-    # The log directory is read in a thread while this one imports the server stack (a second or more of
-    # FastAPI and the dashboards): the read overlaps the imports instead of following them (issue 15).
-    reading = _Reading(lambda: open_logdir(logdir, console, cache=not no_cache, check_crc=not no_checksum, delay=0))
-    try:
-        from ridgeline.server import create_app
-        from ridgeline.server.run import is_loopback, request_in_process, url_for
-        from ridgeline.server.run import serve as serve_app
-        from ridgeline.store.cache import default_cache_dir
-
-        opened = reading.result()
-    except BaseException as error:
-        if sock is not None:
-            sock.close()
-        if isinstance(error, KeyboardInterrupt):
-            sys.exit(130)
-        raise
-    _say_what_was_read(opened, logdir)
     # What /api/settings answers: every setting as this server runs with it (the port it got for --port 0).
     effective: dict[str, Any] = {s.name: click.get_current_context().params[s.name] for s in for_command("serve")}
-    effective.update(token=token, cache_dir=default_cache_dir())
-    if sock is not None:
-        effective["port"] = sock.getsockname()[1]
-    app = create_app(
-        opened,
+    effective.update(token=token)
+    build = _AppSpec(
         reload_interval=reload_interval if reload_interval > 0 else None,
         token=token,
         logdir_label=logdir,
@@ -117,15 +105,23 @@ def serve(
         path_prefix=prefix,
     )
     if get_path is not None:
-        headers = {"authorization": f"Bearer {token}"} if token else {}
-        # --get names a route as the page does, under the prefix or not: /api/runs means /ridgeline/api/runs.
-        if prefix and get_path != prefix and not get_path.startswith(prefix + "/"):
-            get_path = prefix + "/" + get_path.lstrip("/")
-        status, body = request_in_process(app, get_path, headers)
-        sys.stdout.buffer.write(body + b"\n")
-        sys.stdout.flush()
-        sys.exit(0 if status < 400 else 1)
-    assert sock is not None
+        _get(build, open_logdir(logdir, console, cache=not no_cache, check_crc=not no_checksum, delay=0), get_path)
+        return
+    sock = _bind(host, port)
+    effective["port"] = sock.getsockname()[1]
+    try:
+        if sweeper is not None:
+            _sweep(sweeper)  # before the read: the page never shows runs the policy is about to take
+        _check_logdir(logdir)
+        # uvicorn serves the front at once: the page's files, and every other request once the app is built (in
+        # a thread, while the first pass reads the log directory in another; issue 15's fast start).
+        from ridgeline.server.front import Front, protect
+        from ridgeline.server.run import is_loopback, make_server, url_for
+    except BaseException as error:
+        sock.close()
+        if isinstance(error, KeyboardInterrupt):
+            sys.exit(130)
+        raise
     actual_port = sock.getsockname()[1]
     url = url_for(host, actual_port) + prefix.lstrip("/") + ("/" if prefix else "")
     if not is_loopback(host):
@@ -141,44 +137,201 @@ def serve(
             + ". Traffic is plain HTTP, not encrypted."
         )
     shown = f"{url}?token={token}" if token else url
-    click.echo(f"ridgeline is serving {logdir} at {shown}  (Ctrl-C to stop)")
-    sys.stdout.flush()
+    # The URL is printed once everything is read: what a script that waits for it expects.
+    startup = _Startup(
+        lambda: _opening(logdir, cache=not no_cache, check_crc=not no_checksum),
+        build,
+        logdir,
+        f"ridgeline is serving {logdir} at {shown}  (Ctrl-C to stop)",
+    )
+    front = Front(on_start=startup.start, on_stop=startup.stop)
+    startup.front = front
+    server = make_server(protect(front, token=token, prefix=prefix), sock, allow_hosts=allow_host)
+    startup.server = server
+    console.print(f"reading {logdir}; answering on port {actual_port} meanwhile")
     if sweeper is not None:
         sweeper.start()
     try:
-        serve_app(app, sock, allow_hosts=allow_host)
-    except KeyboardInterrupt:
+        server.run(sockets=[sock])
+    except KeyboardInterrupt:  # Ctrl-C before uvicorn took the signal
         pass
     finally:
+        startup.stop()
         if sweeper is not None:
             sweeper.stop()
         sock.close()
+    if startup.error is not None:
+        console.print(f"[red]error:[/red] {startup.error}")
+        _exit(1)
     console.print("stopped")
+    _exit(0)
 
 
-class _Reading:
-    """``read()`` run in a daemon thread (an interrupted server exits without waiting for it); :meth:`result`
-    waits for it and returns what it returned, or raises what it raised."""
+@dataclass
+class _AppSpec:
+    """What ``create_app`` is given besides the LogDir."""
 
-    def __init__(self, read: Callable[[], LogDir]) -> None:
-        self._read = read
-        self._value: LogDir | None = None
-        self._error: BaseException | None = None
-        self._thread = threading.Thread(target=self._run, name="ridgeline-first-read", daemon=True)
-        self._thread.start()
+    reload_interval: float | None
+    token: str | None
+    logdir_label: str
+    settings: dict[str, Any]
+    setting_values: dict[str, Any]
+    path_prefix: str
 
-    def _run(self) -> None:
+    def create(self, opened: LogDir, **more: Any) -> Any:
+        from ridgeline.server import create_app
+        from ridgeline.store.cache import default_cache_dir
+
+        values = {**self.setting_values, "cache_dir": default_cache_dir()}
+        return create_app(
+            opened,
+            reload_interval=self.reload_interval,
+            token=self.token,
+            logdir_label=self.logdir_label,
+            settings=self.settings,
+            setting_values=values,
+            path_prefix=self.path_prefix,
+            **more,
+        )
+
+
+class _Startup:
+    """What runs once the server answers (:meth:`start`, called when it starts, so its own start is not slowed):
+    the log directory opened and its first pass read in one thread, the app built in another (once the log
+    directory is open). When both are done it says what was read and prints the URL line; when either fails it
+    stops the server, which then exits with status 1."""
+
+    def __init__(self, open_logdir: Callable[[], Opening], spec: _AppSpec, logdir: str, serving_line: str) -> None:
+        self.open_logdir = open_logdir
+        self.spec = spec
+        self.logdir = logdir
+        self.serving_line = serving_line
+        self.front: Front | None = None
+        self.server: Server | None = None
+        self.error: BaseException | None = None
+        self.opening: Opening | None = None
+        self._opened = threading.Event()
+        self._lock = threading.Lock()
+        self._waiting = 2
+        self._stopping = threading.Event()
+
+    def start(self) -> None:
+        threading.Thread(target=self._read, name="ridgeline-first-read", daemon=True).start()
+        threading.Thread(target=self._build, name="ridgeline-app", daemon=True).start()
+
+    def stop(self) -> None:
+        """The server is stopping: the first pass ends after the run it is reading."""
+        self._stopping.set()
+        if self.opening is not None:
+            self.opening.cancel()
+
+    def _read(self) -> None:
         try:
-            self._value = self._read()
-        except BaseException as error:  # handed to the main thread, which reports it as before
-            self._error = error
+            self.opening = self.open_logdir()
+            self._opened.set()
+            if self._stopping.is_set():
+                self.opening.cancel()
+            with LateProgress("reading event files", console) as progress:
+                self.opening.load(progress.update)
+        except BaseException as error:
+            self._fail(error)
+            return
+        if not self._stopping.is_set():
+            _say_what_was_read(self.opening.logdir, self.logdir)
+            self._done()
 
-    def result(self) -> LogDir:
-        self._thread.join()
-        if self._error is not None:
-            raise self._error
-        assert self._value is not None
-        return self._value
+    def _build(self) -> None:
+        assert self.front is not None
+        try:
+            from ridgeline.server import create_app  # noqa: F401  (imported while the log directory opens)
+
+            self._opened.wait()
+            if self.opening is None:  # it could not be opened: _read reported it
+                raise RuntimeError("the log directory could not be opened")
+            app = self.spec.create(self.opening.logdir, loading=self.opening.state, with_middleware=False)
+        except BaseException as error:
+            self.front.failed(error)
+            self._fail(error)
+            return
+        self.front.ready(app)
+        self._done()
+
+    def _done(self) -> None:
+        with self._lock:
+            self._waiting -= 1
+            last = self._waiting == 0
+        if last and not self._stopping.is_set():
+            click.echo(self.serving_line)
+            sys.stdout.flush()
+
+    def _fail(self, error: BaseException) -> None:
+        if self.error is None:
+            self.error = error
+        self._opened.set()
+        if self.server is not None:
+            self.server.should_exit = True
+
+
+def _get(spec: _AppSpec, opened: LogDir, get_path: str) -> None:
+    """``--get PATH``: one request answered in-process over everything read, its body printed; exit 1 on an error
+    status."""
+    from ridgeline.server.run import request_in_process
+
+    app = spec.create(opened)
+    headers = {"authorization": f"Bearer {spec.token}"} if spec.token else {}
+    # --get names a route as the page does, under the prefix or not: /api/runs means /ridgeline/api/runs.
+    prefix = spec.path_prefix
+    if prefix and get_path != prefix and not get_path.startswith(prefix + "/"):
+        get_path = prefix + "/" + get_path.lstrip("/")
+    status, body = request_in_process(app, get_path, headers)
+    sys.stdout.buffer.write(body + b"\n")
+    sys.stdout.flush()
+    sys.exit(0 if status < 400 else 1)
+
+
+def _opening(logdir: str, *, cache: bool, check_crc: bool) -> Opening:
+    """The log directory opened, not read yet; a missing or unreadable one is a usage error naming --logdir."""
+    from ridgeline.api import opening
+
+    try:
+        return opening(logdir, cache=cache, check_crc=check_crc)
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="--logdir") from None
+
+
+def _check_logdir(logdir: str) -> None:
+    """A missing log directory (or one that is not a directory) is a usage error naming --logdir, before the
+    server starts; what else cannot be read is reported as it is read."""
+    from ridgeline.ingest.discovery import check_source, filesystem_for, sources_from
+
+    try:
+        for source in sources_from(logdir):
+            check_source(source, filesystem_for(source.path))
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="--logdir") from None
+
+
+def _alert_config(table: dict[str, Any]) -> AlertConfig:
+    from ridgeline.analysis.alert_config import AlertConfig
+
+    return AlertConfig.from_mapping(table)
+
+
+def _diagnosis_config(table: dict[str, Any]) -> DiagnosisConfig:
+    from ridgeline.analysis.diagnosis import DiagnosisConfig
+
+    return DiagnosisConfig.from_mapping(table)
+
+
+def _exit(code: int) -> None:
+    """End the process now, after the exit handlers (the projector's worker is killed by one), without the
+    interpreter's teardown of every module (half a second after a server ran: a prompt exit on SIGTERM)."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    atexit._run_exitfuncs()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 def _prefix(path_prefix: str | None) -> str:

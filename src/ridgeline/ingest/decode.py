@@ -24,6 +24,7 @@ Scalars are decoded at once (``DecodedValue.scalar``); everything else stays in 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, overload
@@ -148,6 +149,17 @@ class DecodedEvent:
 SHOWN_WHEN_MALFORMED: frozenset[str] = frozenset({"text", "pr_curves", "confusion_matrices"})
 
 
+@functools.lru_cache(maxsize=4096)
+def _simple_value_metadata(tag: str) -> summary_pb2.SummaryMetadata:
+    """The metadata a legacy ``simple_value`` of ``tag`` stands for, one message per tag for every run (a run of
+    a thousand read ten tags a thousand times: a message each cost more than parsing its file). Shared like
+    :meth:`EventDecoder.metadata`'s answers, which nobody modifies."""
+    _, plugin_name, content = _LEGACY["simple_value"]
+    return SummaryMetadata(
+        plugin_data=SummaryMetadata.PluginData(plugin_name=plugin_name, content=content), display_name=tag
+    )
+
+
 class EventDecoder:
     """Classifies the events of one run, in file order, remembering each tag's first SummaryMetadata."""
 
@@ -175,15 +187,9 @@ class EventDecoder:
         """Tags the fast path read as ``simple_value`` scalars without this decoder seeing them: remember them
         as a legacy scalar would be remembered, so that a later value of the tag without metadata (a TF2 tensor
         from another writer) is still routed to scalars."""
-        kind_plugin_content = _LEGACY["simple_value"]
         for tag in tags:
             if tag not in self._metadata:
-                self._metadata[tag] = SummaryMetadata(
-                    plugin_data=SummaryMetadata.PluginData(
-                        plugin_name=kind_plugin_content[1], content=kind_plugin_content[2]
-                    ),
-                    display_name=tag,
-                )
+                self._metadata[tag] = _simple_value_metadata(tag)
 
     def decode(self, data: bytes) -> DecodedEvent:
         """The kinds and scalars of one serialized Event. Never raises."""

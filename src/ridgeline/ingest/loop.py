@@ -123,21 +123,35 @@ class Ingestor:
         return max(times, default=None)
 
     # --- passes -------------------------------------------------------------------------------------------
-    def reload(self) -> PassStats:
-        """One pass: find new runs and files, read what every file gained since the last pass."""
+    def reload(self, cancel: threading.Event | None = None) -> PassStats:
+        """One pass: find new runs and files, read what every file gained since the last pass. Once ``cancel`` is
+        set the pass ends after the run it is reading (the rest waits for the next pass)."""
         with self._pass_lock:
-            return self._pass(self._discover())
+            return self._pass(self._discover(), cancel=cancel)
 
-    def load(self, progress: Progress | None = None) -> tuple[int, PassStats]:
+    def load(self, progress: Progress | None = None, cancel: threading.Event | None = None) -> tuple[int, PassStats]:
         """The first pass: take unchanged runs from the cache, then read everything else, from one listing of
         the log directories. Returns how many runs came from the cache, and the pass's statistics.
-        ``progress(done, total)`` is called as event files are read (runs from the cache count as read)."""
+        ``progress(done, total)`` is called as event files are read (runs from the cache count as read).
+
+        Readers may read the store meanwhile (a server answering while it loads): each run is listed once its
+        reading began, and the store's generation moves after every run read, so a listing remembered by
+        generation is rebuilt as runs arrive. ``cancel`` ends the pass early, as for :meth:`reload`."""
         with self._pass_lock:
             discovered = self._discover()
             restored = self._restore(discovered)
-            return restored, self._pass(discovered, progress)
+            if restored:
+                self.store.generation += 1
+            return restored, self._pass(discovered, progress, cancel=cancel, per_run_generation=True)
 
-    def _pass(self, discovered: dict[str, tuple[FileSystem, list[str]]], progress: Progress | None = None) -> PassStats:
+    def _pass(
+        self,
+        discovered: dict[str, tuple[FileSystem, list[str]]],
+        progress: Progress | None = None,
+        *,
+        cancel: threading.Event | None = None,
+        per_run_generation: bool = False,
+    ) -> PassStats:
         started = time.perf_counter()
         stats = PassStats()
         known = set(self.store.runs)
@@ -147,11 +161,16 @@ class Ingestor:
         done = 0
         try:
             for name, (fs, files) in discovered.items():
+                if cancel is not None and cancel.is_set():
+                    break
                 state = self.states.get(name)
                 if state is None:
                     state = self.states[name] = RunState(name, fs)
-                stats.records += self._read_run(state, files, ahead)
+                records = self._read_run(state, files, ahead)
+                stats.records += records
                 stats.files += len(files)
+                if per_run_generation and (records or name not in known):
+                    self.store.generation += 1
                 if progress is not None:
                     done += len(files)
                     progress(done, total)
@@ -216,7 +235,7 @@ class Ingestor:
                     ahead.discard(files)
                 return records + self._reread_run(state, files, path)
             if result.records or tail.fingerprint is None:
-                tail.fingerprint = _fingerprint(tail, state.fs)
+                tail.fingerprint = _fingerprint(tail, state.fs, result.whole)
         return records
 
     def _reread_run(self, state: RunState, files: list[str], changed: str) -> int:
@@ -302,6 +321,7 @@ class Ingestor:
         self._thread.start()
 
     def stop(self) -> None:
+        """Stop the background passes: a pass under way ends after the run it is reading."""
         self._stop.set()
         if self._thread is not None:
             self._thread.join()
@@ -310,7 +330,7 @@ class Ingestor:
     def _loop(self, interval: float) -> None:
         while not self._stop.wait(interval):
             try:
-                self.reload()
+                self.reload(cancel=self._stop)
             except Exception as error:  # a pass that fails is reported; the next one tries again
                 self.store.add_problems([Problem("", None, f"reload failed: {error!r}")])
 
@@ -333,13 +353,16 @@ def _state_from(name: str, resume: object, fs: FileSystem) -> RunState | None:
     return RunState(name, fs, EventDecoder(metadata), tails)
 
 
-def _fingerprint(tail: FileTail, fs: FileSystem) -> int | None:
+def _fingerprint(tail: FileTail, fs: FileSystem, whole: bytes | None = None) -> int | None:
     """The CRC of the first and the last (up to) 4 KiB before the tail's offset: what must still be there to
     resume from it. A file written again from the start (another job, a copy over it) differs in both: its
-    first record holds the writer's own wall time."""
+    first record holds the writer's own wall time. ``whole``: the file's bytes from 0 up to at least the offset,
+    when the pass has them (then nothing is read again)."""
     end = tail.offset
     head = min(end, FINGERPRINT_BYTES)
     start = max(head, end - FINGERPRINT_BYTES)
+    if whole is not None and len(whole) >= end:
+        return masked_crc32c(bytes(whole[:head]) + bytes(whole[start:end]))
     try:
         data = fs.read(tail.path, 0, head) + (fs.read(tail.path, start, end - start) if end > start else b"")
     except OSError:

@@ -93,6 +93,9 @@ class FileTail:
 class PassResult:
     problems: list[Problem] = field(default_factory=list)
     records: int = 0
+    # The file's bytes from 0 to where reading stopped, when this pass read them in one piece (a small file read
+    # at once): what the caller fingerprints, without reading the file again.
+    whole: bytes | None = None
 
 
 def read_new(
@@ -140,6 +143,7 @@ def read_new(
                 parsed, buffer = beyond
             sizing.reserve(run, parsed)
             result.records += apply_records(parsed, buffer, tail.path, tail.offset, run, decoder, result.problems)
+            result.whole = buffer if tail.offset == 0 and result.whole is None and len(buffer) >= parsed.end else None
             tail.offset += parsed.end
             tail.resync_from = 0
     except OSError as error:
@@ -241,6 +245,8 @@ class _Sizing:
     def reserve(self, run: RunData, parsed: ParsedRecords) -> None:
         self.read += parsed.end
         remaining = self.size - self.start - self.read
+        if remaining <= 0:  # the last chunk (a small file's only one): nothing more to size for
+            return
         counts = np.diff(parsed.tag_bounds).tolist()
         for tag, count in zip(parsed.tags, counts, strict=True):
             seen = self.seen[tag] = self.seen.get(tag, 0) + count

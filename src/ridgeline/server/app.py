@@ -7,7 +7,7 @@ the parameter).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -18,13 +18,12 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ridgeline._version import __version__
 from ridgeline.plugins.kit import ApiError, OrjsonResponse, Plugin, error
-from ridgeline.server.auth import TokenAuth
+from ridgeline.server.front import middleware
 from ridgeline.server.openapi import use_error_responses
 from ridgeline.server.plugin_host import PluginHost, discover
 from ridgeline.server.plugin_web import mount_plugin_web
-from ridgeline.server.prefix import PathPrefix, normalise_prefix
+from ridgeline.server.prefix import normalise_prefix
 from ridgeline.server.routes import router as core_router
-from ridgeline.server.security import BodyLimit, SecurityHeaders
 from ridgeline.server.static import methods_of, mount_static
 from ridgeline.services.runs import RunIndex
 from ridgeline.settings import defaults
@@ -52,6 +51,8 @@ def create_app(
     settings: Mapping[str, Any] | None = None,
     setting_values: Mapping[str, Any] | None = None,
     path_prefix: str = "",
+    loading: Callable[[], dict[str, Any] | None] | None = None,
+    with_middleware: bool = True,
 ) -> FastAPI:
     """The app serving ``logdir``; with ``reload_interval`` (seconds) the log directory is re-read in the
     background while the app runs (started and stopped by the app's lifespan). ``plugins`` are registered
@@ -67,7 +68,11 @@ def create_app(
     ``token`` every request must carry it (see :mod:`ridgeline.server.auth`). ``static_dir`` replaces the built
     UI folder (tests); ``logdir_label`` is what ``/api/runs`` reports as ``logdir`` (default: the log
     directories' paths). With ``path_prefix`` (``/ridgeline``) everything is served under it (see
-    :mod:`ridgeline.server.prefix`); ValueError for one that is not a plain path."""
+    :mod:`ridgeline.server.prefix`); ValueError for one that is not a plain path. ``loading`` says how far the first
+    pass over the log directory got while it runs (``ridgeline.api.Opening.state``: ``/api/runs`` answers it as
+    ``loading``), None once it is over. ``with_middleware=False`` leaves the token, prefix, body limit and
+    security headers out, for a caller that puts :func:`ridgeline.server.front.protect` around it (the front that
+    answers before the app exists)."""
     if token == "":
         raise ValueError("the token must not be empty: pass None to serve without one")
     if reload_interval is not None and not reload_interval > 0:
@@ -108,6 +113,7 @@ def create_app(
     app.state.services = {"run_index": RunIndex(logdir, crashed_after=float(app.state.settings["crashed_after"]))}
     app.state.reload_interval = reload_interval
     app.state.logdir_label = logdir_label if logdir_label is not None else logdir.label
+    app.state.loading = loading or _loaded
 
     @app.exception_handler(ApiError)
     async def api_error(request: Request, exc: ApiError) -> OrjsonResponse:
@@ -134,13 +140,14 @@ def create_app(
     host.mount(app)
     use_error_responses(app)
     mount_static(app, static_dir)  # last: its catch-all route must not shadow an API route
-    if token is not None:
-        app.add_middleware(TokenAuth, token=token)
-    app.add_middleware(BodyLimit)
-    if prefix:
-        app.add_middleware(PathPrefix, prefix=prefix)  # outside the token check, which reads the prefix
-    app.add_middleware(SecurityHeaders)  # added last, so outermost: a 401 or a 413 carries the headers too
+    if with_middleware:
+        for layer, options in middleware(token, prefix):  # innermost first: each added is outside the last
+            app.add_middleware(layer, **options)
     return app
+
+
+def _loaded() -> None:
+    return None
 
 
 def validation_message(errors: Iterable[Any]) -> str:

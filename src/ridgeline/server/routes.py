@@ -23,16 +23,19 @@ router = APIRouter()
 @router.get("/runs")
 async def runs(request: Request, run_regex: RunRegex = None, tag_regex: TagRegex = None) -> OrjsonResponse:
     """``{"runs": [{"run", "tags": {kind: [tag]}, "last_step", "last_wall_time", "annotations", "hparams_trial",
-    "attached_to"}], "generation", "reload_interval", "logdir"}`` (``annotations``: how many the run has;
-    ``hparams_trial``: the torch ``add_hparams`` sub-run whose hyperparameters the run has, ``attached_to``: for
-    that sub-run, the run it is attached to; both null otherwise, see docs/hparams.md#torch-trials).
+    "attached_to"}], "generation", "reload_interval", "logdir", "loading"}`` (``annotations``: how many the run
+    has; ``hparams_trial``: the torch ``add_hparams`` sub-run whose hyperparameters the run has, ``attached_to``:
+    for that sub-run, the run it is attached to; both null otherwise, see docs/hparams.md#torch-trials).
     ``tags`` has two kinds that are no event-file tags: ``projector`` (the run's embedding tags) and ``profile``
     (its profiler trace files). ``generation`` increases whenever ingest added data: a client compares it to skip
-    refetching. With
-    ``tag_regex``, each run lists only the matching tags (runs stay listed, possibly with no tags)."""
+    refetching. With ``tag_regex``, each run lists only the matching tags (runs stay listed, possibly with no
+    tags). ``loading`` is ``{"files_read", "files", "runs"}`` while the server's first pass over the log directory
+    still runs (runs are listed as it reaches them; ``files`` is null until the log directory was listed), null
+    once everything was read."""
     run_pattern = compile_regex(run_regex, "run_regex")
     tag_pattern = compile_regex(tag_regex, "tag_regex")
     index: RunIndex = request.app.state.services["run_index"]
+    loading = request.app.state.loading()  # before the listing: once it says done, the listing has everything
     generation, listing = index.current()
     if run_pattern is not None:
         listing = [item for item in listing if run_pattern.search(item["run"])]
@@ -44,6 +47,7 @@ async def runs(request: Request, run_regex: RunRegex = None, tag_regex: TagRegex
             "generation": generation,
             "reload_interval": request.app.state.reload_interval,
             "logdir": request.app.state.logdir_label,
+            "loading": loading,
         }
     )
 

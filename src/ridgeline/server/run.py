@@ -8,10 +8,13 @@ lifespan (which starts the background reload).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import errno
 import ipaddress
+import signal
 import socket
-from collections.abc import Coroutine, Iterable
+import threading
+from collections.abc import Coroutine, Generator, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -24,6 +27,8 @@ from ridgeline.server.security import HostCheck, allowed_hosts
 # On SIGTERM or Ctrl-C the server stops accepting at once, closes idle connections and lets requests in flight
 # finish for up to this long (then cancels them), and stops the background reload: a prompt, clean exit.
 GRACE_SECONDS = 30
+# The signals that stop the server; it then returns (exit status 0) instead of dying by the signal.
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
 class PortInUse(OSError):
@@ -74,7 +79,7 @@ def url_for(host: str, port: int) -> str:
     return f"http://{host}:{port}/"
 
 
-def make_server(app: ASGIApp, sock: socket.socket, *, allow_hosts: Iterable[str] = ()) -> uvicorn.Server:
+def make_server(app: ASGIApp, sock: socket.socket, *, allow_hosts: Iterable[str] = ()) -> Server:
     """The uvicorn server for ``app`` on ``sock``; requests must name in ``Host`` the address ``sock`` is bound to,
     a loopback name, or one of ``allow_hosts`` (see :mod:`ridgeline.server.security`)."""
     bound = str(sock.getsockname()[0])
@@ -86,11 +91,29 @@ def make_server(app: ASGIApp, sock: socket.socket, *, allow_hosts: Iterable[str]
         timeout_graceful_shutdown=GRACE_SECONDS,
         server_header=False,
     )
-    return uvicorn.Server(config)
+    return Server(config)
+
+
+class Server(uvicorn.Server):
+    """uvicorn's server, which after a graceful shutdown on SIGINT or SIGTERM returns, where uvicorn's own raises
+    the signal again once its handlers are restored (the process then dies by it: status -15, or a
+    KeyboardInterrupt). A server stopped by its scheduler ends with status 0, as one stopped by Ctrl-C does."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Generator[None, None, None]:
+        if threading.current_thread() is not threading.main_thread():  # only the main thread may take signals
+            yield
+            return
+        original = {sig: signal.signal(sig, self.handle_exit) for sig in STOP_SIGNALS}
+        try:
+            yield
+        finally:
+            for sig, handler in original.items():
+                signal.signal(sig, handler)
 
 
 def serve(app: ASGIApp, sock: socket.socket, *, allow_hosts: Iterable[str] = ()) -> None:
-    """Serve until Ctrl-C or SIGTERM (uvicorn shuts down gracefully, then re-raises the signal)."""
+    """Serve until Ctrl-C or SIGTERM, then return once uvicorn has shut down gracefully."""
     make_server(app, sock, allow_hosts=allow_hosts).run(sockets=[sock])
 
 

@@ -14,17 +14,21 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from fastapi import FastAPI
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, Response
 from starlette.routing import Match
 from starlette.types import Scope
 
 from ridgeline.plugins.kit.responses import error
+from ridgeline.server.files import STATIC_DIR, cache_control, escapes, resolve
 
-STATIC_DIR = Path(__file__).resolve().parent.parent / "_static"
-IMMUTABLE = "public, max-age=31536000, immutable"
+if TYPE_CHECKING:
+    from fastapi import FastAPI
+
+__all__ = ["STATIC_DIR", "cache_control", "methods_of", "mount_static", "resolve"]
+
 CATCH_ALL = "/{path:path}"
 _METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
 
@@ -38,21 +42,6 @@ then reload this page. <code>make serve</code> builds it for you.</p>
 <a href="api/docs">api/docs</a>.</p>
 </body></html>
 """
-
-
-def resolve(root: Path, path: str) -> Path | None:
-    """The file ``path`` names inside ``root`` (already resolved), or None when it is missing or outside."""
-    if "\x00" in path or "\\" in path:
-        return None
-    candidate = (root / path.lstrip("/")).resolve()
-    if candidate != root and root not in candidate.parents:
-        return None
-    return candidate if candidate.is_file() else None
-
-
-def cache_control(path: str) -> str:
-    """Content-hashed files (Vite's ``assets/``) are cached for good; anything else is revalidated."""
-    return IMMUTABLE if path.startswith("assets/") else "no-cache"
 
 
 def mount_static(app: FastAPI, directory: Path | None = None) -> None:
@@ -76,7 +65,7 @@ def mount_static(app: FastAPI, directory: Path | None = None) -> None:
             found = resolve(root, path)
             if found is not None:
                 return _file(request, found, cache_control(path))
-            if path.startswith("assets/") or _escapes(path):
+            if path.startswith("assets/") or escapes(path):
                 return error(404, f"not found: /{path}")
         return _file(request, index, "no-cache", media_type="text/html; charset=utf-8")
 
@@ -102,8 +91,3 @@ def methods_of(app: FastAPI, scope: Scope) -> set[str]:
                 methods.add(method)
                 break
     return methods
-
-
-def _escapes(path: str) -> bool:
-    """Whether the path tries to climb out of the build folder (answered 404, not with the index page)."""
-    return ".." in path.replace("\\", "/").split("/") or "\x00" in path

@@ -85,6 +85,9 @@ export type RunsResponse = Answer<
     generation: number;
     reload_interval: number | null;
     logdir: string;
+    /** While the server's first pass over the log directory runs: how far it got (runs are listed as it reads
+     * them; `files` is null until the log directory was listed). Null once everything was read. */
+    loading?: { files_read: number; files: number | null; runs: number } | null;
   }
 >;
 

@@ -19,7 +19,7 @@ import { navigate, useUrlState } from "./state";
 import { applyTheme, resolveTheme, THEME_KEY, useSystemTheme, type ThemeSetting } from "./theme";
 import { TopBar } from "./TopBar";
 import type { Dashboard, RunInfo } from "./types";
-import { useRuns } from "./useRuns";
+import { loadingNotice, useRuns } from "./useRuns";
 import { useRunFilterSearch } from "./useSearch";
 import { useWebDashboards } from "./webDashboards";
 
@@ -197,7 +197,16 @@ export function App(props: { dashboards?: readonly Dashboard[] }) {
         theme={theme}
         onToggleTheme={toggleTheme}
         search={hasRuns && <SearchBox allRuns={allRuns} dashboards={dashboards.map((d) => d.name)} />}
-        notice={<RetentionNotice tick={tick} />}
+        notice={
+          <>
+            {loadingNotice(data) && (
+              <span class="retention-notice" data-testid="loading" role="status">
+                {loadingNotice(data)}
+              </span>
+            )}
+            <RetentionNotice tick={tick} />
+          </>
+        }
       />
       {error && (
         <div class="banner banner-error" role="alert" data-testid="server-error">

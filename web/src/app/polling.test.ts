@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_INTERVAL_S, generationChanged, MIN_INTERVAL_S, pollInterval } from "./useRuns";
+import { DEFAULT_INTERVAL_S, generationChanged, loadingNotice, MIN_INTERVAL_S, pollInterval } from "./useRuns";
 import { visibleRange } from "./VirtualList";
 
 describe("auto-reload", () => {
@@ -8,6 +8,16 @@ describe("auto-reload", () => {
     expect(pollInterval({ reload_interval: 0.01 })).toBe(MIN_INTERVAL_S);
     expect(pollInterval({ reload_interval: null })).toBe(DEFAULT_INTERVAL_S);
     expect(pollInterval(null)).toBe(DEFAULT_INTERVAL_S);
+  });
+
+  it("polls often while the server's first pass reads the log directory, and says how far it got", () => {
+    const loading = { files_read: 120, files: 1500, runs: 12 };
+    expect(pollInterval({ reload_interval: 30, loading })).toBe(MIN_INTERVAL_S);
+    expect(pollInterval({ reload_interval: 30, loading: null })).toBe(30);
+    expect(loadingNotice({ loading })).toBe("Reading event files: 120 of 1,500");
+    expect(loadingNotice({ loading: { files_read: 0, files: null, runs: 0 } })).toBe("Reading the log directory…");
+    expect(loadingNotice({ loading: null })).toBeNull();
+    expect(loadingNotice(null)).toBeNull();
   });
 
   it("counts a poll as new data when the generation moved (or the server has none)", () => {

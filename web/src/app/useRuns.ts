@@ -24,9 +24,20 @@ export interface RunsState {
   reload(): void;
 }
 
-export function pollInterval(response: Pick<RunsResponse, "reload_interval"> | null): number {
+/** The polling period for the next poll: the server's interval, or every MIN_INTERVAL_S while its first pass
+ * still reads the log directory (`loading`), so runs appear as they are read. */
+export function pollInterval(response: Pick<RunsResponse, "reload_interval" | "loading"> | null): number {
+  if (response?.loading) return MIN_INTERVAL_S;
   const seconds = response?.reload_interval;
   return typeof seconds === "number" && seconds > 0 ? Math.max(seconds, MIN_INTERVAL_S) : DEFAULT_INTERVAL_S;
+}
+
+/** What the page says while the server's first pass runs ("Reading event files: 120 of 1,000"), or null. */
+export function loadingNotice(response: Pick<RunsResponse, "loading"> | null): string | null {
+  const loading = response?.loading;
+  if (!loading) return null;
+  if (loading.files === null) return "Reading the log directory…";
+  return `Reading event files: ${loading.files_read.toLocaleString("en-US")} of ${loading.files.toLocaleString("en-US")}`;
 }
 
 /** Whether a poll brought new data: a different generation, or (servers without one) every poll. */
@@ -47,6 +58,7 @@ export function useRuns(autoReload: boolean): RunsState {
   const [reloading, setReloading] = useState(false);
 
   const loaded = useRef(false);
+  const loading = useRef(false);
   const generation = useRef<number | null | undefined>(undefined);
   const statuses = useRef("");
   const interval = useRef(DEFAULT_INTERVAL_S);
@@ -76,9 +88,12 @@ export function useRuns(autoReload: boolean): RunsState {
       loaded.current = true;
       generation.current = response.generation;
       interval.current = pollInterval(response);
+      // While the first pass runs, and when it ends: its progress is news even where no run changed.
+      const loadingNews = loading.current || !!response.loading;
+      loading.current = !!response.loading;
       failing.current = false;
       // Same generation: nothing new, and the same data object keeps every memo (and dashboard) still.
-      if (changed || manual || !sameGeneration) setData(response);
+      if (changed || manual || !sameGeneration || loadingNews) setData(response);
       setError(null);
       if (manual || changed) setTick((t) => t + 1);
     } catch (err) {
@@ -93,7 +108,7 @@ export function useRuns(autoReload: boolean): RunsState {
 
   function schedule(): void {
     clearTimeout(timer.current);
-    if (auto.current || failing.current || !loaded.current) {
+    if (auto.current || failing.current || !loaded.current || loading.current) {
       timer.current = setTimeout(() => void poll(false), interval.current * 1000);
     }
   }
