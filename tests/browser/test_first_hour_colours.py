@@ -15,8 +15,8 @@ import ridgeline
 from ridgeline.report.collect import collect
 from ridgeline.report.colours import PALETTE
 from ridgeline.report.render import render_html
-from tests.browser.first_hour_logs import LEARNING_RATES, write_torch_sweep
 from tests.browser.conftest import VIEWPORT
+from tests.browser.first_hour_logs import LEARNING_RATES, write_torch_sweep
 from tests.browser.helpers import open_dashboard, serve_logdir, write_runs
 
 
