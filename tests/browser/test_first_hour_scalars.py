@@ -37,6 +37,8 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 def test_long_tag_names_do_not_push_the_toolbar_off_the_screen(page: Page, served: str) -> None:
     open_dashboard(page, f"{served}?s.x=tag")
+    page.locator("[data-testid=settings-toggle]").click()  # unfolded: every control on screen, wrapped
+    expect(page.locator("[data-testid=settings-bar]")).to_have_attribute("data-open", "true")
     toolbar = page.locator(".rl-toolbar")
     width = page.viewport_size["width"] if page.viewport_size else 1280
     for select in toolbar.locator("select, input").all():

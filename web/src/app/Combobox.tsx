@@ -45,6 +45,23 @@ export function Combobox({ options, value, onChange, label, placeholder, testId 
   const [query, setQuery] = useState("");
   const [active, setActive] = useState(0);
   const listRef = useRef<HTMLUListElement>(null);
+  const inputRef = useRef<HTMLInputElement>(null);
+  // The list is placed on the screen (position: fixed) so that a toolbar scrolling sideways does not clip it.
+  const [place, setPlace] = useState<{ top: number; left: number } | null>(null);
+  useEffect(() => {
+    if (!open) return;
+    const measure = () => {
+      const rect = inputRef.current?.getBoundingClientRect();
+      if (rect) setPlace({ top: rect.bottom + 2, left: rect.left });
+    };
+    measure();
+    window.addEventListener("scroll", measure, true);
+    window.addEventListener("resize", measure);
+    return () => {
+      window.removeEventListener("scroll", measure, true);
+      window.removeEventListener("resize", measure);
+    };
+  }, [open]);
   const matches = useMemo(() => (open ? matchOptions(options, query) : []), [open, options, query]);
   const shown = matches.slice(0, SHOWN);
 
@@ -92,6 +109,7 @@ export function Combobox({ options, value, onChange, label, placeholder, testId 
   return (
     <span class="rl-combobox" data-testid={testId}>
       <input
+        ref={inputRef}
         type="text"
         role="combobox"
         aria-label={label}
@@ -123,7 +141,14 @@ export function Combobox({ options, value, onChange, label, placeholder, testId 
         }}
       />
       {open && (
-        <ul class="rl-combobox-list" role="listbox" id={`${id}-list`} aria-label={label} ref={listRef}>
+        <ul
+          class="rl-combobox-list"
+          role="listbox"
+          id={`${id}-list`}
+          aria-label={label}
+          ref={listRef}
+          style={place ? { top: `${place.top}px`, left: `${place.left}px` } : undefined}
+        >
           {shown.map((option, i) => (
             <li
               key={option}

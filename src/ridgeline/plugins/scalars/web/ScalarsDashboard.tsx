@@ -14,6 +14,7 @@ import { compareTags, groupRuns, groupTags, hparamNames } from "@charts/groups";
 import { columnsFor, planSections } from "./layout";
 import { Sections } from "./Sections";
 import { useSettings } from "@charts/lines/settings";
+import { SettingsBar } from "@app/SettingsBar";
 
 const EAGER_CARDS = 16;
 /** Estimated height of the toolbar above the first section (only used to guess what the first screen shows). */
@@ -127,7 +128,7 @@ export function ScalarsDashboard({ runs, tagFilter, tick, theme }: DashboardProp
 
   return (
     <div class="rl-scalars" ref={rootRef}>
-      <div class="rl-toolbar" role="toolbar" aria-label="Scalar chart settings">
+      <SettingsBar label="Scalar chart settings">
         <CurveControls settings={settings} set={set} />
         <label class="rl-field">
           <span>X axis</span>
@@ -213,7 +214,7 @@ export function ScalarsDashboard({ runs, tagFilter, tick, theme }: DashboardProp
             Combine
           </button>
         </fieldset>
-      </div>
+      </SettingsBar>
 
       {groupMap && groupMap.size > 0 && (
         <ul class="rl-group-legend" data-testid="group-legend" aria-label="Run groups">
