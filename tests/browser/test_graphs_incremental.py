@@ -1,7 +1,8 @@
 """The graphs dashboard on a deep model traced by torch's ``add_graph`` (16 residual blocks of convolutions and
 batch norms: hundreds of nodes in hundreds of scopes), in a real browser: it opens fitted (never cut off at the
-left or right), "Expand all" draws every node (from the top-left, at a scale its names read at), and a toggle afterwards lays out only the scopes it changed; the
-regex search finds a node deep inside and opens the scopes around it."""
+left or right), "Expand all" draws every node (from the top-left, at a scale its names read at), and a toggle
+afterwards lays out only the scopes it changed; the regex search finds a node deep inside and opens the scopes
+around it."""
 
 from __future__ import annotations
 
