@@ -12,9 +12,10 @@
  */
 
 /** What a dashboard may use of web/src/app/: the dashboard contract, URL state, colours, selection, tag cards,
- * filters, sanitised Markdown, a run's status badge. The rest of app/ (and main.tsx) is the shell's wiring. */
+ * filters, sanitised Markdown, a run's status badge, the searchable picker and the foldable settings bar. The rest
+ * of app/ (and main.tsx) is the shell's wiring. */
 const APP_LIBRARY =
-  "^web/src/app/(types|state|palette|selection|cards|filters|MiddleEllipsis|markdown|StatusBadge)\\.tsx?$";
+  "^web/src/app/(types|state|palette|selection|cards|filters|MiddleEllipsis|markdown|StatusBadge|Combobox|SettingsBar)\\.tsx?$";
 const SHELL_WIRING = "^web/src/(main\\.tsx|app/)";
 const SHELL_LIBRARY = "^web/src/(charts|media|api)/|^web/src/testHooks\\.ts$";
 const DASHBOARD = "^src/ridgeline/plugins/([^/]+)/web/";

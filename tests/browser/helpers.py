@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import Locator, Page
+from playwright.sync_api import Locator, Page, expect
 
 import ridgeline
 from ridgeline import SummaryWriter
@@ -105,6 +105,16 @@ def card(page: Page, tag: str) -> Locator:
 
 def css_string(text: str) -> str:
     return text.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def choose_in_combobox(page: Page, name: str, option: str) -> None:
+    """Types ``option`` into the searchable picker named ``name`` (web/src/app/Combobox.tsx) and takes it with
+    Enter, as a keyboard user does; waits until the picker shows it chosen."""
+    box = page.get_by_role("combobox", name=name, exact=True)
+    box.fill(option)
+    expect(page.get_by_role("option", name=option, exact=True)).to_have_attribute("aria-selected", "true")
+    box.press("Enter")
+    expect(box).to_have_value(option)
 
 
 def open_dashboard(page: Page, url: str) -> None:

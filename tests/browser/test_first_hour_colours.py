@@ -1,6 +1,6 @@
 """Issue 16, colours, in a real browser over a sweep written by torch's SummaryWriter: runs take the palette in
 the run list's order (the first runs its most distinct colours), the HTML report gives the same runs the same
-colours, and grouped lines take colours of their own, named in a legend."""
+colours, grouped lines take colours of their own, named in a legend, and a shared link keeps every run's colour."""
 
 from __future__ import annotations
 
@@ -9,14 +9,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Browser, Page, expect
 
 import ridgeline
 from ridgeline.report.collect import collect
 from ridgeline.report.colours import PALETTE
 from ridgeline.report.render import render_html
+from tests.browser.conftest import VIEWPORT
 from tests.browser.first_hour_logs import LEARNING_RATES, write_torch_sweep
-from tests.browser.helpers import open_dashboard, serve_logdir
+from tests.browser.helpers import open_dashboard, serve_logdir, write_runs
 
 
 @pytest.fixture(scope="module")
@@ -70,3 +71,32 @@ def test_groups_take_colours_of_their_own_named_in_a_legend(page: Page, sweep: s
     expect(items.first).to_contain_text(f"lr={LEARNING_RATES[0]}")
     colours = items.evaluate_all("items => items.map(i => i.dataset.colour)")
     assert colours == list(PALETTE[: len(colours)])  # their own sequence, not the runs' colours
+
+
+def test_a_shared_link_keeps_every_runs_colour(page: Page, browser: Browser, tmp_path: Path, serve: object) -> None:
+    logdir = write_torch_sweep(tmp_path / "logs")
+    served = serve(logdir)  # type: ignore[operator]
+    open_dashboard(page, served.url)
+    rows = page.locator("[data-testid=run-selector] .run-row")
+    expect(rows).to_have_count(4 * len(LEARNING_RATES))
+    # A run written while the sender watches takes the next colour; sorted first, a fresh page would give it the
+    # first colour and move every other run's.
+    write_runs(logdir, {"adam_lr0.00001": {"loss/train": [(0, 1.0), (1, 0.5)]}})
+    expect(rows).to_have_count(4 * len(LEARNING_RATES) + 1)
+    sender = dict(swatches(page))
+    assert sender["adam_lr0.00001"] == PALETTE[4 * len(LEARNING_RATES)]
+    page.wait_for_function("() => new URLSearchParams(location.search).get('colours')?.split('.').length === 17")
+    # Selecting one run also changes nothing for the receiver, who opens the link in a browser of their own.
+    page.locator('[data-testid=run-selector] input[data-run="adam_lr0.1"]').click()
+    page.wait_for_function("() => new URLSearchParams(location.search).has('runs')")
+    link = page.url
+    context = browser.new_context(viewport=VIEWPORT, device_scale_factor=1, bypass_csp=True)
+    try:
+        receiver = context.new_page()
+        receiver.goto(link)
+        expect(receiver.locator("[data-testid=run-selector] .run-row")).to_have_count(len(sender))
+        assert dict(swatches(receiver)) == sender
+        chart = receiver.locator('[data-testid=scalar-card][data-tag="loss/train"]')
+        expect(chart).to_have_attribute("data-ready", "true")
+    finally:
+        context.close()

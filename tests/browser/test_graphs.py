@@ -66,7 +66,10 @@ def assert_fits(found: dict[str, Any]) -> None:
 
 def test_long_names_shown_whole_and_shapes_on_edges(page: Page, url: str, artifacts: Path) -> None:
     view = open_graph(page, url, "torch_cnn")
-    # A graph of ~50 nodes opens its scopes level by level while it stays small: the long module is a box.
+    # The graph opens at its top level; opening the model's scope shows the long module as a box.
+    box(page, "SmallCnn").locator("rect[data-part=box]").click()
+    expect(box(page, "SmallCnn")).to_have_attribute("data-kind", "group")
+    expect(page.locator("[data-testid=graph-view]")).to_have_attribute("data-ready", "true")
     long_box = box(page, LONG_SCOPE)
     expect(long_box).to_have_count(1)
     found = long_box.evaluate(FITS)
@@ -104,7 +107,8 @@ def test_expand_collapse_and_side_panel(page: Page, url: str, artifacts: Path) -
     open_graph(page, url, "ridgeline_cnn")
     long_box = box(page, LONG_SCOPE)
     inside = page.locator(f'[data-testid=graph-node][data-kind=node][data-name^="{css_string(LONG_SCOPE)}/"]')
-    # A small graph starts with its scopes open. Finding the scope by name brings it into view, collapsed.
+    # Expand all opens every scope. Finding the scope by name brings it into view, collapsed.
+    page.locator("[data-testid=graph-expand-all]").click()
     expect(long_box).to_have_attribute("data-kind", "group")
     page.locator("[data-testid=graph-search]").fill("linear\\[a_really")
     page.locator("[data-testid=graph-results] button", has_text=LONG_SCOPE).first.click()
@@ -213,10 +217,14 @@ def test_a_rewritten_graph_is_redrawn_on_reload(
     url = serve(tmp_path / "logs").url
     open_graph(page, url, "run")
     expect(page.locator("[data-testid=edge-shape]", has_text="2×3")).not_to_have_count(0)
+    stats = page.locator(".rl-graph-stats")
+    before = stats.inner_text()
     second = torch.nn.Sequential(torch.nn.Linear(4, 5), torch.nn.ReLU(), torch.nn.Linear(5, 3))
     with ridgeline.SummaryWriter(tmp_path / "logs" / "run") as writer:
         writer.add_graph(second, torch.zeros(2, 4))
     page.locator("[data-testid=reload]").click()
+    expect(stats).not_to_have_text(before)  # the new graph is drawn (at its top level)
+    page.locator("[data-testid=graph-expand-all]").click()
     expect(page.locator("[data-testid=edge-shape]", has_text="2×5").first).to_be_attached()
 
 

@@ -139,7 +139,7 @@ def test_sorting_and_filtering_mixed_types(page: Page, torch_sweep: str) -> None
 
 def test_columns_hide_and_every_column_is_reachable(page: Page, torch_sweep: str) -> None:
     open_hparams(page, torch_sweep)
-    last = header(page, "m:hparam/loss:best")
+    last = header(page, "m:hparam/loss:final")
     wrap = page.locator("[data-testid=hparams-table-wrap]")
     run_header = table(page).locator("thead th.hp-run-col").first
     last.scroll_into_view_if_needed()
@@ -151,10 +151,10 @@ def test_columns_hide_and_every_column_is_reachable(page: Page, torch_sweep: str
 
     menu = page.locator("[data-testid=hparams-columns]")
     menu.locator("summary").click()
-    menu.locator('input[data-col="m:hparam/loss:best"]').uncheck()
+    menu.locator('input[data-col="m:hparam/loss:final"]').uncheck()
     menu.locator('input[data-col="h:ema"]').uncheck()
     menu.locator("summary").click()
-    expect(header(page, "m:hparam/loss:best")).to_have_count(0)
+    expect(header(page, "m:hparam/loss:final")).to_have_count(0)
     expect(page.locator('[data-testid=hparams-parallel] g.hp-axis[data-col="h:ema"]')).to_have_count(0)
     expect(page.locator('[data-testid=hparams-scatter] svg[data-x="h:ema"]')).to_have_count(0)
     page.reload()  # hidden columns are kept in the URL
@@ -194,7 +194,7 @@ def test_tf2_sweep_in_the_dark_theme(page: Page, tmp_path: Path, serve: object, 
     expect(cell(page, "run-0", "h:units")).to_have_text("16")
     expect(cell(page, "run-1", "m:validation/epoch_accuracy:final")).to_have_text("0.75")
     expect(header(page, "h:optimizer")).to_contain_text("Optimizer")
-    page.locator("[data-testid=hparams-colour]").select_option("m:validation/epoch_loss:best")
+    page.locator("[data-testid=hparams-colour]").select_option("m:validation/epoch_loss:final")
     table(page).locator('tr[data-run="run-0"]').click()
     screenshot(page, artifacts / "hparams-tf2-dark.png")
 

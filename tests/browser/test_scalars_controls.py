@@ -15,7 +15,16 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.helpers import card, noisy_curve, open_dashboard, points, serve_logdir, wait_changed, write_runs
+from tests.browser.helpers import (
+    card,
+    choose_in_combobox,
+    noisy_curve,
+    open_dashboard,
+    points,
+    serve_logdir,
+    wait_changed,
+    write_runs,
+)
 
 RUNS = ("run_a", "run_b")
 STEPS = 50
@@ -52,8 +61,8 @@ def chart(page: Page, tag: str, expression: str) -> Any:
 
 def test_combined_two_axis_card(page: Page, served: str, artifacts: Path) -> None:
     open_dashboard(page, served)
-    page.get_by_label("Left axis tag").select_option("train/loss")
-    page.get_by_label("Right axis tag").select_option("train/acc")
+    choose_in_combobox(page, "Left axis tag", "train/loss")
+    choose_in_combobox(page, "Right axis tag", "train/acc")
     page.get_by_role("button", name="Combine").click()
     combined = card(page, COMBINED)
     expect(combined).to_have_attribute("data-ready", "true")
@@ -80,7 +89,7 @@ def test_combined_two_axis_card(page: Page, served: str, artifacts: Path) -> Non
 def test_another_tag_as_the_x_axis(page: Page, served: str) -> None:
     open_dashboard(page, served)
     page.locator("[data-testid=x-axis]").select_option("tag")
-    page.locator("[data-testid=x-tag]").select_option("train/acc")
+    choose_in_combobox(page, "X axis tag", "train/acc")
     page.wait_for_function("window.__ridgeline.charts.get('train/loss').axes[0].label === 'train/acc'")
     xs = chart(page, "train/loss", "Array.from(u.data[0])")
     assert min(xs) == pytest.approx(0.5) and max(xs) == pytest.approx(0.5 + 0.01 * (STEPS - 1)), "x = accuracy"

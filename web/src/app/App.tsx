@@ -8,20 +8,24 @@ import { EmptyState } from "./EmptyState";
 import { ErrorBoundary } from "./ErrorBoundary";
 import { FilterInput } from "./FilterInput";
 import { compileFilter, filterByName } from "./filters";
-import { assignColours, colourFor } from "./palette";
+import { assignColours, colourFor, encodeColours, seedColours } from "./palette";
 import { compareRuns, descendants, runParents } from "./runOrder";
 import { RunSelector } from "./RunSelector";
 import { useSidebarWidth } from "./sidebarWidth";
 import { RetentionNotice } from "./RetentionNotice";
 import { QueryNote, SearchBox } from "./SearchBox";
 import { ALL, isSelected, selectionLookup, setRuns, validSelection, type Selection } from "./selection";
-import { navigate, useUrlState } from "./state";
+import { navigate, settings, useUrlState } from "./state";
 import { applyTheme, resolveTheme, THEME_KEY, useSystemTheme, type ThemeSetting } from "./theme";
 import { TopBar } from "./TopBar";
 import type { Dashboard, RunInfo } from "./types";
 import { loadingNotice, useRuns } from "./useRuns";
 import { useRunFilterSearch } from "./useSearch";
 import { useWebDashboards } from "./webDashboards";
+
+/** The URL key of the runs' colours (palette.ts): a shared link shows every run in the sender's colour. */
+const COLOURS_KEY = "colours";
+let coloursSeeded = false;
 
 /** How long the tag filter waits after the last keystroke before dashboards re-filter (ms). */
 const TAG_FILTER_DELAY_MS = 150;
@@ -62,6 +66,11 @@ export function App(props: { dashboards?: readonly Dashboard[] }) {
 
   const allRuns: RunInfo[] = useMemo(() => {
     const runs = [...(data?.runs ?? [])].sort((a, b) => compareRuns(a.run, b.run));
+    if (!coloursSeeded && runs.length) {
+      // A shared link's colours (or the last visit's) first: every run as the sender saw it.
+      seedColours(settings().get(COLOURS_KEY, ""));
+      coloursSeeded = true;
+    }
     assignColours(runs.map((r) => r.run));
     const parents = runParents(runs.map((r) => r.run));
     return runs.map((r) => ({
@@ -78,6 +87,9 @@ export function App(props: { dashboards?: readonly Dashboard[] }) {
     }));
   }, [data]);
   const names = useMemo(() => allRuns.map((r) => r.run), [allRuns]);
+  useEffect(() => {
+    if (allRuns.length) settings().set(COLOURS_KEY, encodeColours());
+  }, [allRuns]);
 
   // Never an empty view on first load: if the remembered selection matches none of the runs, show them all.
   const firstData = useRef(true);

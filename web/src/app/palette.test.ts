@@ -109,3 +109,32 @@ describe("sequenceColours", () => {
     expect([colour("lr=0.0001"), colour("lr=0.001")]).toEqual([PALETTE[0], PALETTE[1]]);
   });
 });
+
+describe("colours kept in a link", () => {
+  it("gives a link's runs the sender's colours, whatever the receiver's runs", () => {
+    const sender = new ColourAssigner();
+    sender.assign(["a", "c"]);
+    sender.assign(["a", "b", "c"]); // b appeared later: the third colour
+    const receiver = new ColourAssigner();
+    receiver.seed(sender.encode());
+    receiver.assign(["a", "b", "c", "0-new"]);
+    for (const run of ["a", "b", "c"]) expect(receiver.colourFor(run)).toBe(sender.colourFor(run));
+    expect(receiver.colourFor("0-new")).toBe(PALETTE[3]);
+  });
+
+  it("lets other runs take the positions of a link's runs that are not here", () => {
+    const sender = new ColourAssigner();
+    sender.assign(["a", "b", "c"]);
+    const receiver = new ColourAssigner();
+    receiver.seed(sender.encode());
+    receiver.assign(["c", "x"]);
+    expect([receiver.colourFor("x"), receiver.colourFor("c")]).toEqual([PALETTE[0], PALETTE[2]]);
+  });
+
+  it("ignores a link's malformed text", () => {
+    const assigner = new ColourAssigner();
+    assigner.seed("..%%..");
+    assigner.assign(["a", "b"]);
+    expect([assigner.colourFor("a"), assigner.colourFor("b")]).toEqual(PALETTE.slice(0, 2));
+  });
+});

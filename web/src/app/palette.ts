@@ -9,7 +9,9 @@
  * ({@link assignColours}, natural order), so the first run gets the first colour, the second the second, and the
  * first {@link PALETTE}.length runs never share one. (Hashing names onto slots, as TensorBoard does, gave three
  * purples to five runs.) A run keeps its colour for the page's lifetime; one that appears later takes the next
- * colour. The HTML report colours the same runs the same way (ridgeline/report/colours.py has this palette).
+ * colour. The URL keeps the colours (the "colours" key, {@link ColourAssigner.encode}; localStorage too): whoever
+ * opens a shared link sees every run in the sender's colour, whatever runs were added or selected since. The HTML
+ * report colours the same runs the same way (ridgeline/report/colours.py has this palette).
  * Run groups draw from their own sequence ({@link sequenceColours}), never from the runs'.
  */
 import { compareRuns } from "./runOrder";
@@ -20,24 +22,77 @@ export const PALETTE: readonly string[] = [
   "#41a199", "#396cb0", "#b847a2", "#7142ee", "#9a795a", "#fe4f75", "#ae3d62", "#c86906",
 ];
 
-/** Assigns palette colours to names in the order they are registered, cycling past the palette's size. */
+/** A short, URL-safe token for a run name (32-bit FNV-1a in base 36): links name runs by it, not in full. */
+export function runToken(name: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < name.length; i++) {
+    h ^= name.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return (h >>> 0).toString(36);
+}
+
+/** How many runs a link's colour map names at most (past the palette's size colours repeat anyway). */
+export const MAX_LINKED_COLOURS = 256;
+
+/**
+ * Assigns palette colours to names in the order they are registered: each name takes the lowest free position
+ * in the colour sequence (position i is the palette's colour i, cycling past its size). A link carries the
+ * positions ({@link encode}); {@link seed} gives the named runs theirs back before any other run is registered.
+ */
 export class ColourAssigner {
   private readonly slots = new Map<string, number>();
+  private readonly taken = new Set<number>();
+  private next = 0;
+  /** Positions from a link, by run token, not yet claimed by a run. */
+  private seeded = new Map<string, number>();
 
   constructor(private readonly palette: readonly string[] = PALETTE) {}
 
   colourFor(name: string): string {
     let slot = this.slots.get(name);
     if (slot === undefined) {
-      slot = this.slots.size % this.palette.length;
+      const wanted = this.seeded.get(runToken(name));
+      if (wanted !== undefined && !this.taken.has(wanted)) {
+        slot = wanted;
+        this.seeded.delete(runToken(name));
+      } else {
+        while (this.taken.has(this.next) || this.reserved(this.next)) this.next++;
+        slot = this.next;
+      }
       this.slots.set(name, slot);
+      this.taken.add(slot);
     }
-    return this.palette[slot]!;
+    return this.palette[slot % this.palette.length]!;
   }
 
   /** Registers names in the run list's order, so a given set of runs gets the same colours on every page load. */
   assign(names: Iterable<string>): void {
-    for (const name of [...names].sort(compareRuns)) this.colourFor(name);
+    const sorted = [...names].sort(compareRuns);
+    // Runs a link names first, so that no run takes a position the link gives to another.
+    for (const name of sorted) if (this.seeded.has(runToken(name))) this.colourFor(name);
+    // Positions of a link's runs that are not here: free again for these runs.
+    this.seeded.clear();
+    for (const name of sorted) this.colourFor(name);
+  }
+
+  /** The colour positions of the registered runs, for a link: run tokens in position order ("" for a gap). */
+  encode(): string {
+    const byPosition: string[] = [];
+    for (const [name, slot] of this.slots) if (slot < MAX_LINKED_COLOURS) byPosition[slot] = runToken(name);
+    return Array.from(byPosition, (token) => token ?? "").join(".");
+  }
+
+  /** Takes positions from {@link encode}'s text for runs not registered yet (what a shared link carries). */
+  seed(encoded: string): void {
+    encoded.split(".").forEach((token, slot) => {
+      if (token && slot < MAX_LINKED_COLOURS && !this.seeded.has(token)) this.seeded.set(token, slot);
+    });
+  }
+
+  private reserved(slot: number): boolean {
+    for (const wanted of this.seeded.values()) if (wanted === slot) return true;
+    return false;
   }
 }
 
@@ -58,4 +113,14 @@ export function colourFor(run: string): string {
 /** Registers runs (in the run list's order) before any colour is asked for: colours depend on the run set only. */
 export function assignColours(runs: Iterable<string>): void {
   shared.assign(runs);
+}
+
+/** The page's colour positions for a link (see {@link ColourAssigner.encode}). */
+export function encodeColours(): string {
+  return shared.encode();
+}
+
+/** Gives the runs a link names their colours on the sender's screen (call before {@link assignColours}). */
+export function seedColours(encoded: string): void {
+  shared.seed(encoded);
 }

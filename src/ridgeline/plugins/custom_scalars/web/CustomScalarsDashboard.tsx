@@ -13,6 +13,7 @@ import { useSettings } from "@charts/lines/settings";
 import { ChartCard } from "./ChartCard";
 import { chartId, chartShown, type LayoutAnswer } from "./chart";
 import type { Answer } from "@api/types";
+import { SettingsBar } from "@app/SettingsBar";
 
 /** With this many charts or fewer, every card loads at once. */
 const EAGER_CHARTS = 16;
@@ -58,7 +59,7 @@ export function CustomScalarsDashboard({ runs, allRuns, tagFilter, tick }: Dashb
 
   return (
     <div class="rl-scalars rl-custom-scalars">
-      <div class="rl-toolbar" role="toolbar" aria-label="Custom scalar chart settings">
+      <SettingsBar label="Custom scalar chart settings">
         <CurveControls settings={settings} set={set} />
         <label class="rl-field">
           <span>X axis</span>
@@ -73,7 +74,7 @@ export function CustomScalarsDashboard({ runs, allRuns, tagFilter, tick }: Dashb
           </select>
         </label>
         <span class="rl-muted rl-cs-hint">Settings shared with the Scalars dashboard. Margin charts are drawn unsmoothed.</span>
-      </div>
+      </SettingsBar>
 
       {error && (
         <p class="rl-empty" role="alert">

@@ -11,6 +11,7 @@ import { useUrlState } from "@app/state";
 import type { DashboardProps } from "@app/types";
 import { formatOffset, splitTags, type BandKind, type DistributedRun, type RunsAnswer, type Statistic, type View, type XAxis } from "./model";
 import { RankChart } from "./RankChart";
+import { SettingsBar } from "@app/SettingsBar";
 
 function Select<T extends string>(props: { label: string; testId: string; value: T; options: [T, string][]; set: (v: T) => void }) {
   return (
@@ -111,7 +112,7 @@ export function DistributedDashboard({ tick, tagFilter }: DashboardProps) {
   const chart = (tag: string) => <RankChart key={`${run.run}:${tag}`} run={run.run} tag={tag} view={view} statistic={statistic} band={band} xAxis={xAxis} tick={tick} />;
   return (
     <div class="rl-dist-page">
-      <div class="rl-toolbar" role="toolbar" aria-label="Distributed settings">
+      <SettingsBar label="Distributed settings">
         {runs.length > 1 && <Select label="Run" testId="distributed-run" value={run.run} options={runs.map((r) => [r.run, r.run])} set={setChosen} />}
         <Select label="Show" testId="distributed-view" value={view} options={[["aggregate", "aggregate"], ["ranks", "every rank"]]} set={setView} />
         {view === "aggregate" ? (
@@ -122,7 +123,7 @@ export function DistributedDashboard({ tick, tagFilter }: DashboardProps) {
         ) : (
           <Select label="X axis" testId="distributed-x" value={xAxis} options={[["step", "step"], ["relative", "relative time (aligned)"]]} set={setXAxis} />
         )}
-      </div>
+      </SettingsBar>
       <Summary run={run} />
       <RankTable run={run} />
       <div class="rl-tc-grid">{training.map(chart)}</div>

@@ -6,6 +6,7 @@
  */
 import type { JSX } from "preact";
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
+import { fileName, graphPng, graphSvg, save } from "./download";
 import { FONT_EDGE, FONT_SUB, FONT_TITLE, type Layout, type PlacedBox } from "./layout";
 
 export interface View {
@@ -25,6 +26,9 @@ interface Props {
   onSelect(box: PlacedBox | null): void;
   onToggle(box: PlacedBox): void;
   onDrawn(): void;
+  /** The run and tag drawn (the downloads' file names). */
+  run: string;
+  tag: string;
 }
 
 const MIN_K = 0.01;
@@ -33,20 +37,19 @@ const MAX_K = 4;
 const READABLE = 0.7; // the scale from which node names (13 px) and tensor shapes (11 px) read without zooming
 
 /**
- * The starting view (after a new graph, "Expand all" or "Collapse all"): never cut off at the left or right.
- * The whole graph, centred, when it reads at that scale; else, when its whole width reads, its whole width from
- * the top (where the data flow starts; the rest is a drag away); else the whole graph, small (its scope names
- * read by zooming in). With `whole` (the Fit button) always the whole graph.
+ * The fitted view (the first one, after "Expand all" or "Collapse all", and the Fit button): the whole graph,
+ * centred, when its names read at that scale (at most 125 %); else as much as reads: the whole width from the top
+ * (where the data flow starts) when that reads, else the top-left corner at the smallest readable scale. The rest
+ * is a drag or a scroll away; a graph drawn smaller than READABLE is boxes without names.
  */
-export function fitView(layout: Layout, width: number, height: number, whole = false): View {
+export function fitView(layout: Layout, width: number, height: number): View {
   const fitWidth = (width - 16) / Math.max(layout.width, 1);
   const fitHeight = (height - 16) / Math.max(layout.height, 1);
   const all = Math.max(MIN_K, Math.min(1.25, fitWidth, fitHeight));
-  const centred = (k: number): View => ({ x: (width - layout.width * k) / 2, y: Math.max(8, (height - layout.height * k) / 2), k });
-  if (whole || all >= READABLE) return centred(all);
-  const across = Math.min(1.25, fitWidth);
-  if (across >= READABLE) return { x: (width - layout.width * across) / 2, y: 8, k: across };
-  return centred(all);
+  if (all >= READABLE) return { x: (width - layout.width * all) / 2, y: Math.max(8, (height - layout.height * all) / 2), k: all };
+  const k = Math.max(READABLE, Math.min(1.25, fitWidth));
+  const x = layout.width * k <= width - 16 ? (width - layout.width * k) / 2 : 8;
+  return { x, y: 8, k };
 }
 
 /** A view showing `box`: centred when it fits, else its top-left corner (a scope's header) near the corner. */
@@ -61,8 +64,20 @@ export function focusView(box: PlacedBox, current: number, width: number, height
   };
 }
 
-export function GraphView({ layout, fit, selected, matches, focus, onSelect, onToggle, onDrawn }: Props) {
+export function GraphView({ layout, fit, selected, matches, focus, onSelect, onToggle, onDrawn, run, tag }: Props) {
   const svgRef = useRef<SVGSVGElement>(null);
+  const [downloadError, setDownloadError] = useState<string | null>(null);
+  const download = (ext: "svg" | "png") => {
+    const svg = svgRef.current;
+    if (!svg) return;
+    setDownloadError(null);
+    const text = graphSvg(svg, layout);
+    if (ext === "svg") save(new Blob([text], { type: "image/svg+xml" }), fileName(run, tag, "svg"));
+    else
+      graphPng(text, layout)
+        .then((blob) => save(blob, fileName(run, tag, "png")))
+        .catch((err: unknown) => setDownloadError(err instanceof Error ? err.message : String(err)));
+  };
   const [view, setView] = useState<View | null>(null);
   const drag = useRef<{ x: number; y: number; vx: number; vy: number; moved: boolean } | null>(null);
 
@@ -220,16 +235,27 @@ export function GraphView({ layout, fit, selected, matches, focus, onSelect, onT
           </g>
         )}
       </svg>
-      <div class="rl-graph-zoom" role="group" aria-label="Zoom">
+      {downloadError !== null && (
+        <div class="rl-graph-error rl-graph-download-error" role="alert">
+          The download failed: {downloadError}
+        </div>
+      )}
+      <div class="rl-graph-zoom" role="group" aria-label="Zoom and download">
+        <button type="button" data-testid="graph-download-svg" title="Download the whole graph as SVG" onClick={() => download("svg")}>
+          SVG
+        </button>
+        <button type="button" data-testid="graph-download-png" title="Download the whole graph as PNG" onClick={() => download("png")}>
+          PNG
+        </button>
         <button type="button" title="Zoom in" aria-label="Zoom in" onClick={() => zoom(1.25)}>+</button>
         <button type="button" title="Zoom out" aria-label="Zoom out" onClick={() => zoom(0.8)}>−</button>
         <button
           type="button"
-          title="Fit the graph"
+          title="Fit the graph (never smaller than its names read: drag or scroll to see the rest)"
           data-testid="graph-fit"
           onClick={() => {
             const svg = svgRef.current;
-            if (svg) setView(fitView(layout, svg.clientWidth, svg.clientHeight, true));
+            if (svg) setView(fitView(layout, svg.clientWidth, svg.clientHeight));
           }}
         >
           Fit

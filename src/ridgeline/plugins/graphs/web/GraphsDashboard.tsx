@@ -1,8 +1,8 @@
 /**
  * The graphs dashboard: one run's model graph (what `add_graph` wrote), chosen with a run picker (and a tag
- * picker when the run has several graph records). Name scopes start expanded while the graph stays small and
- * collapsed at the top level when it is large; a click toggles one, and only the scopes it changed are laid out
- * again (./layout). The view opens fitted (./GraphView fitView). A click on a node shows it in the side panel
+ * picker when the run has several graph records). The graph opens at its top level (model initialExpanded); a
+ * click toggles a scope, and only the scopes it changed are laid out again (./layout). The view opens fitted at a
+ * readable scale (./GraphView fitView); the graph downloads as SVG or PNG (./download). A click on a node shows it in the side panel
  * (full name, op, device, inputs and outputs with their shapes, attributes); the search box finds nodes by regex
  * and brings the one chosen into view, opening its scopes.
  */
@@ -123,15 +123,15 @@ export function GraphsDashboard({ runs, tick }: DashboardProps) {
           {error}
         </div>
       )}
-      {data && data.key === key && <GraphPane key={`${key}\u0000${data.version}`} index={data.index} />}
+      {data && data.key === key && <GraphPane key={`${key}\u0000${data.version}`} index={data.index} run={run!.run} tag={tag!} />}
       {!data && error === null && <p class="muted">Loading the graph…</p>}
     </div>
   );
 }
 
-function GraphPane({ index }: { index: Index }) {
+function GraphPane({ index, run, tag }: { index: Index; run: string; tag: string }) {
   const [showConstants, setShowConstants] = useUrlState("g.constants", false);
-  const [expanded, setExpanded] = useState<Set<string>>(() => initialExpanded(index, undefined, !showConstants));
+  const [expanded, setExpanded] = useState<Set<string>>(() => initialExpanded(index, !showConstants));
   const [placed, setPlaced] = useState<{ layout: Layout; fit: boolean } | null>(null);
   const refit = useRef(true);
   const [layoutError, setLayoutError] = useState<string | null>(null);
@@ -248,6 +248,8 @@ function GraphPane({ index }: { index: Index }) {
             onSelect={(box) => setSelected(box?.box.id ?? null)}
             onToggle={toggle}
             onDrawn={() => setDrawn(true)}
+            run={run}
+            tag={tag}
           />
         )}
       </div>

@@ -124,28 +124,16 @@ export function ancestors(index: Index, name: string): string[] {
 }
 
 /**
- * The scopes to start expanded: breadth first, a whole level at a time, while what is shown stays at most
- * `budget` boxes. A small graph opens fully; a large one shows its top-level scopes collapsed.
+ * The scopes to start expanded: none but those at the top level that wrap a single node (torch's `input`/`output`),
+ * so the graph opens at its top level, like TensorBoard's (a click opens a scope), with its inputs and outputs
+ * named. Opening whole levels of a 40-node graph drew it too small to read, or cut off.
  */
-export function initialExpanded(index: Index, budget = 24, hideConstants = true): Set<string> {
-  const expanded = new Set<string>();
+export function initialExpanded(index: Index, hideConstants = true): Set<string> {
   const counts = shownCounts(index, hideConstants);
-  const scopesIn = (s: string) => index.childScopes.get(s)!.filter((c) => (counts.get(c) ?? 0) > 0);
-  const nodesIn = (s: string) => index.childNodes.get(s)!.filter((n) => !(hideConstants && index.constants.has(n)));
-  let frontier = scopesIn("");
-  let shown = frontier.length + nodesIn("").length;
-  while (frontier.length > 0) {
-    let next: string[] = [];
-    let added = 0;
-    for (const s of frontier) {
-      const kids = scopesIn(s);
-      next = next.concat(kids);
-      added += kids.length + nodesIn(s).length - 1;
-    }
-    if (shown + added > budget) break;
-    for (const s of frontier) expanded.add(s);
-    shown += added;
-    frontier = next;
+  const expanded = new Set<string>();
+  for (const s of index.childScopes.get("")!) {
+    const shown = index.childScopes.get(s)!.some((c) => (counts.get(c) ?? 0) > 0);
+    if (counts.get(s) === 1 && !shown) expanded.add(s);
   }
   return expanded;
 }

@@ -7,13 +7,14 @@ import { EAGER_CARDS } from "@charts/histograms/cards";
 import { histogramTags, runsWithTag } from "@charts/histograms/data";
 import type { Mode } from "@charts/histograms/draw";
 import { HistogramCard } from "@charts/histograms/HistogramCard";
+import { SettingsBar } from "@app/SettingsBar";
 
 export function HistogramsDashboard({ runs, tagFilter, tick, theme }: DashboardProps) {
   const [mode, setMode] = useUrlState<Mode>("h.mode", "offset");
   const tags = useMemo(() => histogramTags(runs), [runs]);
   return (
     <div class="rl-scalars rl-hist-page">
-      <div class="rl-toolbar" role="toolbar" aria-label="Histogram settings">
+      <SettingsBar label="Histogram settings">
         <label class="rl-field">
           <span>Mode</span>
           <select data-testid="histogram-mode" value={mode} onChange={(e) => setMode((e.target as HTMLSelectElement).value as Mode)}>
@@ -21,7 +22,7 @@ export function HistogramsDashboard({ runs, tagFilter, tick, theme }: DashboardP
             <option value="overlay">overlay</option>
           </select>
         </label>
-      </div>
+      </SettingsBar>
       <TagSections
         stateKey="h.collapsed"
         what="histograms"

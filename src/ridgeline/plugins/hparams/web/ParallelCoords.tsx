@@ -5,11 +5,16 @@
  * axis filters the column to the brushed range (the same filter as the table's; a click on the axis clears it).
  * The axes are scaled on every trial, not only those the filters keep, so they stay put while brushing.
  *
+ * The plot fits the panel's width: the axes share it evenly (at least MIN_GAP apart, scrolling sideways past
+ * that), and each title wraps and is cut within its axis's share, so neighbours never overlap and the last one
+ * stays inside the plot (labels.ts).
+ *
  * The lines are drawn once per (trials, columns, colours): selecting a trial only dims them (a CSS
  * attribute) and draws its line again on top, so a click does not rebuild hundreds of paths.
  */
 import { memo } from "preact/compat";
-import { useMemo, useRef, useState } from "preact/hooks";
+import { useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
+import { canvasMeasure, wrapLabel } from "./labels";
 import {
   brushFilter,
   cellValue,
@@ -26,18 +31,41 @@ import {
 } from "./model";
 import type { ViewProps } from "./shared";
 
-const AXIS_GAP = 130;
+/** The closest two axes may be; with more columns than fit, the plot scrolls sideways. */
+const MIN_GAP = 110;
 const HEIGHT = 340;
 const TOP = 64;
 const BOTTOM = 22;
+/** Room left of the first axis for its tick labels. */
 const LEFT = 70;
 const PLOT_H = HEIGHT - TOP - BOTTOM;
+const TITLE_LINE = 13;
+const TITLE_FONT = "600 12px system-ui, sans-serif";
 
-const xOf = (i: number) => LEFT + i * AXIS_GAP;
+/** Where the axes go: the first at `left`, then every `gap`; the plot `width` wide. */
+export interface AxesLayout {
+  left: number;
+  gap: number;
+  width: number;
+}
+
+/** The axes spread over `available` px: each gets an even share (its title's room), the first leaving LEFT. */
+export function layoutAxes(n: number, available: number): AxesLayout {
+  const count = Math.max(1, n);
+  let gap = available / count;
+  let left = gap / 2;
+  if (left < LEFT) {
+    left = LEFT;
+    gap = (available - LEFT) / (count - 0.5);
+  }
+  if (gap < MIN_GAP) gap = MIN_GAP;
+  return { left, gap, width: Math.max(available, Math.ceil(left + (count - 1) * gap + gap / 2)) };
+}
+
 const yOf = (p: number) => TOP + (1 - p) * PLOT_H;
 
 /** The SVG path of one trial across the axes, broken where it has no value. */
-function pathOf(t: Trial, columns: Column[], scales: Scale[]): string {
+function pathOf(t: Trial, columns: Column[], scales: Scale[], xOf: (i: number) => number): string {
   let d = "";
   let open = false;
   columns.forEach((c, i) => {
@@ -72,13 +100,26 @@ export function ParallelCoords({
 }) {
   const scales = useMemo(() => columns.map((c) => scaleFor(scaleTrials, c)), [scaleTrials, columns]);
   const svg = useRef<SVGSVGElement>(null);
-  const paths = useMemo(() => trials.map((t) => pathOf(t, columns, scales)), [trials, columns, scales]);
+  const box = useRef<HTMLDivElement>(null);
+  const [available, setAvailable] = useState(900);
+  useLayoutEffect(() => {
+    const el = box.current;
+    if (!el) return;
+    const measure = () => el.clientWidth > 0 && setAvailable(el.clientWidth);
+    measure();
+    const ro = new ResizeObserver(measure);
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, [columns.length === 0]);
+  const layout = useMemo(() => layoutAxes(columns.length, available), [columns.length, available]);
+  const xOf = useMemo(() => (i: number) => layout.left + i * layout.gap, [layout]);
+  const paths = useMemo(() => trials.map((t) => pathOf(t, columns, scales, xOf)), [trials, columns, scales, xOf]);
   if (columns.length === 0) return <p class="rl-empty">Every column is hidden: show some in the Columns menu.</p>;
-  const width = LEFT * 2 + AXIS_GAP * Math.max(1, columns.length - 1);
+  const width = layout.width;
   const chosen = trials.findIndex((t) => t.run === selected);
 
   return (
-    <div class="hp-scroll" data-testid="hparams-parallel">
+    <div class="hp-scroll" data-testid="hparams-parallel" ref={box}>
       <svg
         ref={svg}
         width={width}
@@ -87,9 +128,9 @@ export function ParallelCoords({
         aria-label="Parallel coordinates of the trials"
         data-dimmed={chosen >= 0 ? "true" : "false"}
       >
-        <Axes columns={columns} scales={scales} />
+        <Axes columns={columns} scales={scales} layout={layout} />
         <Lines trials={trials} paths={paths} columns={columns} lineColours={lineColours} onSelect={onSelect} />
-        <Brushes svg={svg} columns={columns} scales={scales} filters={filters} onFilter={onFilter} />
+        <Brushes svg={svg} columns={columns} scales={scales} filters={filters} onFilter={onFilter} xOf={xOf} />
         {chosen >= 0 && (
           <path class="hp-line-highlight" d={paths[chosen]} data-run={selected} data-testid="hparams-parallel-selected" />
         )}
@@ -103,15 +144,22 @@ export function ParallelCoords({
   );
 }
 
-const Axes = memo(function Axes({ columns, scales }: { columns: Column[]; scales: Scale[] }) {
+const Axes = memo(function Axes({ columns, scales, layout }: { columns: Column[]; scales: Scale[]; layout: AxesLayout }) {
+  const measure = useMemo(() => canvasMeasure(TITLE_FONT), []);
   return (
     <>
-      {columns.map((c, i) => (
-        <g key={c.id} class="hp-axis" data-col={c.id} transform={`translate(${xOf(i)},0)`}>
-          {/* Labels alternate between two rows so long neighbours do not overlap. */}
-          <text class="hp-axis-label" y={TOP - (i % 2 ? 24 : 42)} text-anchor="middle">
+      {columns.map((c, i) => {
+        // Each title within its axis's share of the width, on up to three lines ending just above the axis.
+        const lines = wrapLabel(c.label, layout.gap - 12, measure);
+        return (
+        <g key={c.id} class="hp-axis" data-col={c.id} transform={`translate(${layout.left + i * layout.gap},0)`}>
+          <text class="hp-axis-label" y={TOP - 20 - (lines.length - 1) * TITLE_LINE} text-anchor="middle">
             <title>{c.label}</title>
-            {clip(c.label, 30)}
+            {lines.map((line, k) => (
+              <tspan key={k} x={0} dy={k === 0 ? 0 : TITLE_LINE}>
+                {line}
+              </tspan>
+            ))}
           </text>
           <text class="hp-axis-kind" y={TOP - 10} text-anchor="middle">
             {scales[i].kind === "log" ? "log" : scales[i].kind === "category" && c.type === "mixed" ? "mixed" : ""}
@@ -126,7 +174,8 @@ const Axes = memo(function Axes({ columns, scales }: { columns: Column[]; scales
             </g>
           ))}
         </g>
-      ))}
+        );
+      })}
     </>
   );
 });
@@ -164,10 +213,11 @@ interface BrushProps {
   scales: Scale[];
   filters: Filters;
   onFilter(id: string, f: Filter | null): void;
+  xOf(i: number): number;
 }
 
 /** Per axis: a strip that takes drags (the brush) and shows the column's current filter as a band. */
-function Brushes({ svg, columns, scales, filters, onFilter }: BrushProps) {
+function Brushes({ svg, columns, scales, filters, onFilter, xOf }: BrushProps) {
   const [drag, setDrag] = useState<{ axis: number; p0: number; p1: number } | null>(null);
   const toP = (clientY: number) => {
     const m = svg.current?.getScreenCTM();

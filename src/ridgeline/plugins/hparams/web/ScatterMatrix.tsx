@@ -1,7 +1,8 @@
 /**
  * The scatter-plot matrix: one small plot per (shown metric column, shown hyperparameter), the metric up, the
  * hyperparameter across; a point per trial in its run colour. Categorical hyperparameters are spread a
- * little sideways so equal values stay countable. Clicking a point selects the trial.
+ * little sideways so equal values stay countable. Points keep inside the plot's frame (an inset of INSET px, the
+ * spread bounded by it), clear of the tick labels around it. Clicking a point selects the trial.
  */
 import { Fragment } from "preact";
 import { memo } from "preact/compat";
@@ -16,6 +17,10 @@ const PAD_B = 30;
 const PAD_T = 8;
 const PAD_R = 8;
 const MAX_X = 10;
+/** Room between the frame and the outermost values: more than the selected point's radius. */
+const INSET = 9;
+/** The selected point's radius (the others' is 3.5). */
+const SELECTED_R = 6;
 const MAX_Y = 8;
 
 /** A small deterministic offset per run (-0.5..0.5) so points on one category do not hide each other. */
@@ -91,8 +96,9 @@ interface CellProps {
 
 const PW = W - PAD_L - PAD_R;
 const PH = H - PAD_T - PAD_B;
-const xAt = (p: number) => PAD_L + (0.05 + 0.9 * p) * PW;
-const yAt = (p: number) => PAD_T + (1 - (0.05 + 0.9 * p)) * PH;
+const xAt = (p: number) => PAD_L + INSET + p * (PW - 2 * INSET);
+const yAt = (p: number) => PAD_T + INSET + (1 - p) * (PH - 2 * INSET);
+const inside = (v: number, low: number, span: number) => Math.min(low + span - SELECTED_R - 1, Math.max(low + SELECTED_R + 1, v));
 
 /** Where each trial's point goes in one cell (trials without both values are left out). */
 function placePoints({ x, y, sx, sy, trials }: CellProps) {
@@ -104,8 +110,8 @@ function placePoints({ x, y, sx, sy, trials }: CellProps) {
     const px = sx.pos(vx);
     const py = sy.pos(vy);
     if (px === null || py === null) continue;
-    const cx = xAt(px) + band * 0.45 * jitter(t.run) * PW;
-    placed.push({ run: t.run, cx: cx.toFixed(1), cy: yAt(py).toFixed(1), vx, vy });
+    const cx = inside(xAt(px) + band * 0.45 * jitter(t.run) * PW, PAD_L, PW);
+    placed.push({ run: t.run, cx: cx.toFixed(1), cy: inside(yAt(py), PAD_T, PH).toFixed(1), vx, vy });
   }
   return placed;
 }
@@ -126,7 +132,7 @@ function Cell(props: CellProps & { selected: string }) {
           data-run={chosen.run}
           cx={chosen.cx}
           cy={chosen.cy}
-          r={6}
+          r={SELECTED_R}
           fill={props.colours.get(chosen.run) ?? "var(--muted)"}
           class="hp-point hp-point-selected"
           onClick={() => props.onSelect(chosen.run)}

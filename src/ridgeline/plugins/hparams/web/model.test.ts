@@ -56,17 +56,26 @@ const cols = columnsOf(table);
 const col = (id: string) => cols.find((c) => c.id === id)!;
 
 describe("columns and cells", () => {
-  it("has one column per hparam and final + best per metric", () => {
+  it("has one column per hparam, final + best per metric, one column where they agree for every trial", () => {
     expect(cols.map((c) => c.id)).toEqual([
       "h:lr",
       "h:batch",
       "h:aug",
       "m:hparam/acc:final",
-      "m:hparam/acc:best",
       "m:hparam/loss:final",
       "m:hparam/loss:best",
     ]);
     expect(col("m:hparam/loss:best").label).toContain("best ↓");
+    expect(col("m:hparam/loss:final").label).toBe("hparam/loss (final)");
+    expect(col("m:hparam/acc:final").label).toBe("hparam/acc"); // one value per run: no "final" or "best"
+  });
+  it("keeps final and best apart when they differ for one trial only", () => {
+    const metrics = (final: number, best: number) => ({ "hparam/acc": { final, final_step: 9, best, best_step: 3, points: 10 } });
+    const agreeing = { ...table, trials: [{ ...table.trials[0], metrics: metrics(0.5, 0.5) }] };
+    expect(columnsOf(agreeing).filter((c) => c.name === "hparam/acc")).toHaveLength(1);
+    const one = { ...table.trials[0], run: "x", metrics: metrics(0.5, 0.7) };
+    const differing = { ...table, trials: [...agreeing.trials, one] };
+    expect(columnsOf(differing).filter((c) => c.name === "hparam/acc").map((c) => c.which)).toEqual(["final", "best"]);
   });
   it("formats values as written", () => {
     expect(formatCell(32, col("h:batch"))).toBe("32");
@@ -88,10 +97,10 @@ describe("columns and cells", () => {
     expect(defaultHidden(cols)).toEqual([]);
     const many: Table = {
       ...table,
-      metrics: Array.from({ length: 6 }, (_, i) => ({ ...table.metrics[0], id: `m${i}`, display_name: `m${i}` })),
+      metrics: Array.from({ length: 10 }, (_, i) => ({ ...table.metrics[0], id: `m${i}`, display_name: `m${i}` })),
     };
-    const hidden = defaultHidden(columnsOf(many));
-    expect(hidden).toHaveLength(8);
+    const hidden = defaultHidden(columnsOf(many)); // one column each (no trial has two values): the first 4 shown
+    expect(hidden).toHaveLength(6);
     expect(hidden).not.toContain("m:m0:final");
   });
 });

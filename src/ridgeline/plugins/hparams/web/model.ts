@@ -1,6 +1,6 @@
 /**
  * The hparams dashboard's data model, free of the DOM: the table's columns (one per hyperparameter, two per
- * metric: final and best), cell values, their text as written ("32", not "32.000"; true/false), a total
+ * metric: final and best, or one where they agree for every trial), cell values, their text as written ("32", not "32.000"; true/false), a total
  * order that sorts mixed-type columns without throwing, value-range and checkbox filters, and the scales the
  * parallel coordinates and scatter plots share.
  */
@@ -73,7 +73,21 @@ export interface Column {
   domain?: HParamColumnInfo["domain"];
 }
 
-/** Every column of the table, hyperparameters first (in the server's order), then final and best per metric. */
+/** Whether a metric's best value is its final one for every trial (always so for add_hparams's single values). */
+export function bestIsFinal(table: Table, metric: string): boolean {
+  return table.trials.every((t) => {
+    const m = t.metrics[metric];
+    if (!m || m.points <= 1) return true;
+    const [final, best] = [toNumber(m.final), toNumber(m.best)];
+    return final === best || (final !== null && best !== null && Number.isNaN(final) && Number.isNaN(best));
+  });
+}
+
+/**
+ * Every column of the table, hyperparameters first (in the server's order), then final and best per metric; a
+ * metric whose best is its final value for every trial (a single value per run, as torch's add_hparams writes)
+ * has one column, its final one, named after the metric alone.
+ */
 export function columnsOf(table: Table): Column[] {
   const cols: Column[] = table.hparams.map((h) => ({
     id: `h:${h.name}`,
@@ -85,11 +99,13 @@ export function columnsOf(table: Table): Column[] {
     domain: h.domain,
   }));
   for (const m of table.metrics) {
-    for (const which of ["final", "best"] as const) {
+    const name = m.display_name || m.id;
+    const single = bestIsFinal(table, m.id);
+    for (const which of single ? (["final"] as const) : (["final", "best"] as const)) {
       cols.push({
         id: `m:${m.id}:${which}`,
         kind: "metric",
-        label: `${m.display_name || m.id} (${which === "final" ? "final" : m.goal === "min" ? "best ↓" : "best ↑"})`,
+        label: single ? name : `${name} (${which === "final" ? "final" : m.goal === "min" ? "best ↓" : "best ↑"})`,
         description: m.description,
         type: "number",
         name: m.id,

@@ -10,6 +10,7 @@ import type { DashboardProps } from "@app/types";
 import { useUrlState } from "@app/state";
 import { ImageCard, type View } from "@media/ImageCard";
 import { MediaSections } from "@media/MediaSections";
+import { SettingsBar } from "@app/SettingsBar";
 
 interface Opened {
   src: string;
@@ -25,7 +26,7 @@ export function ImagesDashboard({ runs, tagFilter, tick }: DashboardProps) {
   const view: View = { fit, filter, open: (src, title) => setOpened({ src, title }) };
   return (
     <div class="rl-media">
-      <div class="rl-toolbar" role="toolbar" aria-label="Image settings">
+      <SettingsBar label="Image settings">
         <label class="rl-field rl-check">
           <input type="checkbox" checked={fit} data-testid="image-fit" onChange={(e) => setFit(e.currentTarget.checked)} />
           <span>Fit to card</span>
@@ -43,7 +44,7 @@ export function ImagesDashboard({ runs, tagFilter, tick }: DashboardProps) {
         >
           Reset
         </button>
-      </div>
+      </SettingsBar>
       <MediaSections
         kind="images"
         runs={runs}

@@ -3,9 +3,9 @@
  * two-axis chart on top, then one collapsible section per tag prefix with a card per tag. With thousands of
  * tags only the cards near the view are in the page (Sections.tsx).
  */
-import { memo } from "preact/compat";
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import type { DashboardProps } from "@app/types";
+import { Combobox } from "@app/Combobox";
 import { colourFor, sequenceColours } from "@app/palette";
 import { Card } from "@charts/card/ScalarCard";
 import { CurveControls } from "@charts/lines/CurveControls";
@@ -14,23 +14,11 @@ import { compareTags, groupRuns, groupTags, hparamNames } from "@charts/groups";
 import { columnsFor, planSections } from "./layout";
 import { Sections } from "./Sections";
 import { useSettings } from "@charts/lines/settings";
+import { SettingsBar } from "@app/SettingsBar";
 
 const EAGER_CARDS = 16;
 /** Estimated height of the toolbar above the first section (only used to guess what the first screen shows). */
 const TOOLBAR = 110;
-
-/** The tag pickers' options: one memoised list (10,000 options were diffed twice on every render). */
-const TagOptions = memo(function TagOptions({ tags }: { tags: string[] }) {
-  return (
-    <>
-      {tags.map((t) => (
-        <option key={t} value={t}>
-          {t}
-        </option>
-      ))}
-    </>
-  );
-});
 
 export function ScalarsDashboard({ runs, tagFilter, tick, theme }: DashboardProps) {
   const api = useSettings();
@@ -140,7 +128,7 @@ export function ScalarsDashboard({ runs, tagFilter, tick, theme }: DashboardProp
 
   return (
     <div class="rl-scalars" ref={rootRef}>
-      <div class="rl-toolbar" role="toolbar" aria-label="Scalar chart settings">
+      <SettingsBar label="Scalar chart settings">
         <CurveControls settings={settings} set={set} />
         <label class="rl-field">
           <span>X axis</span>
@@ -154,10 +142,7 @@ export function ScalarsDashboard({ runs, tagFilter, tick, theme }: DashboardProp
         {settings.xAxis === "tag" && (
           <label class="rl-field">
             <span>X tag</span>
-            <select data-testid="x-tag" title={settings.xTag || undefined} value={settings.xTag} onChange={(e) => set("xTag", (e.target as HTMLSelectElement).value)}>
-              <option value="">(choose a tag)</option>
-              <TagOptions tags={allTags} />
-            </select>
+            <Combobox testId="x-tag" label="X axis tag" placeholder="(choose a tag)" options={allTags} value={settings.xTag} onChange={(t) => set("xTag", t)} />
           </label>
         )}
         {settings.xAxis === "tag" && !settings.xTag && (
@@ -223,19 +208,13 @@ export function ScalarsDashboard({ runs, tagFilter, tick, theme }: DashboardProp
         )}
         <fieldset class="rl-field rl-combine">
           <legend>Two tags, two y axes</legend>
-          <select aria-label="Left axis tag" title={combineA || undefined} value={combineA} onChange={(e) => setCombineA((e.target as HTMLSelectElement).value)}>
-            <option value="">(left tag)</option>
-            <TagOptions tags={allTags} />
-          </select>
-          <select aria-label="Right axis tag" title={combineB || undefined} value={combineB} onChange={(e) => setCombineB((e.target as HTMLSelectElement).value)}>
-            <option value="">(right tag)</option>
-            <TagOptions tags={allTags} />
-          </select>
+          <Combobox testId="combine-left" label="Left axis tag" placeholder="(left tag)" options={allTags} value={combineA} onChange={setCombineA} />
+          <Combobox testId="combine-right" label="Right axis tag" placeholder="(right tag)" options={allTags} value={combineB} onChange={setCombineB} />
           <button type="button" disabled={!combineA || !combineB || combineA === combineB} onClick={() => api.setCombine([combineA, combineB])}>
             Combine
           </button>
         </fieldset>
-      </div>
+      </SettingsBar>
 
       {groupMap && groupMap.size > 0 && (
         <ul class="rl-group-legend" data-testid="group-legend" aria-label="Run groups">

@@ -22,6 +22,7 @@ import { useSettings, type Settings } from "@charts/lines/settings";
 import { KINDS, pinnedItems, planItems, runsWith, type Item, type Kind } from "./items";
 import { OverlayCard, type MarkRun } from "./OverlayCard";
 import type { Answer } from "@api/types";
+import { SettingsBar } from "@app/SettingsBar";
 
 /** GET /api/embeddings: per run, the embeddings add_embedding wrote (step null when the config has none). */
 interface EmbeddingListing {
@@ -130,7 +131,7 @@ export function TimeSeriesDashboard({ runs, tagFilter, tick, theme }: DashboardP
 
   return (
     <div class="rl-scalars rl-time-series">
-      <div class="rl-toolbar" role="toolbar" aria-label="Time series settings">
+      <SettingsBar label="Time series settings">
         <fieldset class="rl-field rl-ts-kinds">
           <legend>Show</legend>
           {KINDS.map((k) => (
@@ -189,7 +190,7 @@ export function TimeSeriesDashboard({ runs, tagFilter, tick, theme }: DashboardP
             </button>
           </fieldset>
         )}
-      </div>
+      </SettingsBar>
 
       {overlays.length > 0 && (
         <section class="rl-group" aria-label="Overlays" data-group="(overlays)">
