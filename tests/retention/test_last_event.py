@@ -51,9 +51,19 @@ def test_a_record_still_being_appended_leaves_the_one_before(tmp_path: Path) -> 
     with SummaryWriter(tmp_path) as writer:
         for step in range(100):
             writer.add_scalar("loss", 1.0, step, walltime=WALL + step)
-    reader = Reader(event_file(tmp_path))
+        writer.flush()  # read while the run is open: its last record is step 99's, not the end record
+        reader = Reader(event_file(tmp_path))
     reader.data = reader.data[:-7]  # the last record cut short
     assert last_wall_time(reader, len(reader.data)) == WALL + 98
+
+
+def test_the_end_record_written_at_close_does_not_make_an_old_run_new(tmp_path: Path) -> None:
+    with SummaryWriter(tmp_path) as writer:  # its end record carries the time of close(), long after WALL + 9
+        for step in range(10):
+            writer.add_scalar("loss", 1.0, step, walltime=WALL + step)
+    reader = Reader(event_file(tmp_path))
+    assert b"_ridgeline/run_end" in reader.data[-200:]
+    assert last_wall_time(reader, len(reader.data)) == WALL + 9
 
 
 def test_a_file_with_no_record_has_no_last_event(tmp_path: Path) -> None:

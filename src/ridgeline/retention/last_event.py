@@ -7,6 +7,10 @@ exactly to the end of the file (a last record cut short, still being appended, i
 would need a header CRC match, 1 in 2^32, and a chain ending at the file's last byte. A tail too short to hold
 a whole record is doubled up to :data:`MAX_TAIL`; past that (one huge image), or for a file with no readable
 record, the answer is None and the caller falls back to the file's modification time.
+
+The writer's end record (``_ridgeline/run_end``, written at ``close()``) does not count: a run's age is that of
+its last logged value, as the run listing's ``last_wall_time`` says (a run that logged its last value a month ago
+and was closed now is a month old), unless the tail holds nothing else.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from google.protobuf.message import DecodeError
 
 from ridgeline.format.proto import event_pb2
 from ridgeline.format.records import HEADER_SIZE, record_size
+from ridgeline.format.tags import RUN_END_TAG
 
 __all__ = ["MAX_TAIL", "last_wall_time"]
 
@@ -34,16 +39,18 @@ def last_wall_time(read: ReadRange, size: int) -> float | None:
     while True:
         start = max(0, size - tail)
         data = read(start, size)
-        found = _last_record(data, whole=start == 0)
-        if found is not None:
+        found = _last_records(data, whole=start == 0)
+        widen = start > 0 and tail < MAX_TAIL
+        if found and not (widen and _only_end_records(found)):
             return _wall_time(found)
-        if start == 0 or tail >= MAX_TAIL:
-            return None
+        if not widen:
+            return _wall_time(found) if found else None
         tail *= 4
 
 
-def _last_record(data: bytes, *, whole: bool) -> bytes | None:
-    """The data of the last complete record of ``data`` (the tail of a file; ``whole``: the file from byte 0)."""
+def _last_records(data: bytes, *, whole: bool) -> list[bytes] | None:
+    """The data of the complete records of ``data`` from a record boundary to its end (the tail of a file;
+    ``whole``: the file from byte 0), in file order."""
     if whole:
         return _chain_end(data, 0)
     position = data.find(_HIGH_ZEROS, 4)
@@ -55,25 +62,51 @@ def _last_record(data: bytes, *, whole: bool) -> bytes | None:
     return None
 
 
-def _chain_end(data: bytes, offset: int) -> bytes | None:
-    """Following records from ``offset``: the last complete one's data, if the chain reaches the end of ``data``
-    (or a record cut short there); None if it breaks or holds no complete record."""
-    last: bytes | None = None
+def _chain_end(data: bytes, offset: int) -> list[bytes] | None:
+    """Following records from ``offset``: the complete ones' data, if the chain reaches the end of ``data`` (or a
+    record cut short there); None if it breaks or holds no complete record."""
+    records: list[bytes] = []
     while len(data) - offset >= HEADER_SIZE:
         size = record_size(data, offset)
         if size is None:
             return None
         if offset + size > len(data):  # being appended: the chain still reached the end
-            return last
-        last = data[offset + HEADER_SIZE : offset + size - 4]
+            break
+        records.append(data[offset + HEADER_SIZE : offset + size - 4])
         offset += size
-    return last
+    return records or None
 
 
-def _wall_time(record: bytes) -> float | None:
+def _is_end_record(event: event_pb2.Event) -> bool:
+    return any(value.tag == RUN_END_TAG for value in event.summary.value)
+
+
+def _only_end_records(records: list[bytes]) -> bool:
+    """Whether the tail's chain holds the end record and nothing else (a big record before it, such as an image,
+    started before the tail): then the tail is widened to find the last value."""
     event = event_pb2.Event()
-    try:
-        event.ParseFromString(record)
-    except DecodeError:
-        return None
-    return event.wall_time if event.wall_time > 0 else None
+    for record in records:
+        try:
+            event.ParseFromString(record)
+        except DecodeError:
+            return False
+        if not _is_end_record(event):
+            return False
+    return True
+
+
+def _wall_time(records: list[bytes]) -> float | None:
+    """The wall time of the last record that is not the writer's end record (or of the end record alone)."""
+    fallback: float | None = None
+    for record in reversed(records):
+        event = event_pb2.Event()
+        try:
+            event.ParseFromString(record)
+        except DecodeError:
+            return None
+        wall = event.wall_time if event.wall_time > 0 else None
+        if _is_end_record(event):
+            fallback = fallback if fallback is not None else wall
+            continue
+        return wall
+    return fallback
