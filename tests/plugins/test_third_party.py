@@ -9,6 +9,7 @@ routes, and its web half (the folder its ``web`` attribute names), which the pag
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import subprocess
 import sys
 import zipfile
@@ -188,7 +189,10 @@ def _raw_get(app: FastAPI, path: str) -> tuple[int, bytes]:
     async def send(message: dict[str, Any]) -> None:
         sent.append(message)
 
-    asyncio.run(app(scope, receive, send))
+    # In a thread of its own: where Playwright's sync API is active (a browser test ran first on this worker) the
+    # calling thread already runs an event loop, which asyncio.run refuses.
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, app(scope, receive, send)).result()
     return sent[0]["status"], b"".join(m.get("body", b"") for m in sent[1:])
 
 
