@@ -155,13 +155,17 @@ def main() -> int:
     parser.add_argument("--steps", type=int, default=10_000)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--logdir-steps", type=int, default=2_000)
-    parser.add_argument("--s3-runs", type=int, default=50, help="runs in the S3 bucket (0: no S3 reload)")
+    parser.add_argument(
+        "--s3-runs", type=int, default=None, help="runs in the S3 bucket (default 50, 5 with --quick; 0: no S3 reload)"
+    )
     parser.add_argument("--s3-no-tensorboard", action="store_true", help="S3 reload: ridgeline only")
-    parser.add_argument("--quick", action="store_true", help="a smoke run: 8 ranks, 3 tags, 500 steps")
+    parser.add_argument("--quick", action="store_true", help="a smoke run: 8 ranks, 3 tags, 500 steps, 5 runs on S3")
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
     if args.quick:
         args.ranks, args.tags, args.steps, args.repeats, args.logdir_steps = 8, 3, 500, 1, 200
+    if args.s3_runs is None:
+        args.s3_runs = 5 if args.quick else 50
     results: dict[str, Any] = {}
 
     data = synthetic(args.ranks, args.tags, args.steps)
