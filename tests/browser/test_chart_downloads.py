@@ -211,3 +211,27 @@ def test_distributed_chart_downloads_png_and_svg(
     lines = lines_of(ET.fromstring(svg))
     assert sorted(lines) == ["rank 0", "rank 1", "rank 2"]  # one path per rank
     assert all(vertices(path) == JOB_STEPS for path in lines.values())
+
+
+def test_pr_curve_card_downloads_png_and_svg(page: Page, tmp_path: Path, serve: Callable[[Path], ServedLogdir]) -> None:
+    from tests.plugins.text_pr_logs import write_logs
+
+    open_dashboard(page, serve(write_logs(tmp_path / "logs")).url + "?tab=pr_curves")
+    pr = page.locator('[data-testid=pr-card][data-tag="pr/raw"]')
+    expect(pr).to_have_attribute("data-ready", "true")
+    step = pr.get_attribute("data-step")
+    title = f"pr/raw · step {step}"
+    name, png = download(page, pr, f"Download {title} as PNG")
+    assert name == "pr_raw.png"
+    check_png(png, canvas_size(pr))
+    _, svg = download(page, pr, f"Download {title} as SVG")
+    root = check_svg(page, svg, title, ["ridgeline", "torch"])
+    lines = lines_of(root)
+    assert sorted(lines) == ["ridgeline", "torch"]
+    # Each curve's own x (recall) and y (precision): every drawn point of it is a vertex of its path.
+    drawn: dict[str, int] = page.evaluate(
+        """() => { const u = window.__ridgeline.prCharts.get('pr/raw');
+                   return Object.fromEntries(u.series.slice(1).map((s, i) => [s.label, u.data[i + 1][0].length])); }"""
+    )
+    for run, path in lines.items():
+        assert vertices(path) == drawn[run]

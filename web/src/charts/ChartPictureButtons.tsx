@@ -1,15 +1,14 @@
 /**
- * The PNG and SVG download buttons of a chart card (scalars, time series, custom scalars, distributed): the chart
+ * The PNG and SVG download buttons of a chart card (scalars, time series, custom scalars, distributed, PR curves): the chart
  * as drawn, under its title and legend (./picture).
  */
 import type { RefObject } from "preact";
 import { downloadBlob, downloadText, safeFileName } from "./export";
-import { chartPng, chartSvg } from "./picture";
-import type { Plot } from "./plot";
+import { chartPng, chartSvg, type Pictured } from "./picture";
 
 export interface ChartPictureButtonsProps {
   /** The card's plot (null while nothing is drawn: the buttons are disabled). */
-  plot: RefObject<Plot | null>;
+  plot: RefObject<Pictured | null>;
   /** The card's title, written above the chart and in the buttons' labels. */
   title: string;
   /** The file name without extension (default: the title made safe). */

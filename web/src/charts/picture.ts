@@ -5,7 +5,17 @@
  * bands between curves as filled paths — a vector drawing, not a bitmap wrapped in SVG.
  */
 import uPlot from "uplot";
-import type { Plot } from "./plot";
+import type { BandSpec, LineSpec } from "./plot";
+
+/** What a picture is made from: a drawn uPlot and what its series are (a Plot is one; the PR curves' mode-2 chart,
+ * whose series each carry their own x, is another). */
+export interface Pictured {
+  u: uPlot;
+  cfg: {
+    lines: ReadonlyArray<Pick<LineSpec, "label" | "colour" | "width" | "alpha" | "dash" | "bandEdge" | "faint">>;
+    bands: ReadonlyArray<BandSpec>;
+  };
+}
 
 const TITLE_HEIGHT = 24;
 const LEGEND_ROW = 16;
@@ -33,7 +43,7 @@ function colours() {
 }
 
 /** The curves a legend names: one per label (a run, a group or a run's tag), the raw and band edges left out. */
-export function legendEntries(plot: Plot): { label: string; colour: string }[] {
+export function legendEntries(plot: Pictured): { label: string; colour: string }[] {
   const seen = new Set<string>();
   const out: { label: string; colour: string }[] = [];
   plot.cfg.lines.forEach((line, i) => {
@@ -75,8 +85,10 @@ function plotArea(u: uPlot) {
 
 /** Runs of consecutive finite points of series `si` as [x, y] pixel pairs (gaps break the line, as on screen). */
 function segments(u: uPlot, si: number): [number, number][][] {
-  const xs = u.data[0];
-  const ys = u.data[si] as ArrayLike<number | null | undefined>;
+  // Mode 2 (x per series: PR curves) holds [xs, ys] for each series; mode 1 shares the x of u.data[0].
+  const facets = (u as unknown as { mode?: number }).mode === 2 ? (u.data[si] as unknown as [ArrayLike<number | null>, ArrayLike<number | null>]) : null;
+  const xs = facets ? facets[0] : u.data[0];
+  const ys = (facets ? facets[1] : u.data[si]) as ArrayLike<number | null | undefined>;
   const scale = u.series[si].scale ?? "y";
   const area = plotArea(u);
   const out: [number, number][][] = [];
@@ -151,7 +163,7 @@ function axesSvg(u: uPlot, c: ReturnType<typeof colours>): string {
 }
 
 /** The chart as an SVG document: title, legend, axes, bands and one path per drawn curve. */
-export function chartSvg(plot: Plot, title: string): string {
+export function chartSvg(plot: Pictured, title: string): string {
   const u = plot.u;
   const c = colours();
   const { items, height: header } = legendLayout(legendEntries(plot), u.width);
@@ -205,7 +217,7 @@ export function chartSvg(plot: Plot, title: string): string {
 }
 
 /** The chart's canvas as drawn (at the screen's pixel ratio), under its title and legend, as a PNG. */
-export function chartPng(plot: Plot, title: string): Promise<Blob> {
+export function chartPng(plot: Pictured, title: string): Promise<Blob> {
   const u = plot.u;
   const c = colours();
   const source = u.ctx.canvas;

@@ -2,13 +2,17 @@
  * The PR curves dashboard: a card per tag (grouped by tag prefix) drawing precision against recall, one curve
  * per selected run in its colour, at the step the card's slider chooses (the newest by default; a run without
  * that step shows its last one before it). Hovering shows, for each run, the point nearest the cursor: its
- * threshold, precision, recall and TP/FP/TN/FN. A step whose tensor cannot be read is named in the card.
+ * threshold, precision, recall and TP/FP/TN/FN. A step whose tensor cannot be read is named in the card. PNG and
+ * SVG downloads of the chart as drawn (@charts/picture).
  */
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
 import type { DashboardProps, RunInfo } from "@app/types";
 import { formatNumber } from "@charts/format";
+import { ChartPictureButtons } from "@charts/ChartPictureButtons";
+import { safeFileName } from "@charts/export";
+import type { Pictured } from "@charts/picture";
 import { deleteTestEntry, setTestEntry } from "@web/testHooks";
 import { TagSections, entryAt, runsWithTag, tagsOf, useTagCard, wallTimeAt } from "@app/cards";
 import { StepSlider } from "@media/StepSlider";
@@ -65,6 +69,7 @@ function PrCard({ tag, runs, tick, theme }: PrCardProps) {
   const ref = useRef<HTMLDivElement>(null);
   const chartRef = useRef<HTMLDivElement>(null);
   const plotRef = useRef<uPlot | null>(null);
+  const pictureRef = useRef<Pictured | null>(null);
   const { data, errors, loaded, steps, index, setIndex, step } = useTagCard<PrStep>(ref, id, "/api/pr_curves", tag, runs, tick);
   const [hover, setHover] = useState<Hover | null>(null);
   const [drawn, setDrawn] = useState(false);
@@ -128,6 +133,7 @@ function PrCard({ tag, runs, tick, theme }: PrCardProps) {
     };
     const plot = new uPlot(opts, chartData(shownRef.current), el);
     plotRef.current = plot;
+    pictureRef.current = { u: plot, cfg: { lines: shownRef.current.map((s) => ({ label: s.run.run, colour: s.run.colour, width: 2 })), bands: [] } };
     setTestEntry("prCharts", tag, plot);
     const ro = new ResizeObserver(() => {
       const width = el.clientWidth;
@@ -138,6 +144,7 @@ function PrCard({ tag, runs, tick, theme }: PrCardProps) {
       ro.disconnect();
       plot.destroy();
       plotRef.current = null;
+      pictureRef.current = null;
       deleteTestEntry("prCharts", tag, plot);
       setDrawn(false);
     };
@@ -163,6 +170,7 @@ function PrCard({ tag, runs, tick, theme }: PrCardProps) {
       <div class="rl-tc-head">
         <h3 class="rl-tc-title">{tag}</h3>
         <StepSlider steps={steps} index={index} onChange={setIndex} wallTime={wallTimeAt(data, step)} />
+        <ChartPictureButtons plot={pictureRef} title={step === null ? tag : `${tag} · step ${step}`} name={safeFileName(tag)} drawn={ready} />
       </div>
       {problems.map((p) => (
         <p class="rl-tc-error" role="alert" key={p}>
