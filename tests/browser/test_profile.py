@@ -43,8 +43,10 @@ def test_the_tab_opens_on_the_overview(page: Page, url: str) -> None:
         if t["worker"] == "rank0"
     ]
     overview = page.request.get(url.split("?")[0] + f"api/profile/overview?run=rank0&trace={trace}").json()
-    assert overview["recommendation"]
-    expect(page.get_by_test_id("profile-recommendation")).to_have_text(overview["recommendation"])
+    if overview["recommendation"]:  # None when nothing dominates (tests/profile/test_recommendation.py)
+        expect(page.get_by_test_id("profile-recommendation")).to_have_text(overview["recommendation"])
+    else:
+        expect(page.get_by_test_id("profile-recommendation")).to_have_count(0)
     expect(page.get_by_test_id("profile-overview")).to_contain_text("no device events")
 
 
