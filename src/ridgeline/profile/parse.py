@@ -21,6 +21,7 @@ import numpy as np
 import orjson
 
 from ridgeline.profile.columns import KERNEL_COLUMNS, MEMORY_COLUMNS, SPAN_COLUMNS, Lane, Trace
+from ridgeline.profile.scanned import add_scanned
 from ridgeline.profile.split import CHUNK, EventStream
 
 KNOWN_PHASES = {"X", "i", "I", "M", "s", "f", "t", "C", "B", "E", "b", "e", "n", "P", "O", "N", "D", "R"}
@@ -366,13 +367,16 @@ def nesting(lane: np.ndarray, ts: np.ndarray, dur: np.ndarray, piece: int = 1 <<
     return parent, depth
 
 
-def parse_trace(path: str | Path, chunk: int = CHUNK) -> Trace:
-    """Parse the trace file at ``path``; raises :class:`~ridgeline.profile.split.NotATrace` or OSError."""
+def parse_trace(path: str | Path, chunk: int = CHUNK, *, scanner: bool = True) -> Trace:
+    """Parse the trace file at ``path``; raises :class:`~ridgeline.profile.split.NotATrace` or OSError. Each batch
+    goes through the compiled scanner when it is built and takes the batch (``scanner=False``: never), else through
+    orjson; both give the same Trace."""
     builder = _Builder()
     with open_trace(path) as file:
         stream = EventStream(file, chunk)
         for batch in stream:
-            builder.add(batch.events, batch.starts, batch.lengths)
+            if not (scanner and add_scanned(builder, batch)):
+                builder.add(batch.events, batch.starts, batch.lengths)
             del batch
     surroundings = stream.surroundings
     return builder.finish(surroundings.header, list(surroundings.notes))
