@@ -7,15 +7,16 @@
  *           "Input Dims", "grid", "block" (-1: absent). Ids number each table's distinct texts in the order met.
  *   tables: 8 lists of bytes, the distinct raw texts (a string's quotes and escapes included) of each field:
  *           the caller decodes each once with orjson, so every value means what orjson says it means.
- *   floats: bytes of float64[7][count]: ts (NaN: absent), dur (0: absent), and args' "registers per thread",
- *           "shared memory", "est. achieved occupancy %", "blocks per SM", "warps per SM" (NaN: absent).
- *   ints:   bytes of int64[2][count]: args' "External id" and "correlation" (-1: absent).
+ *   floats: bytes of float64[10][count]: ts (NaN: absent), dur (0: absent), and args' "registers per thread",
+ *           "shared memory", "est. achieved occupancy %", "blocks per SM", "warps per SM", "Total Allocated",
+ *           "Total Reserved", "Bytes" (NaN: absent).
+ *   ints:   bytes of int64[4][count]: args' "External id", "correlation", "Device Type", "Device Id" (-1: absent).
  *
  * It returns None for anything it does not vouch for, so the caller parses that batch with orjson instead: bytes
  * that are not exactly `count` objects separated by commas, anything orjson would reject (bad escapes, lone
  * surrogates as \u escapes are declined whole, invalid UTF-8, control characters in strings, infinite numbers,
  * nesting deeper than 128) and values whose meaning depends on their neighbours in parse.py's numpy conversions:
- * a ts, dur or kernel field that is not a number, an External id or correlation that is not an integer of at most
+ * a ts, dur, kernel or memory field that is not a number, an id or device field that is not an integer of at most
  * 18 digits, an "args" that is not an object, a key holding an escape. Every read is within [0, n).
  */
 #define PY_SSIZE_T_CLEAN
@@ -26,8 +27,9 @@
 #include <string.h>
 
 enum { T_PH, T_NAME, T_CAT, T_PID, T_TID, T_DIMS, T_GRID, T_BLOCK, TABLES };
-enum { F_TS, F_DUR, F_REGISTERS, F_SHARED, F_OCCUPANCY, F_BLOCKS_SM, F_WARPS_SM, FLOATS };
-enum { I_EXTERNAL, I_CORRELATION, INTS };
+enum { F_TS, F_DUR, F_REGISTERS, F_SHARED, F_OCCUPANCY, F_BLOCKS_SM, F_WARPS_SM, F_ALLOCATED, F_RESERVED, F_BYTES,
+       FLOATS };
+enum { I_EXTERNAL, I_CORRELATION, I_DEVICE_TYPE, I_DEVICE_ID, INTS };
 #define MAX_DEPTH 128
 
 typedef struct {
@@ -306,7 +308,12 @@ static const char *const ARG_KEYS[] = {"Input Dims",
                                        "blocks per SM",
                                        "warps per SM",
                                        "External id",
-                                       "correlation"};
+                                       "correlation",
+                                       "Total Allocated",
+                                       "Total Reserved",
+                                       "Bytes",
+                                       "Device Type",
+                                       "Device Id"};
 
 typedef struct {
     Table tables[TABLES];
@@ -346,7 +353,7 @@ static int read_args(Cursor *c, Out *o, size_t e) {
     /* a repeated "args" replaces the earlier one, as in orjson */
     o->ids[T_DIMS * count + e] = o->ids[T_GRID * count + e] = o->ids[T_BLOCK * count + e] = -1;
     for (int f = F_REGISTERS; f < FLOATS; f++) o->floats[(size_t)f * count + e] = NAN;
-    o->ints[I_EXTERNAL * count + e] = o->ints[I_CORRELATION * count + e] = -1;
+    for (int i = 0; i < INTS; i++) o->ints[(size_t)i * count + e] = -1;
     if (c->p >= c->n || c->b[c->p] != '{') return -1;
     c->p++;
     skip_ws(c);
@@ -355,7 +362,7 @@ static int read_args(Cursor *c, Out *o, size_t e) {
         return 0;
     }
     while (1) {
-        int key = read_key(c, ARG_KEYS, 10);
+        int key = read_key(c, ARG_KEYS, 15);
         int ok;
         if (key == -1) return -1;
         switch (key) {
@@ -367,6 +374,11 @@ static int read_args(Cursor *c, Out *o, size_t e) {
                 break;
             case 8: ok = integer_field(c, &o->ints[I_EXTERNAL * count + e]); break;
             case 9: ok = integer_field(c, &o->ints[I_CORRELATION * count + e]); break;
+            case 10: case 11: case 12:
+                ok = number_field(c, &o->floats[(size_t)(F_ALLOCATED + key - 10) * count + e]);
+                break;
+            case 13: ok = integer_field(c, &o->ints[I_DEVICE_TYPE * count + e]); break;
+            case 14: ok = integer_field(c, &o->ints[I_DEVICE_ID * count + e]); break;
             default: ok = skip_value(c, 2);
         }
         if (ok < 0) return -1;
@@ -391,7 +403,7 @@ static int read_event(Cursor *c, Out *o, size_t e) {
     o->floats[F_TS * count + e] = NAN;
     o->floats[F_DUR * count + e] = 0.0;
     for (int f = F_REGISTERS; f < FLOATS; f++) o->floats[(size_t)f * count + e] = NAN;
-    o->ints[I_EXTERNAL * count + e] = o->ints[I_CORRELATION * count + e] = -1;
+    for (int i = 0; i < INTS; i++) o->ints[(size_t)i * count + e] = -1;
     if (c->p >= c->n || c->b[c->p] != '{') return -1;
     c->p++;
     skip_ws(c);
@@ -497,7 +509,124 @@ done:
     return result;
 }
 
+/* split.py's scan() over buffer[start:]: the event-ending commas (absolute positions) and where the list closes
+ * (-1: not in the buffer). A quote counts unless an odd run of backslashes precedes it, inside strings or not,
+ * exactly as the numpy version counts it, so both cut any bytes at the same places. */
+static PyObject *bounds(PyObject *self, PyObject *args) {
+    Py_buffer view;
+    Py_ssize_t start;
+    if (!PyArg_ParseTuple(args, "y*n", &view, &start)) return NULL;
+    if (start < 0 || start > view.len) {
+        PyBuffer_Release(&view);
+        PyErr_SetString(PyExc_ValueError, "start out of range");
+        return NULL;
+    }
+    const uint8_t *b = (const uint8_t *)view.buf;
+    size_t n = (size_t)view.len, capacity = 1024, count = 0;
+    int64_t *commas = malloc(capacity * sizeof(int64_t));
+    Py_ssize_t end = -1;
+    int failed = 0;
+    if (!commas) {
+        PyBuffer_Release(&view);
+        return PyErr_NoMemory();
+    }
+    Py_BEGIN_ALLOW_THREADS;
+    int64_t depth = 0;
+    size_t backslashes = 0;
+    int in_string = 0;
+    for (size_t p = (size_t)start; p < n; p++) {
+        uint8_t ch = b[p];
+        if (ch == '\\') {
+            backslashes++;
+            continue;
+        }
+        if (ch == '"') {
+            if (!(backslashes & 1)) in_string = !in_string;
+        } else if (!in_string) {
+            if (ch == '{' || ch == '[') depth++;
+            else if (ch == '}' || ch == ']') {
+                if (--depth < 0) {
+                    end = (Py_ssize_t)p;
+                    break;
+                }
+            } else if (ch == ',' && depth == 0) {
+                if (count == capacity) {
+                    int64_t *grown = realloc(commas, capacity * 2 * sizeof(int64_t));
+                    if (!grown) {
+                        failed = 1;
+                        break;
+                    }
+                    commas = grown;
+                    capacity *= 2;
+                }
+                commas[count++] = (int64_t)p;
+            }
+        }
+        backslashes = 0;
+    }
+    Py_END_ALLOW_THREADS;
+    PyBuffer_Release(&view);
+    if (failed) {
+        free(commas);
+        return PyErr_NoMemory();
+    }
+    PyObject *found = PyBytes_FromStringAndSize((const char *)commas, (Py_ssize_t)(count * sizeof(int64_t)));
+    free(commas);
+    if (!found) return NULL;
+    return Py_BuildValue("(Nn)", found, end);
+}
+
+/* parse.py's nesting(): each span's enclosing span on its lane and its depth, spans sorted by (lane, ts, -dur). */
+static PyObject *nesting(PyObject *self, PyObject *args) {
+    Py_buffer lane_view, ts_view, dur_view;
+    if (!PyArg_ParseTuple(args, "y*y*y*", &lane_view, &ts_view, &dur_view)) return NULL;
+    size_t count = (size_t)ts_view.len / sizeof(double);
+    PyObject *parent = NULL, *depth = NULL, *result = NULL;
+    if ((size_t)lane_view.len != count * sizeof(int64_t) || (size_t)dur_view.len != count * sizeof(double)) {
+        PyErr_SetString(PyExc_ValueError, "lane (int64), ts and dur (float64) must have one length");
+        goto done;
+    }
+    parent = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(count * sizeof(int64_t)));
+    depth = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(count * sizeof(int32_t)));
+    size_t *stack = malloc((count ? count : 1) * sizeof(size_t));
+    double *ends = malloc((count ? count : 1) * sizeof(double));
+    if (!parent || !depth || !stack || !ends) {
+        free(stack);
+        free(ends);
+        if (!PyErr_Occurred()) PyErr_NoMemory();
+        goto done;
+    }
+    const int64_t *lane = lane_view.buf;
+    const double *ts = ts_view.buf, *dur = dur_view.buf;
+    int64_t *parents = (int64_t *)PyBytes_AS_STRING(parent);
+    int32_t *depths = (int32_t *)PyBytes_AS_STRING(depth);
+    Py_BEGIN_ALLOW_THREADS;
+    size_t open = 0;
+    for (size_t i = 0; i < count; i++) {
+        if (i == 0 || lane[i] != lane[i - 1]) open = 0;
+        while (open && ends[open - 1] <= ts[i]) open--;
+        parents[i] = open ? (int64_t)stack[open - 1] : -1;
+        depths[i] = (int32_t)open;
+        stack[open] = i;
+        ends[open] = ts[i] + dur[i];
+        open++;
+    }
+    Py_END_ALLOW_THREADS;
+    free(stack);
+    free(ends);
+    result = Py_BuildValue("(OO)", parent, depth);
+done:
+    Py_XDECREF(parent);
+    Py_XDECREF(depth);
+    PyBuffer_Release(&lane_view);
+    PyBuffer_Release(&ts_view);
+    PyBuffer_Release(&dur_view);
+    return result;
+}
+
 static PyMethodDef methods[] = {
+    {"bounds", bounds, METH_VARARGS, "bounds(buffer, start) -> (int64 commas bytes, end): split.py's scan()"},
+    {"nesting", nesting, METH_VARARGS, "nesting(lane int64, ts, dur float64) -> (int64 parent, int32 depth) bytes"},
     {"scan", scan, METH_VARARGS,
      "scan(body, count) -> (tables, ids, floats, ints) or None: the fields parse.py reads from `count` events"},
     {NULL, NULL, 0, NULL},

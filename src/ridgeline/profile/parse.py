@@ -21,7 +21,7 @@ import numpy as np
 import orjson
 
 from ridgeline.profile.columns import KERNEL_COLUMNS, MEMORY_COLUMNS, SPAN_COLUMNS, Lane, Trace
-from ridgeline.profile.scanned import add_scanned
+from ridgeline.profile.scanned import _scan, add_scanned
 from ridgeline.profile.split import CHUNK, EventStream
 
 KNOWN_PHASES = {"X", "i", "I", "M", "s", "f", "t", "C", "B", "E", "b", "e", "n", "P", "O", "N", "D", "R"}
@@ -338,8 +338,20 @@ def _in_timeline_order(
 
 def nesting(lane: np.ndarray, ts: np.ndarray, dur: np.ndarray, piece: int = 1 << 20) -> tuple[np.ndarray, np.ndarray]:
     """Each span's enclosing span on its lane (-1 for none) and its depth, for spans sorted by (lane, ts, -dur).
-    A span nests in the last open one that ends after it starts (devices' streams rarely nest; threads do). Done
-    ``piece`` spans at a time, so the Python lists it needs stay small."""
+    A span nests in the last open one that ends after it starts (devices' streams rarely nest; threads do). In C
+    where the scanner is compiled, else :func:`nesting_python`."""
+    if _scan is None:
+        return nesting_python(lane, ts, dur, piece)
+    parent, depth = _scan.nesting(
+        np.ascontiguousarray(lane, dtype=np.int64), np.ascontiguousarray(ts, np.float64), np.ascontiguousarray(dur, np.float64)
+    )
+    return np.frombuffer(parent, dtype=np.int64), np.frombuffer(depth, dtype=np.int32)
+
+
+def nesting_python(
+    lane: np.ndarray, ts: np.ndarray, dur: np.ndarray, piece: int = 1 << 20
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`nesting` in Python, ``piece`` spans at a time, so the Python lists it needs stay small."""
     count = ts.size
     parent = np.full(count, -1, dtype=np.int64)
     depth = np.zeros(count, dtype=np.int32)

@@ -28,7 +28,9 @@ except ImportError:  # not compiled (no C compiler when installed): the orjson p
 
 AVAILABLE = _scan is not None
 _PH, _NAME, _CAT, _PID, _TID, _DIMS, _GRID, _BLOCK = range(8)
-_TS, _DUR, _REGISTERS, _SHARED, _OCCUPANCY, _BLOCKS_SM, _WARPS_SM = range(7)
+_TS, _DUR, _REGISTERS, _SHARED, _OCCUPANCY, _BLOCKS_SM, _WARPS_SM, _ALLOCATED, _RESERVED, _BYTES = range(10)
+_EXTERNAL, _CORRELATION, _DEVICE_TYPE, _DEVICE_ID = range(4)
+_INT32 = np.iinfo(np.int32)
 _ABSENT = object()
 
 
@@ -62,10 +64,14 @@ def add_scanned(builder: _Builder, batch: Batch) -> bool:
     tables, id_bytes, float_bytes, int_bytes = scanned
     count = batch.count
     ids = np.frombuffer(id_bytes, dtype=np.int32).reshape(8, count).astype(np.int64)
-    floats = np.frombuffer(float_bytes, dtype=np.float64).reshape(7, count)
-    ints = np.frombuffer(int_bytes, dtype=np.int64).reshape(2, count)
+    floats = np.frombuffer(float_bytes, dtype=np.float64).reshape(10, count)
+    ints = np.frombuffer(int_bytes, dtype=np.int64).reshape(4, count)
+    memory, metadata = _others(tables, ids)
+    devices = ints[_DEVICE_TYPE : _DEVICE_ID + 1, memory]
+    if devices.size and (devices.min() < _INT32.min or devices.max() > _INT32.max):
+        return False  # the orjson path's int32 columns refuse these: let it say so
     try:
-        others = _others(batch, tables, ids)
+        metadata_events = [orjson.loads(batch.body[batch.offsets[i] : batch.ends[i]]) for i in metadata.tolist()]
     except orjson.JSONDecodeError:  # the scanner took what orjson does not: let orjson decide
         return False
 
@@ -109,32 +115,39 @@ def add_scanned(builder: _Builder, batch: Batch) -> bool:
     rows = np.flatnonzero(np.isin(cats, kernel_codes))
     if rows.size:
         _kernels(builder, tables, chosen[:, rows], floats[:, complete[rows]], first_row + rows)
-    for event in others:
-        if event[0] == "m":
-            builder._memory(event[1])
-        else:
-            builder._metadata(event[1])
+    if memory.size:
+        _memory(builder, floats[:, memory], ints[:, memory])
+    for event in metadata_events:
+        builder._metadata(event)
     return True
 
 
-def _others(batch: Batch, tables: tuple[list[bytes], ...], ids: np.ndarray) -> list[tuple[str, Any]]:
-    """The batch's ``[memory]`` instants and metadata events, parsed, in order."""
+def _others(tables: tuple[list[bytes], ...], ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The rows of the batch's ``[memory]`` instants and of its metadata events."""
     distinct = _first_seen(ids[_PH])
-    wanted = {i for i, p in zip(distinct.tolist(), _decoded(tables[_PH], distinct, "?"), strict=True) if p in ("i", "I", "M")}
-    if not wanted:
-        return []
-    rows = np.flatnonzero(np.isin(ids[_PH], list(wanted)))
+    phases = dict(zip(distinct.tolist(), _decoded(tables[_PH], distinct, "?"), strict=True))
+    instants = [i for i, p in phases.items() if p in ("i", "I")]
+    metadata = np.flatnonzero(np.isin(ids[_PH], [i for i, p in phases.items() if p == "M"]))
+    rows = np.flatnonzero(np.isin(ids[_PH], instants))
     names = _first_seen(ids[_NAME, rows])
-    memory_names = {i for i, n in zip(names.tolist(), _decoded(tables[_NAME], names, None), strict=True) if n == "[memory]"}
-    metadata = {i for i in wanted if orjson.loads(tables[_PH][i]) == "M"}
-    found = []
-    body, offsets, ends = batch.body, batch.offsets, batch.ends
-    for row, phase, name in zip(rows.tolist(), ids[_PH, rows].tolist(), ids[_NAME, rows].tolist(), strict=True):
-        if phase in metadata:
-            found.append(("M", orjson.loads(body[offsets[row] : ends[row]])))
-        elif name in memory_names:
-            found.append(("m", orjson.loads(body[offsets[row] : ends[row]])))
-    return found
+    memory_names = [i for i, n in zip(names.tolist(), _decoded(tables[_NAME], names, ""), strict=True) if n == "[memory]"]
+    return rows[np.isin(ids[_NAME, rows], memory_names)], metadata
+
+
+def _memory(builder: _Builder, floats: np.ndarray, ints: np.ndarray) -> None:
+    readable = ~np.isnan(floats[_TS])
+    builder.malformed += int((~readable).sum())
+    columns = {
+        "ts": floats[_TS],
+        "device_type": ints[_DEVICE_TYPE],
+        "device_id": ints[_DEVICE_ID],
+        "allocated": floats[_ALLOCATED],
+        "reserved": floats[_RESERVED],
+        "bytes": floats[_BYTES],
+    }
+    for name, values in columns.items():
+        column = builder.memory[name]
+        column.frombytes(np.ascontiguousarray(values[readable], dtype=np.dtype(column.typecode)).tobytes())
 
 
 def _codes(builder: _Builder, table: str, texts: list[bytes], ids: np.ndarray, default: Any) -> np.ndarray:

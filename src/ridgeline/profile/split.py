@@ -13,10 +13,17 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import IO, Any
 
 import numpy as np
 import orjson
+
+_scan: ModuleType | None
+try:
+    from ridgeline.profile import _scan
+except ImportError:  # not compiled: numpy finds the bounds
+    _scan = None
 
 CHUNK = 16 << 20
 _HEADER_LIMIT = 64 << 20  # bytes before "traceEvents" we are willing to hold
@@ -113,7 +120,15 @@ def _real_quotes(data: np.ndarray) -> np.ndarray:
 def scan(buffer: bytes | bytearray, start: int) -> tuple[np.ndarray, int]:
     """The event-ending commas of ``buffer[start:]`` (absolute positions) and where the event list closes (its
     ``]``), or -1 when it does not close in the buffer. ``start`` must be just after ``[`` or after an event's comma.
-    """
+    One pass in C where the scanner is compiled, else :func:`scan_numpy` (the same cut of any bytes)."""
+    if _scan is None:
+        return scan_numpy(buffer, start)
+    commas, end = _scan.bounds(buffer, start)
+    return np.frombuffer(commas, dtype=np.int64), end
+
+
+def scan_numpy(buffer: bytes | bytearray, start: int) -> tuple[np.ndarray, int]:
+    """:func:`scan` with numpy: quotes, structural characters outside strings, their depth by a cumulative sum."""
     data = np.frombuffer(buffer, dtype=np.uint8)[start:]
     quotes = _real_quotes(data)
     structural = np.flatnonzero(_STRUCTURAL[data])
