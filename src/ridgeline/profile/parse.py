@@ -108,30 +108,43 @@ _SCALARS = (int, str)
 def _floats(values: list[Any]) -> np.ndarray:
     """Numbers as float64 (None and unreadable values: NaN); numpy converts a clean list in one call."""
     try:
-        return np.asarray(values, dtype=np.float64)
+        found = np.asarray(values, dtype=np.float64)
+        if found.ndim == 1:  # not a list of equal-length lists
+            return found
     except (TypeError, ValueError):
-        return np.asarray([_number(v) for v in values], dtype=np.float64)
+        pass
+    return np.asarray([_number(v) for v in values], dtype=np.float64)
 
 
 def _ints(values: list[Any]) -> np.ndarray:
     """Integers as int64 (anything else: -1)."""
     try:
-        return np.asarray(values, dtype=np.int64)
+        found = np.asarray(values, dtype=np.int64)
+        if found.ndim == 1:
+            return found
     except (TypeError, ValueError, OverflowError):
-        return np.asarray([_integer(v) for v in values], dtype=np.int64)
+        pass
+    return np.asarray([_integer(v) for v in values], dtype=np.int64)
 
 
-def _integer(value: Any) -> int:
+def _integer(value: Any, low: int = -(1 << 63), high: int = (1 << 63) - 1) -> int:
+    """An integer, or one written as digits, within [low, high]; anything else -1."""
     if isinstance(value, int) and not isinstance(value, bool):
-        return value
+        return value if low <= value <= high else -1
     if isinstance(value, str) and value.lstrip("-").isdigit():
-        return int(value)
+        number = int(value)
+        return number if low <= number <= high else -1
     return -1
+
+
+def _device(value: Any) -> int:
+    return _integer(value, -(1 << 31), (1 << 31) - 1)
 
 
 def _product(value: Any) -> int:
     if isinstance(value, list) and value and all(isinstance(v, int) for v in value):
-        return math.prod(value)
+        product = math.prod(value)
+        return product if -(1 << 63) <= product < 1 << 63 else -1
     return -1
 
 
@@ -250,8 +263,8 @@ class _Builder:
             return
         memory = self.memory
         memory["ts"].append(ts)
-        memory["device_type"].append(_integer(args.get("Device Type", -1)))
-        memory["device_id"].append(_integer(args.get("Device Id", -1)))
+        memory["device_type"].append(_device(args.get("Device Type", -1)))
+        memory["device_id"].append(_device(args.get("Device Id", -1)))
         memory["allocated"].append(_number(args.get("Total Allocated")))
         memory["reserved"].append(_number(args.get("Total Reserved")))
         memory["bytes"].append(_number(args.get("Bytes")))

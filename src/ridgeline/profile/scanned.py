@@ -67,9 +67,6 @@ def add_scanned(builder: _Builder, batch: Batch) -> bool:
     floats = np.frombuffer(float_bytes, dtype=np.float64).reshape(10, count)
     ints = np.frombuffer(int_bytes, dtype=np.int64).reshape(4, count)
     memory, metadata = _others(tables, ids)
-    devices = ints[_DEVICE_TYPE : _DEVICE_ID + 1, memory]
-    if devices.size and (devices.min() < _INT32.min or devices.max() > _INT32.max):
-        return False  # the orjson path's int32 columns refuse these: let it say so
     try:
         metadata_events = [orjson.loads(batch.body[batch.offsets[i] : batch.ends[i]]) for i in metadata.tolist()]
     except orjson.JSONDecodeError:  # the scanner took what orjson does not: let orjson decide
@@ -80,7 +77,10 @@ def add_scanned(builder: _Builder, batch: Batch) -> bool:
     phase_of = {i: p for i, p in zip(phase_ids.tolist(), phases, strict=True)}
     counts = np.bincount(ids[_PH] + 1, minlength=len(tables[_PH]) + 1)
     for i, p in phase_of.items():
-        builder.phases[p if p.__class__ is str else "?"] += int(counts[i + 1])
+        if p is None:  # "ph": null reads as no event at all on the orjson path
+            builder.malformed += int(counts[i + 1])
+        else:
+            builder.phases[p if p.__class__ is str else "?"] += int(counts[i + 1])
     is_x = np.zeros(len(tables[_PH]) + 1, dtype=bool)
     is_x[[i + 1 for i, p in phase_of.items() if p == "X"]] = True
     complete = np.flatnonzero(is_x[ids[_PH] + 1])
@@ -134,13 +134,18 @@ def _others(tables: tuple[list[bytes], ...], ids: np.ndarray) -> tuple[np.ndarra
     return rows[np.isin(ids[_NAME, rows], memory_names)], metadata
 
 
+def _int32(values: np.ndarray) -> np.ndarray:
+    """Device numbers outside int32: -1, as parse.py's ``_device`` says."""
+    return np.where((values >= _INT32.min) & (values <= _INT32.max), values, -1)
+
+
 def _memory(builder: _Builder, floats: np.ndarray, ints: np.ndarray) -> None:
     readable = ~np.isnan(floats[_TS])
     builder.malformed += int((~readable).sum())
     columns = {
         "ts": floats[_TS],
-        "device_type": ints[_DEVICE_TYPE],
-        "device_id": ints[_DEVICE_ID],
+        "device_type": _int32(ints[_DEVICE_TYPE]),
+        "device_id": _int32(ints[_DEVICE_ID]),
         "allocated": floats[_ALLOCATED],
         "reserved": floats[_RESERVED],
         "bytes": floats[_BYTES],
