@@ -624,7 +624,89 @@ done:
     return result;
 }
 
+/* overview.py's breakdown() as one sweep: `windows` (float64 starts, sorted, and ends) and up to 8 categories, each
+ * the sorted boundaries s0 e0 s1 e1 ... of disjoint intervals (s_i <= e_i < s_i+1): for each window, the time of
+ * each category (the first that covers a moment takes it) and of none (the last column). A moment b is covered by
+ * a category when an odd number of its boundaries are <= b, so the merge needs no sort. */
+static PyObject *sweep(PyObject *self, PyObject *args) {
+    Py_buffer starts_view, ends_view;
+    PyObject *categories;
+    if (!PyArg_ParseTuple(args, "y*y*O!", &starts_view, &ends_view, &PyTuple_Type, &categories)) return NULL;
+    Py_ssize_t kinds = PyTuple_GET_SIZE(categories);
+    size_t windows = (size_t)starts_view.len / sizeof(double);
+    Py_buffer views[8];
+    Py_ssize_t got = 0;
+    PyObject *result = NULL;
+    double *bounds = NULL;
+    if (kinds > 8 || (size_t)ends_view.len != windows * sizeof(double)) {
+        PyErr_SetString(PyExc_ValueError, "starts and ends of one length, at most 8 categories");
+        goto done;
+    }
+    for (; got < kinds; got++)
+        if (PyObject_GetBuffer(PyTuple_GET_ITEM(categories, got), &views[got], PyBUF_SIMPLE) < 0) goto done;
+    result = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(windows * (size_t)(kinds + 1) * sizeof(double)));
+    bounds = malloc((windows * 2 + 1) * sizeof(double));
+    if (!result || !bounds) {
+        Py_CLEAR(result);
+        if (!PyErr_Occurred()) PyErr_NoMemory();
+        goto done;
+    }
+    const double *starts = starts_view.buf, *ends = ends_view.buf;
+    double *table = (double *)PyBytes_AS_STRING(result);
+    Py_BEGIN_ALLOW_THREADS;
+    memset(table, 0, windows * (size_t)(kinds + 1) * sizeof(double));
+    /* the windows' own boundaries, sorted (few: one window a step) */
+    size_t count = 0;
+    for (size_t w = 0; w < windows; w++) bounds[count++] = starts[w], bounds[count++] = ends[w];
+    for (size_t i = 1; i < count; i++) { /* insertion sort: starts are sorted, ends nearly so */
+        double v = bounds[i];
+        size_t j = i;
+        while (j > 0 && bounds[j - 1] > v) bounds[j] = bounds[j - 1], j--;
+        bounds[j] = v;
+    }
+    size_t at[8] = {0}, length[8], own = 0, window_at = 0;
+    const double *list[8];
+    for (Py_ssize_t k = 0; k < kinds; k++) list[k] = views[k].buf, length[k] = (size_t)views[k].len / sizeof(double);
+    long current = -1;
+    while (1) {
+        /* b: the smallest boundary not passed yet */
+        double b = INFINITY;
+        int any = 0;
+        if (own < count) b = bounds[own], any = 1;
+        for (Py_ssize_t k = 0; k < kinds; k++)
+            if (at[k] < length[k] && (!any || list[k][at[k]] < b)) b = list[k][at[k]], any = 1;
+        if (!any) break;
+        while (own < count && bounds[own] <= b) own++;
+        for (Py_ssize_t k = 0; k < kinds; k++)
+            while (at[k] < length[k] && list[k][at[k]] <= b) at[k]++;
+        while (window_at < windows && starts[window_at] <= b) current = (long)window_at++;
+        /* the next boundary: the segment [b, next) */
+        double next = INFINITY;
+        any = 0;
+        if (own < count) next = bounds[own], any = 1;
+        for (Py_ssize_t k = 0; k < kinds; k++)
+            if (at[k] < length[k] && (!any || list[k][at[k]] < next)) next = list[k][at[k]], any = 1;
+        if (!any) break;
+        if (current < 0 || !(ends[current] > b)) continue;
+        Py_ssize_t column = kinds;
+        for (Py_ssize_t k = 0; k < kinds; k++)
+            if (at[k] & 1) {
+                column = k;
+                break;
+            }
+        table[(size_t)current * (size_t)(kinds + 1) + (size_t)column] += next - b;
+    }
+    Py_END_ALLOW_THREADS;
+done:
+    for (Py_ssize_t k = 0; k < got; k++) PyBuffer_Release(&views[k]);
+    free(bounds);
+    PyBuffer_Release(&starts_view);
+    PyBuffer_Release(&ends_view);
+    return result;
+}
+
 static PyMethodDef methods[] = {
+    {"sweep", sweep, METH_VARARGS, "sweep(starts, ends, categories) -> float64 [window][category + idle] bytes"},
     {"bounds", bounds, METH_VARARGS, "bounds(buffer, start) -> (int64 commas bytes, end): split.py's scan()"},
     {"nesting", nesting, METH_VARARGS, "nesting(lane int64, ts, dur float64) -> (int64 parent, int32 depth) bytes"},
     {"scan", scan, METH_VARARGS,
