@@ -101,7 +101,9 @@ args = st.fixed_dictionaries(
         "Device Id": maybe(st.integers(-1, 8)),
         "name": texts,
         "sort_index": maybe(numbers),
-        "other": st.recursive(odd, lambda inner: st.lists(inner, max_size=2) | st.dictionaries(texts, inner, max_size=2)),
+        "other": st.recursive(
+            odd, lambda inner: st.lists(inner, max_size=2) | st.dictionaries(texts, inner, max_size=2)
+        ),
     },
 )
 events = st.fixed_dictionaries(
@@ -129,7 +131,9 @@ events = st.fixed_dictionaries(
     ascii_only=st.booleans(),
     chunk=st.sampled_from([64, 1 << 20]),
 )
-def test_generated_events_read_the_same(tmp_path: Path, trace: list[Any], indent: int | None, ascii_only: bool, chunk: int) -> None:
+def test_generated_events_read_the_same(
+    tmp_path: Path, trace: list[Any], indent: int | None, ascii_only: bool, chunk: int
+) -> None:
     path = tmp_path / "h.pt.trace.json"
     path.write_text(json.dumps({"traceEvents": trace}, indent=indent, ensure_ascii=ascii_only), encoding="utf-8")
     assert_same(*both(path, chunk))
@@ -138,7 +142,9 @@ def test_generated_events_read_the_same(tmp_path: Path, trace: list[Any], indent
 def test_plain_generated_events_are_taken_by_the_scanner(tmp_path: Path) -> None:
     """Not only declined: events of the usual types (no \\u escapes, ids as integers) go through the scanner."""
     trace = handmade.gpu_trace(0)
-    trace["traceEvents"].append({"ph": "X", "name": "ünï ✓ \"q\" \\", "cat": "cpu_op", "pid": 1, "tid": 2, "ts": 5, "dur": 1})
+    trace["traceEvents"].append(
+        {"ph": "X", "name": 'ünï ✓ "q" \\', "cat": "cpu_op", "pid": 1, "tid": 2, "ts": 5, "dur": 1}
+    )
     path = tmp_path / "plain.pt.trace.json"
     path.write_text(json.dumps(trace, ensure_ascii=False), encoding="utf-8")
     assert all(scanned_batches(path))
@@ -146,7 +152,9 @@ def test_plain_generated_events_are_taken_by_the_scanner(tmp_path: Path) -> None
 
 
 def hostile_bodies() -> list[bytes]:
-    good = b'{"ph": "X", "name": "a", "cat": "kernel", "pid": 1, "tid": 2, "ts": 1.5, "dur": 2, "args": {"grid": [2, 3]}}'
+    good = (
+        b'{"ph": "X", "name": "a", "cat": "kernel", "pid": 1, "tid": 2, "ts": 1.5, "dur": 2, "args": {"grid": [2, 3]}}'
+    )
     return [
         good.replace(b'"a"', b'"\\x"'),  # an escape JSON does not have
         good.replace(b'"a"', b'"\\ud800"'),  # a lone surrogate

@@ -356,7 +356,9 @@ def nesting(lane: np.ndarray, ts: np.ndarray, dur: np.ndarray, piece: int = 1 <<
     if _scan is None:
         return nesting_python(lane, ts, dur, piece)
     parent, depth = _scan.nesting(
-        np.ascontiguousarray(lane, dtype=np.int64), np.ascontiguousarray(ts, np.float64), np.ascontiguousarray(dur, np.float64)
+        np.ascontiguousarray(lane, dtype=np.int64),
+        np.ascontiguousarray(ts, np.float64),
+        np.ascontiguousarray(dur, np.float64),
     )
     return np.frombuffer(parent, dtype=np.int64), np.frombuffer(depth, dtype=np.int32)
 

@@ -130,7 +130,9 @@ def _others(tables: tuple[list[bytes], ...], ids: np.ndarray) -> tuple[np.ndarra
     metadata = np.flatnonzero(np.isin(ids[_PH], [i for i, p in phases.items() if p == "M"]))
     rows = np.flatnonzero(np.isin(ids[_PH], instants))
     names = _first_seen(ids[_NAME, rows])
-    memory_names = [i for i, n in zip(names.tolist(), _decoded(tables[_NAME], names, ""), strict=True) if n == "[memory]"]
+    memory_names = [
+        i for i, n in zip(names.tolist(), _decoded(tables[_NAME], names, ""), strict=True) if n == "[memory]"
+    ]
     return rows[np.isin(ids[_NAME, rows], memory_names)], metadata
 
 

@@ -217,7 +217,8 @@ class EventStream:
     def _batch(self, buffer: bytearray, base: int, position: int, commas: np.ndarray, stop: int, last: bool) -> Batch:
         starts = np.concatenate(([position], commas + 1)).astype(np.int64)
         ends = np.concatenate((commas, [stop])).astype(np.int64)
-        body = bytes(buffer[position:stop])
+        with memoryview(buffer) as view:  # one copy, not a bytearray slice and then its bytes
+            body = bytes(view[position:stop])
         if last and not body.strip():  # an empty list
             return Batch(b"", base, (np.empty(0, np.int64), np.empty(0, np.int64)), self.surroundings.notes)
         return Batch(body, base + position, (starts - position, ends - position), self.surroundings.notes)
@@ -232,7 +233,9 @@ class EventStream:
                 return
             del event
             offset = base + (len(buffer) - len(bytes(buffer).lstrip()))
-            yield Batch(rest, offset, (np.array([0], np.int64), np.array([len(rest)], np.int64)), self.surroundings.notes)
+            yield Batch(
+                rest, offset, (np.array([0], np.int64), np.array([len(rest)], np.int64)), self.surroundings.notes
+            )
 
     def _read_tail(self, tail: bytes) -> None:
         while len(tail) < _TAIL_LIMIT:

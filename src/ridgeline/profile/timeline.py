@@ -17,7 +17,6 @@ import numpy as np
 
 from ridgeline.profile.columns import Trace
 
-
 BLOCK = 64
 
 
