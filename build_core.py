@@ -1,5 +1,5 @@
-"""Compiling ridgeline's C extensions: the record loop (``ridgeline.ingest._core``) and the histogram count
-(``ridgeline.writer.summaries._histogram_core``).
+"""Compiling ridgeline's C extensions: the record loop (``ridgeline.ingest._core``), the histogram count
+(``ridgeline.writer.summaries._histogram_core``) and the profiler trace scanner (``ridgeline.profile._scan``).
 
 Both are optional at run time: without them ridgeline takes its numpy paths (slower, same results). The package
 build (``hatch_build.py``) calls :func:`build` for the wheel and for the editable install, which ``make serve`` and
@@ -25,6 +25,7 @@ ROOT = Path(__file__).resolve().parent
 EXTENSIONS = {
     "ridgeline.ingest._core": ["src/ridgeline/ingest/_core.c"],
     "ridgeline.writer.summaries._histogram_core": ["src/ridgeline/writer/summaries/_histogram_core.c"],
+    "ridgeline.profile._scan": ["src/ridgeline/profile/_scan.c"],
 }
 # What the extensions' sources include, for the Makefile's and the build's notion of "changed".
 HEADERS = ["src/ridgeline/ingest/_crc32c.h"]

@@ -12,6 +12,7 @@ overview, to the first timeline frame and per zoomed frame.
     .venv/bin/python bench/profile_traces.py --events 1000000   # about 200 MB
     .venv/bin/python bench/profile_traces.py --quick            # a smoke run; its figures mean nothing
     .venv/bin/python bench/profile_traces.py --no-json-load     # on a machine without ~5x the trace's size in memory
+    .venv/bin/python bench/profile_traces.py --orjson-path      # also the parse without the compiled scanner
     .venv/bin/python bench/profile_traces.py --hta-python /path/to/venv-with-hta/bin/python   # also HTA's load time
 """
 
@@ -135,10 +136,13 @@ def _contender(kind: str, path: str) -> None:
     if kind == "hta":
         from hta.trace_analysis import TraceAnalysis  # type: ignore[import-not-found]
     elif kind == "ridgeline":
-        from ridgeline.profile import overview, timeline
+        from ridgeline.profile import overview, scanned, timeline
+        from ridgeline.profile.parse import parse_trace
+    elif kind == "orjson-path":
         from ridgeline.profile.parse import parse_trace
 
     started = time.perf_counter()  # after the imports: only the reading counts
+    cpu_started = time.process_time()  # this process's CPU time: what a shared machine's load leaves alone
     figures: dict[str, float] = {}
     if kind == "json.load":
         with open(path) as file:
@@ -146,13 +150,18 @@ def _contender(kind: str, path: str) -> None:
         figures["events"] = events
     elif kind == "hta":
         TraceAnalysis(trace_dir=str(Path(path).parent))
+    elif kind == "orjson-path":
+        figures["events"] = parse_trace(path, scanner=False).span_count
     else:
         trace = parse_trace(path)
         figures["events"] = trace.span_count
         figures["parse_s"] = time.perf_counter() - started
-        t = time.perf_counter()
+        figures["parse_cpu_s"] = time.process_time() - cpu_started
+        figures["scanner"] = float(scanned.AVAILABLE)
+        t, c = time.perf_counter(), time.process_time()
         overview.overview(trace)
         figures["overview_s"] = time.perf_counter() - t
+        figures["overview_cpu_s"] = time.process_time() - c
         t = time.perf_counter()
         rows = timeline.rows(trace)
         first, last = timeline.extent(trace)
@@ -169,6 +178,7 @@ def _contender(kind: str, path: str) -> None:
         figures["zoom_frame_max_s"] = max(frames)
         figures["zoom_frame_mean_s"] = sum(frames) / len(frames)
     figures.setdefault("parse_s", time.perf_counter() - started)
+    figures.setdefault("parse_cpu_s", time.process_time() - cpu_started)
     figures["peak_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps(figures))
 
@@ -191,6 +201,9 @@ def main() -> int:
     parser.add_argument(
         "--no-json-load", action="store_true", help="skip json.load (it needs about 5x the file's size in memory)"
     )
+    parser.add_argument(
+        "--orjson-path", action="store_true", help="also ridgeline's parse without its compiled scanner (orjson)"
+    )
     parser.add_argument("--hta-python", help="a Python with HolisticTraceAnalysis installed: its load time is compared")
     parser.add_argument("--contender", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -209,6 +222,7 @@ def main() -> int:
         os.environ["RIDGELINE_CACHE_DIR"] = str(Path(folder) / "cache")
         ours = run("ridgeline", path)
         theirs = "skipped (--no-json-load)" if args.no_json_load else run("json.load", path)
+        fallback = run("orjson-path", path) if args.orjson_path else "not run (give --orjson-path)"
         if args.hta_python:
             hta_result: dict[str, float] | str = run("hta", path, args.hta_python)
         else:
@@ -217,8 +231,10 @@ def main() -> int:
         print(f"ridgeline failed: {ours}")
         return 1
     print(
-        f"ridgeline: parse {ours['parse_s']:.1f} s, peak {ours['peak_mib']:,.0f} MiB, "
-        f"overview {ours['overview_s']:.3f} s, first frame {ours['first_frame_s'] * 1000:.1f} ms, "
+        f"ridgeline ({'compiled scanner' if ours['scanner'] else 'orjson path: the scanner is not built'}): "
+        f"parse {ours['parse_s']:.1f} s ({ours['parse_cpu_s']:.1f} s CPU), peak {ours['peak_mib']:,.0f} MiB, "
+        f"overview {ours['overview_s']:.3f} s ({ours['overview_cpu_s']:.3f} s CPU), "
+        f"first frame {ours['first_frame_s'] * 1000:.1f} ms, "
         f"zoom frames mean {ours['zoom_frame_mean_s'] * 1000:.1f} ms "
         f"max {ours['zoom_frame_max_s'] * 1000:.1f} ms"
     )
@@ -226,16 +242,26 @@ def main() -> int:
         print(f"json.load: failed ({theirs})")
     else:
         print(
-            f"json.load: parse {theirs['parse_s']:.1f} s, peak {theirs['peak_mib']:,.0f} MiB "
-            f"(ratio: ridgeline parse time ×{ours['parse_s'] / theirs['parse_s']:.2f}, "
+            f"json.load: parse {theirs['parse_s']:.1f} s ({theirs['parse_cpu_s']:.1f} s CPU), "
+            f"peak {theirs['peak_mib']:,.0f} MiB "
+            f"(ratio: ridgeline parse CPU time ×{ours['parse_cpu_s'] / theirs['parse_cpu_s']:.2f}, "
             f"peak memory ×{ours['peak_mib'] / theirs['peak_mib']:.2f})"
+        )
+    if isinstance(fallback, str):
+        print(f"ridgeline without the scanner: {fallback}")
+    else:
+        print(
+            f"ridgeline without the scanner (orjson path): parse {fallback['parse_s']:.1f} s "
+            f"({fallback['parse_cpu_s']:.1f} s CPU), peak {fallback['peak_mib']:,.0f} MiB "
+            f"(ratio: the scanner's parse CPU time ×{ours['parse_cpu_s'] / fallback['parse_cpu_s']:.2f})"
         )
     if isinstance(hta_result, str):
         print(f"HTA TraceAnalysis: {hta_result}")
     else:
         print(
-            f"HTA TraceAnalysis: load {hta_result['parse_s']:.1f} s, peak {hta_result['peak_mib']:,.0f} MiB "
-            f"(ratio: ridgeline parse time ×{ours['parse_s'] / hta_result['parse_s']:.2f}, "
+            f"HTA TraceAnalysis: load {hta_result['parse_s']:.1f} s ({hta_result['parse_cpu_s']:.1f} s CPU), "
+            f"peak {hta_result['peak_mib']:,.0f} MiB "
+            f"(ratio: ridgeline parse CPU time ×{ours['parse_cpu_s'] / hta_result['parse_cpu_s']:.2f}, "
             f"peak memory ×{ours['peak_mib'] / hta_result['peak_mib']:.2f})"
         )
     print("torch-tb-profiler: not installed (deprecated; it supports nothing newer than torch 2.0.1)")

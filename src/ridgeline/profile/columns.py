@@ -49,6 +49,13 @@ KERNEL_COLUMNS = {
 KERNEL_TEXT = ("grid_text", "block_text")
 
 
+def code_mask(column: np.ndarray, codes: np.ndarray, table_size: int) -> np.ndarray:
+    """``np.isin(column, codes)`` for codes into a table of ``table_size`` (-1: none), by one lookup per row."""
+    lookup = np.zeros(table_size + 1, dtype=bool)  # the last entry stands for -1
+    lookup[codes] = True
+    return lookup[column]
+
+
 @dataclass
 class Lane:
     """One row of the timeline: a (pid, tid) pair, a CPU thread or a device stream."""
@@ -100,7 +107,7 @@ class Trace:
 
     def in_cats(self, *names: str) -> np.ndarray:
         """A mask over spans: those whose category is one of ``names`` (lower case)."""
-        return np.isin(self.spans["cat"], self.cat_codes(*names))
+        return code_mask(self.spans["cat"], self.cat_codes(*names), len(self.cats))
 
     @property
     def span_count(self) -> int:

@@ -12,7 +12,7 @@ import re
 
 import numpy as np
 
-from ridgeline.profile.columns import Trace
+from ridgeline.profile.columns import Trace, code_mask
 
 STEP = re.compile(r"^ProfilerStep#(\d+)$")
 OPS = ("cpu_op", "operator", "user_annotation")
@@ -31,7 +31,7 @@ _DATALOADER = re.compile(r"^enumerate\(DataLoader\)|DataLoader.*__next__|_MultiP
 def name_mask(trace: Trace, pattern: re.Pattern[str]) -> np.ndarray:
     """A mask over spans: those whose name matches ``pattern``."""
     codes = np.asarray([i for i, name in enumerate(trace.names) if pattern.search(name)], dtype=np.int32)
-    return np.isin(trace.spans["name"], codes)
+    return code_mask(trace.spans["name"], codes, len(trace.names))
 
 
 def has_device(trace: Trace) -> bool:

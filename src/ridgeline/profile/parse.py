@@ -21,6 +21,7 @@ import numpy as np
 import orjson
 
 from ridgeline.profile.columns import KERNEL_COLUMNS, MEMORY_COLUMNS, SPAN_COLUMNS, Lane, Trace
+from ridgeline.profile.scanned import _scan, add_scanned
 from ridgeline.profile.split import CHUNK, EventStream
 
 KNOWN_PHASES = {"X", "i", "I", "M", "s", "f", "t", "C", "B", "E", "b", "e", "n", "P", "O", "N", "D", "R"}
@@ -107,30 +108,43 @@ _SCALARS = (int, str)
 def _floats(values: list[Any]) -> np.ndarray:
     """Numbers as float64 (None and unreadable values: NaN); numpy converts a clean list in one call."""
     try:
-        return np.asarray(values, dtype=np.float64)
+        found = np.asarray(values, dtype=np.float64)
+        if found.ndim == 1:  # not a list of equal-length lists
+            return found
     except (TypeError, ValueError):
-        return np.asarray([_number(v) for v in values], dtype=np.float64)
+        pass
+    return np.asarray([_number(v) for v in values], dtype=np.float64)
 
 
 def _ints(values: list[Any]) -> np.ndarray:
     """Integers as int64 (anything else: -1)."""
     try:
-        return np.asarray(values, dtype=np.int64)
+        found = np.asarray(values, dtype=np.int64)
+        if found.ndim == 1:
+            return found
     except (TypeError, ValueError, OverflowError):
-        return np.asarray([_integer(v) for v in values], dtype=np.int64)
+        pass
+    return np.asarray([_integer(v) for v in values], dtype=np.int64)
 
 
-def _integer(value: Any) -> int:
+def _integer(value: Any, low: int = -(1 << 63), high: int = (1 << 63) - 1) -> int:
+    """An integer, or one written as digits, within [low, high]; anything else -1."""
     if isinstance(value, int) and not isinstance(value, bool):
-        return value
+        return value if low <= value <= high else -1
     if isinstance(value, str) and value.lstrip("-").isdigit():
-        return int(value)
+        number = int(value)
+        return number if low <= number <= high else -1
     return -1
+
+
+def _device(value: Any) -> int:
+    return _integer(value, -(1 << 31), (1 << 31) - 1)
 
 
 def _product(value: Any) -> int:
     if isinstance(value, list) and value and all(isinstance(v, int) for v in value):
-        return math.prod(value)
+        product = math.prod(value)
+        return product if -(1 << 63) <= product < 1 << 63 else -1
     return -1
 
 
@@ -249,8 +263,8 @@ class _Builder:
             return
         memory = self.memory
         memory["ts"].append(ts)
-        memory["device_type"].append(_integer(args.get("Device Type", -1)))
-        memory["device_id"].append(_integer(args.get("Device Id", -1)))
+        memory["device_type"].append(_device(args.get("Device Type", -1)))
+        memory["device_id"].append(_device(args.get("Device Id", -1)))
         memory["allocated"].append(_number(args.get("Total Allocated")))
         memory["reserved"].append(_number(args.get("Total Reserved")))
         memory["bytes"].append(_number(args.get("Bytes")))
@@ -337,8 +351,22 @@ def _in_timeline_order(
 
 def nesting(lane: np.ndarray, ts: np.ndarray, dur: np.ndarray, piece: int = 1 << 20) -> tuple[np.ndarray, np.ndarray]:
     """Each span's enclosing span on its lane (-1 for none) and its depth, for spans sorted by (lane, ts, -dur).
-    A span nests in the last open one that ends after it starts (devices' streams rarely nest; threads do). Done
-    ``piece`` spans at a time, so the Python lists it needs stay small."""
+    A span nests in the last open one that ends after it starts (devices' streams rarely nest; threads do). In C
+    where the scanner is compiled, else :func:`nesting_python`."""
+    if _scan is None:
+        return nesting_python(lane, ts, dur, piece)
+    parent, depth = _scan.nesting(
+        np.ascontiguousarray(lane, dtype=np.int64),
+        np.ascontiguousarray(ts, np.float64),
+        np.ascontiguousarray(dur, np.float64),
+    )
+    return np.frombuffer(parent, dtype=np.int64), np.frombuffer(depth, dtype=np.int32)
+
+
+def nesting_python(
+    lane: np.ndarray, ts: np.ndarray, dur: np.ndarray, piece: int = 1 << 20
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`nesting` in Python, ``piece`` spans at a time, so the Python lists it needs stay small."""
     count = ts.size
     parent = np.full(count, -1, dtype=np.int64)
     depth = np.zeros(count, dtype=np.int32)
@@ -366,13 +394,16 @@ def nesting(lane: np.ndarray, ts: np.ndarray, dur: np.ndarray, piece: int = 1 <<
     return parent, depth
 
 
-def parse_trace(path: str | Path, chunk: int = CHUNK) -> Trace:
-    """Parse the trace file at ``path``; raises :class:`~ridgeline.profile.split.NotATrace` or OSError."""
+def parse_trace(path: str | Path, chunk: int = CHUNK, *, scanner: bool = True) -> Trace:
+    """Parse the trace file at ``path``; raises :class:`~ridgeline.profile.split.NotATrace` or OSError. Each batch
+    goes through the compiled scanner when it is built and takes the batch (``scanner=False``: never), else through
+    orjson; both give the same Trace."""
     builder = _Builder()
     with open_trace(path) as file:
         stream = EventStream(file, chunk)
         for batch in stream:
-            builder.add(batch.events, batch.starts, batch.lengths)
+            if not (scanner and add_scanned(builder, batch)):
+                builder.add(batch.events, batch.starts, batch.lengths)
             del batch
     surroundings = stream.surroundings
     return builder.finish(surroundings.header, list(surroundings.notes))

@@ -13,10 +13,17 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import IO, Any
 
 import numpy as np
 import orjson
+
+_scan: ModuleType | None
+try:
+    from ridgeline.profile import _scan
+except ImportError:  # not compiled: numpy finds the bounds
+    _scan = None
 
 CHUNK = 16 << 20
 _HEADER_LIMIT = 64 << 20  # bytes before "traceEvents" we are willing to hold
@@ -35,13 +42,55 @@ class NotATrace(ValueError):
     """The stream is not a Chrome trace (neither an object with ``traceEvents`` nor an array of events)."""
 
 
-@dataclass
 class Batch:
-    """Whole events parsed by orjson, with where each one's bytes lie in the (decompressed) stream."""
+    """Whole events: their bytes (``body``, comma separated, starting at byte ``base`` of the decompressed stream)
+    and where each lies in ``body``; ``events`` parses them with orjson on first use, ``starts``/``lengths`` then
+    locating (in the stream) those that parsed. A malformed event is skipped with a note."""
 
-    events: list[Any]
-    starts: np.ndarray  # int64 offsets
-    lengths: np.ndarray  # int64
+    def __init__(self, body: bytes, base: int, bounds: tuple[np.ndarray, np.ndarray], notes: list[str]) -> None:
+        self.body = body
+        self.base = base
+        self.offsets, self.ends = bounds  # each event's [start, end) in body
+        self._notes = notes
+        self._parsed: tuple[list[Any], np.ndarray, np.ndarray] | None = None
+
+    @property
+    def count(self) -> int:
+        return int(self.offsets.size)
+
+    def _parse(self) -> tuple[list[Any], np.ndarray, np.ndarray]:
+        if self._parsed is None:
+            try:
+                events = orjson.loads(b"[" + self.body + b"]")
+                self._parsed = (events, self.offsets + self.base, self.ends - self.offsets)
+            except orjson.JSONDecodeError:
+                self._parsed = self._one_by_one()
+        return self._parsed
+
+    def _one_by_one(self) -> tuple[list[Any], np.ndarray, np.ndarray]:
+        """A batch with a malformed event: keep the events that parse, count the others."""
+        events, kept = [], []
+        for index, (start, end) in enumerate(zip(self.offsets.tolist(), self.ends.tolist(), strict=True)):
+            try:
+                events.append(orjson.loads(self.body[start:end]))
+                kept.append(index)
+            except orjson.JSONDecodeError:
+                self._notes.append(f"an event at byte {self.base + start} is not valid JSON: skipped")
+        chosen = np.asarray(kept, dtype=np.int64)
+        return events, self.offsets[chosen] + self.base, (self.ends - self.offsets)[chosen]
+
+    @property
+    def events(self) -> list[Any]:
+        return self._parse()[0]
+
+    @property
+    def starts(self) -> np.ndarray:
+        """int64 offsets in the stream of the events that parsed."""
+        return self._parse()[1]
+
+    @property
+    def lengths(self) -> np.ndarray:
+        return self._parse()[2]
 
 
 @dataclass
@@ -71,7 +120,15 @@ def _real_quotes(data: np.ndarray) -> np.ndarray:
 def scan(buffer: bytes | bytearray, start: int) -> tuple[np.ndarray, int]:
     """The event-ending commas of ``buffer[start:]`` (absolute positions) and where the event list closes (its
     ``]``), or -1 when it does not close in the buffer. ``start`` must be just after ``[`` or after an event's comma.
-    """
+    One pass in C where the scanner is compiled, else :func:`scan_numpy` (the same cut of any bytes)."""
+    if _scan is None:
+        return scan_numpy(buffer, start)
+    commas, end = _scan.bounds(buffer, start)
+    return np.frombuffer(commas, dtype=np.int64), end
+
+
+def scan_numpy(buffer: bytes | bytearray, start: int) -> tuple[np.ndarray, int]:
+    """:func:`scan` with numpy: quotes, structural characters outside strings, their depth by a cumulative sum."""
     data = np.frombuffer(buffer, dtype=np.uint8)[start:]
     quotes = _real_quotes(data)
     structural = np.flatnonzero(_STRUCTURAL[data])
@@ -160,26 +217,11 @@ class EventStream:
     def _batch(self, buffer: bytearray, base: int, position: int, commas: np.ndarray, stop: int, last: bool) -> Batch:
         starts = np.concatenate(([position], commas + 1)).astype(np.int64)
         ends = np.concatenate((commas, [stop])).astype(np.int64)
-        body = bytes(buffer[position:stop])
+        with memoryview(buffer) as view:  # one copy, not a bytearray slice and then its bytes
+            body = bytes(view[position:stop])
         if last and not body.strip():  # an empty list
-            return Batch([], np.empty(0, np.int64), np.empty(0, np.int64))
-        try:
-            events = orjson.loads(b"[" + body + b"]")
-        except orjson.JSONDecodeError:
-            return self._one_by_one(buffer, base, starts, ends)
-        return Batch(events, starts + base, ends - starts)
-
-    def _one_by_one(self, buffer: bytearray, base: int, starts: np.ndarray, ends: np.ndarray) -> Batch:
-        """A batch with a malformed event: keep the events that parse, count the others."""
-        events, kept = [], []
-        for index, (start, end) in enumerate(zip(starts.tolist(), ends.tolist(), strict=True)):
-            try:
-                events.append(orjson.loads(bytes(buffer[start:end])))
-                kept.append(index)
-            except orjson.JSONDecodeError:
-                self.surroundings.notes.append(f"an event at byte {base + start} is not valid JSON: skipped")
-        chosen = np.asarray(kept, dtype=np.int64)
-        return Batch(events, starts[chosen] + base, (ends - starts)[chosen])
+            return Batch(b"", base, (np.empty(0, np.int64), np.empty(0, np.int64)), self.surroundings.notes)
+        return Batch(body, base + position, (starts - position, ends - position), self.surroundings.notes)
 
     def _truncated(self, buffer: bytearray, base: int) -> Iterator[Batch]:
         self.surroundings.notes.append("the trace ends inside its event list (cut short, e.g. a job killed mid-write)")
@@ -189,8 +231,11 @@ class EventStream:
                 event = orjson.loads(rest)
             except orjson.JSONDecodeError:
                 return
+            del event
             offset = base + (len(buffer) - len(bytes(buffer).lstrip()))
-            yield Batch([event], np.array([offset], np.int64), np.array([len(rest)], np.int64))
+            yield Batch(
+                rest, offset, (np.array([0], np.int64), np.array([len(rest)], np.int64)), self.surroundings.notes
+            )
 
     def _read_tail(self, tail: bytes) -> None:
         while len(tail) < _TAIL_LIMIT:

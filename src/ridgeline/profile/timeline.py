@@ -3,7 +3,9 @@
 Spans are stored sorted by lane, depth and start, and spans of one (lane, depth) row never overlap, so the spans
 of a row visible in ``[start, end)`` are found by two binary searches. A row with more visible spans than
 ``limit`` sends its spans at least one pixel wide (the widest ``limit`` of them) and, for the rest, blocks of
-adjacent pixels with how busy each block is: a frame costs what its pixels cost, not what the trace holds.
+adjacent pixels with how busy each block is: a frame costs what its pixels cost, not what the trace holds. The
+wide spans are found through the longest duration of each run of :data:`BLOCK` spans (only runs holding one are
+opened), and each pixel's busy time and span count by binary searches into running sums of the durations.
 """
 
 from __future__ import annotations
@@ -15,26 +17,33 @@ import numpy as np
 
 from ridgeline.profile.columns import Trace
 
+BLOCK = 64
+
 
 @dataclass
 class Rows:
-    """Where each (lane, depth) row's spans lie in the span columns."""
+    """Where each (lane, depth) row's spans lie in the span columns, and the sums that make a frame O(pixels)."""
 
     lane: np.ndarray
     depth: np.ndarray
     start: np.ndarray  # first span of the row
     stop: np.ndarray  # one past its last
+    elapsed: np.ndarray  # running sum of the spans' durations: elapsed[i] = dur[:i].sum()
+    longest: np.ndarray  # longest duration of spans [i * BLOCK, (i + 1) * BLOCK)
 
 
 def rows(trace: Trace) -> Rows:
     lane, depth = np.asarray(trace.spans["lane"]), np.asarray(trace.spans["depth"])
     if lane.size == 0:
         empty = np.empty(0, np.int64)
-        return Rows(empty, empty, empty, empty)
+        return Rows(empty, empty, empty, empty, np.zeros(1), np.empty(0))
     change = np.flatnonzero((lane[1:] != lane[:-1]) | (depth[1:] != depth[:-1])) + 1
     start = np.concatenate(([0], change))
     stop = np.concatenate((change, [lane.size]))
-    return Rows(lane[start].astype(np.int64), depth[start].astype(np.int64), start, stop)
+    dur = np.asarray(trace.spans["dur"], np.float64)
+    elapsed = np.concatenate(([0.0], np.cumsum(dur)))
+    longest = np.maximum.reduceat(dur, np.arange(0, dur.size, BLOCK))
+    return Rows(lane[start].astype(np.int64), depth[start].astype(np.int64), start, stop, elapsed, longest)
 
 
 def extent(trace: Trace) -> tuple[float, float]:
@@ -70,16 +79,14 @@ def window(trace: Trace, index: Rows, start: float, end: float, width: int, limi
         hi = int(np.searchsorted(row_ts, end, side="left"))
         if hi <= lo:
             continue
-        ids = np.arange(first + lo, first + hi)
         blocks: list[list[float]] = []
-        if ids.size > limit:
-            widths = np.asarray(dur[ids])
-            wide = widths >= pixel
-            small = ids[~wide]
-            ids = ids[wide]
+        if hi - lo <= limit:
+            ids = np.arange(first + lo, first + hi)
+        else:
+            ids = _wide(index, dur, first + lo, first + hi, pixel)
+            blocks = _busy(index, row_ts, ts, dur, ids, first, lo, hi, start, pixel, width)
             if ids.size > limit:
                 ids = np.sort(ids[np.argsort(-np.asarray(dur[ids]), kind="stable")[:limit]])
-            blocks = _blocks(np.asarray(ts[small]), np.asarray(dur[small]), start, pixel, width)
         codes = np.asarray(name[ids])
         used.update(codes.tolist())
         answer_rows.append(
@@ -101,16 +108,46 @@ def window(trace: Trace, index: Rows, start: float, end: float, width: int, limi
     }
 
 
-def _blocks(ts: np.ndarray, dur: np.ndarray, start: float, pixel: float, width: int) -> list[list[float]]:
-    """Runs of pixels holding small spans: ``[from, to, busy]`` (µs, µs, fraction of the run covered)."""
-    if ts.size == 0:
-        return []
-    bucket = np.clip(((ts - start) / pixel).astype(np.int64), 0, width - 1)
-    busy = np.bincount(bucket, weights=dur, minlength=width)
-    filled = busy > 0
-    edges = np.flatnonzero(np.diff(np.concatenate(([0], filled.astype(np.int8), [0]))))
+def _wide(index: Rows, dur: np.ndarray, first: int, last: int, pixel: float) -> np.ndarray:
+    """The spans of [first, last) at least ``pixel`` long, opening only the runs of BLOCK spans that hold one."""
+    runs = np.arange(first // BLOCK, (last - 1) // BLOCK + 1)
+    runs = runs[index.longest[runs] >= pixel]
+    if runs.size == 0:
+        return np.empty(0, np.int64)
+    ids = (runs[:, None] * BLOCK + np.arange(BLOCK)).ravel()
+    ids = ids[(ids >= first) & (ids < last)]
+    return ids[np.asarray(dur[ids]) >= pixel]
+
+
+def _busy(
+    index: Rows,
+    row_ts: np.ndarray,
+    ts: np.ndarray,
+    dur: np.ndarray,
+    wide: np.ndarray,
+    first: int,
+    lo: int,
+    hi: int,
+    start: float,
+    pixel: float,
+    width: int,
+) -> list[list[float]]:
+    """Runs of pixels holding spans shorter than a pixel: ``[from, to, busy]`` (µs, µs, fraction of the run
+    covered). A span counts in the pixel where it starts (the first pixel for one starting before the window)."""
+    edges = start + pixel * np.arange(1, width)
+    cut = np.concatenate(([lo], np.clip(np.searchsorted(row_ts, edges, side="left"), lo, hi), [hi])) + first
+    spans = np.diff(cut)
+    busy = np.diff(index.elapsed[cut])
+    if wide.size:
+        pixel_of = np.searchsorted(edges, np.asarray(ts[wide]), side="right")
+        spans -= np.bincount(pixel_of, minlength=width)
+        busy -= np.bincount(pixel_of, weights=np.asarray(dur[wide], np.float64), minlength=width)
+    filled = spans > 0
+    busy = np.where(filled, np.maximum(busy, 0.0), 0.0)
+    bounds = np.flatnonzero(np.diff(np.concatenate(([0], filled.astype(np.int8), [0]))))
+    totals = np.concatenate(([0.0], np.cumsum(busy)))
     result = []
-    for a, b in zip(edges[::2].tolist(), edges[1::2].tolist(), strict=True):
-        fraction = min(float(busy[a:b].sum()) / ((b - a) * pixel), 1.0)
+    for a, b in zip(bounds[::2].tolist(), bounds[1::2].tolist(), strict=True):
+        fraction = min(float(totals[b] - totals[a]) / ((b - a) * pixel), 1.0)
         result.append([start + a * pixel, start + b * pixel, fraction])
     return result
