@@ -20,20 +20,33 @@ from ridgeline.store.disk_series import DiskScalarSeries
 from ridgeline.store.lod import IndexedScalars
 from ridgeline.store.memory import Loader, MemoryProvider
 from ridgeline.store.provider import Scalars, UnknownSeries
+from ridgeline.store.run import Store
 
 
 class DiskProvider(MemoryProvider):
-    """A Provider over a :class:`DiskStore` that ``loader`` keeps current."""
+    """A Provider over a :class:`DiskStore` that ``loader`` keeps current, or over the runs a read-only replica
+    (:class:`~ridgeline.store.replica.Replica`, ``directory``) reads from a store another process writes."""
 
-    def __init__(self, store: DiskStore, loader: Loader, *, restored_runs: int = 0) -> None:
+    def __init__(
+        self, store: Store, loader: Loader, *, restored_runs: int = 0, directory: Path | None = None
+    ) -> None:
         super().__init__(store, loader)
         self._disk = store
         self._restored_runs = restored_runs
+        if directory is None:
+            assert isinstance(store, DiskStore), "a replica's provider names its directory"
+            directory = store.directory
+        self._directory = directory
 
     @property
     def directory(self) -> Path:
         """Where the store is."""
-        return self._disk.directory
+        return self._directory
+
+    @property
+    def loader(self) -> Loader:
+        """What keeps the runs current: ingest writing the store, or a replica reading it."""
+        return self._loader
 
     @property
     def restored_runs(self) -> int:
@@ -60,4 +73,5 @@ class DiskProvider(MemoryProvider):
     def close(self) -> None:
         """Stop background passes and release the store's writer lock (the store stays for the next open)."""
         self.stop()
-        self._disk.close()
+        if isinstance(self._disk, DiskStore):
+            self._disk.close()
