@@ -93,13 +93,18 @@ def open_replica(store: str | os.PathLike[str], *, records: bool | None = None) 
     ``records=None`` reads them when every log directory the indexer recorded can be read from here, and serves
     scalars only otherwise (a record asked for raises ``RecordsUnavailable``, a StoreError saying so; see
     :func:`scalars_only`). Raises StoreError when ``store`` is not a store this version reads."""
+    replica = _replica(store, records)
+    replica.reload()
+    return LogDir(DiskProvider(replica.store, replica, directory=replica.directory), cache_dir=None)
+
+
+def _replica(store: str | os.PathLike[str], records: bool | None) -> Replica:
     replica = Replica(store, None)
     if records is None:
         records = _readable(replica.directory)
     if records:
         replica.event_files = _EventFiles()
-    replica.reload()
-    return LogDir(DiskProvider(replica.store, replica, directory=replica.directory), cache_dir=None)
+    return replica
 
 
 def scalars_only(logdir: LogDir) -> bool:
@@ -110,7 +115,7 @@ def scalars_only(logdir: LogDir) -> bool:
 
 
 def opening(
-    logdir: str | os.PathLike[str] | list[str],
+    logdir: str | os.PathLike[str] | list[str] | None,
     *,
     cache: bool = True,
     cache_dir: str | os.PathLike[str] | None = None,
@@ -120,7 +125,13 @@ def opening(
 ) -> Opening:
     """A log directory opened as :func:`open` opens it, but not read yet: :meth:`Opening.load` reads it while
     ``Opening.logdir`` already answers (what a server does to answer at once). Raises what ``open`` raises for a
-    log directory or cache directory it cannot use."""
+    log directory or cache directory it cannot use. ``logdir=None`` with a ``store``: a replica (see
+    :func:`open_replica`), read by :meth:`Opening.load`."""
+    if logdir is None:
+        if store is None:
+            raise LogDirError("give a log directory to read, or a store to read as a replica (store=DIR)")
+        replica = _replica(store, None)
+        return Opening(LogDir(DiskProvider(replica.store, replica, directory=replica.directory)), replica)
     ingestor, opened = _ingestor(logdir, cache, cache_dir, check_crc, parallel, store)
     provider = MemoryProvider(ingestor.store, ingestor) if opened is None else DiskProvider(opened, ingestor)
     return Opening(LogDir(provider, cache_dir=_caches(cache, cache_dir, store)), ingestor)
@@ -143,7 +154,7 @@ class Opening:
     ``generation`` moves after every run read; :meth:`state` says how far the pass got.
     """
 
-    def __init__(self, logdir: LogDir, ingestor: Ingestor) -> None:
+    def __init__(self, logdir: LogDir, ingestor: Ingestor | Replica) -> None:
         self.logdir = logdir
         self._ingestor = ingestor
         self._cancel = threading.Event()

@@ -97,6 +97,12 @@ class Replica:
         return self.logdir if self.logdir is not None else str(self.directory)
 
     # --- passes -------------------------------------------------------------------------------------------
+    def load(self, progress: Any = None, cancel: threading.Event | None = None) -> tuple[int, int]:
+        """The first pass (what :class:`ridgeline.api.Opening` runs): every committed run read. Returns how many
+        runs came from the store (all of them) and how many changed."""
+        changed = self.reload()
+        return len(self.store.runs), changed
+
     def reload(self) -> int:
         """Read every manifest that changed since the last pass; returns how many runs changed."""
         with self._pass_lock:
