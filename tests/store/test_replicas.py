@@ -1,0 +1,223 @@
+"""Many servers, one store: ``ridgeline index --store S --watch`` keeps a store current and ``ridgeline serve --store
+S`` replicas read it without writing (docs/store.md, *Many servers, one store*).
+
+Expected answers are a ``ridgeline serve --logdir`` over the same log directory, or the points the tests wrote.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import ridgeline
+from ridgeline.api import RecordsUnavailable, open_replica, scalars_only
+from ridgeline.store.files import StoreError
+from tests.conftest import WAIT_S, wait_until
+from tests.server.conftest import clean_env, serving
+from tests.store.test_disk import expected, write_run
+
+LONG = 70_000  # points: a series in files of its own, with a level-of-detail pyramid
+
+
+def write_logs(logs: Path) -> None:
+    write_run(logs / "short", ["loss", "acc"], range(300))
+    write_run(logs / "long" / "sub", ["loss"], range(LONG))
+
+
+def files_of(store: Path) -> dict[str, tuple[int, int, str]]:
+    """Every file in the store: its size, modification time and content hash."""
+    return {
+        str(path.relative_to(store)): (path.stat().st_size, path.stat().st_mtime_ns, _sha(path))
+        for path in sorted(store.rglob("*"))
+        if path.is_file()
+    }
+
+
+def _sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@contextmanager
+def indexing(logs: Path, store: Path, *more: str) -> Iterator[list[str]]:
+    """``ridgeline index --logdir LOGS --store STORE --watch 0.1`` running; yields its output once its first
+    pass committed (it says so), stops it with SIGTERM after."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "ridgeline.cli", "index", "--logdir", str(logs), "--store", str(store), *more],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=clean_env(),
+    )
+    assert process.stdout is not None
+    output: list[str] = []
+    drain = threading.Thread(target=lambda: output.extend(iter(process.stdout.readline, "")), daemon=True)  # type: ignore[union-attr]
+    drain.start()
+    try:
+        wait_until(lambda: any("committed" in line for line in output) or process.poll() is not None, "a commit")
+        assert any("committed" in line for line in output), "".join(output)
+        yield output
+    finally:
+        if process.poll() is None:
+            process.terminate()
+            assert process.wait(WAIT_S) == 0, "".join(output)
+        drain.join(5)
+        process.stdout.close()
+
+
+def answers(served: object, runs: dict[str, list[str]]) -> dict[str, object]:
+    """/api/runs (less what differs between servers by design) and /api/scalars of every series."""
+    get = served.get  # type: ignore[attr-defined]
+    listing = get("/api/runs").json()
+    found: dict[str, object] = {
+        "runs": listing["runs"],
+        "logdir": listing["logdir"],
+    }
+    for run, tags in runs.items():
+        for tag in tags:
+            found[f"{run}/{tag}"] = get("/api/scalars", run=run, tag=tag).json()
+            found[f"{run}/{tag} reduced"] = get("/api/scalars", run=run, tag=tag, max_points=500).json()
+    return found
+
+
+SERIES = {"short": ["loss", "acc"], "long/sub": ["loss"]}
+
+
+def test_two_replicas_answer_as_a_logdir_server_and_follow_the_indexer(tmp_path: Path) -> None:
+    logs, store = tmp_path / "logs", tmp_path / "store"
+    write_logs(logs)
+    with serving("--logdir", str(logs.resolve()), "--port", "0", "--no-cache") as reference:
+        wanted = answers(reference, SERIES)
+    with (
+        indexing(logs, store, "--watch", "0.1") as indexer,
+        serving("--store", str(store), "--port", "0", "--reload-interval", "0.1") as first,
+        serving("--store", str(store), "--port", "0", "--reload-interval", "0.1") as second,
+    ):
+        assert answers(first, SERIES) == wanted
+        assert answers(second, SERIES) == wanted
+        # The log directory grows; the indexer commits; each replica answers the new points on its next reload.
+        write_run(logs / "short", ["loss", "acc"], range(300, 450))
+        write_run(logs / "long" / "sub", ["loss"], range(LONG, LONG + 5_000))
+        write_run(logs / "new", ["loss"], range(10))
+        for replica in (first, second):
+            wait_until(
+                lambda replica=replica: len(replica.get("/api/scalars", run="long/sub", tag="loss").json()["step"])
+                == LONG + 5_000
+                and len(replica.get("/api/scalars", run="short", tag="acc").json()["step"]) == 450
+                and "new" in [run["run"] for run in replica.get("/api/runs").json()["runs"]],
+                "the replica to answer what the indexer committed",
+            )
+            long = replica.get("/api/scalars", run="long/sub", tag="loss").json()
+            assert long["step"] == list(range(LONG + 5_000))
+            assert long["value"] == expected(0, range(LONG + 5_000))
+            short = replica.get("/api/scalars", run="short", tag="acc").json()
+            assert short["value"] == expected(1, range(450))
+        assert "Traceback" not in "".join(indexer)
+    grown = {**SERIES, "new": ["loss"]}
+    with serving("--logdir", str(logs.resolve()), "--port", "0", "--no-cache") as reference:
+        wanted = answers(reference, grown)
+    with serving("--store", str(store), "--port", "0") as replica:
+        assert answers(replica, grown) == wanted
+
+
+def test_a_replica_never_writes_into_the_store_nor_takes_its_lock(tmp_path: Path) -> None:
+    logs, store = tmp_path / "logs", tmp_path / "store"
+    write_logs(logs)
+    done = subprocess.run(
+        [sys.executable, "-m", "ridgeline.cli", "index", "--logdir", str(logs), "--store", str(store)],
+        capture_output=True,
+        text=True,
+        env=clean_env(),
+        timeout=WAIT_S,
+    )
+    assert done.returncode == 0, done.stderr
+    before = files_of(store)
+    assert any(name.endswith(".value4") for name in before) and "sources.json" in before
+    with serving("--store", str(store), "--port", "0", "--reload-interval", "0.1") as replica:
+        for run, tags in SERIES.items():
+            for tag in tags:
+                assert replica.get("/api/scalars", run=run, tag=tag, max_points=100).status_code == 200
+        assert files_of(store) == before
+        # The writer lock is free while the replica serves: an indexer takes it (in this process) and lets go.
+        writer = ridgeline.open(logs, store=store)
+        writer.provider.close()  # type: ignore[attr-defined]
+    assert {name: entry for name, entry in files_of(store).items() if name in before} == before
+
+
+def test_a_second_indexer_is_refused_and_told_about_replicas(tmp_path: Path) -> None:
+    logs, store = tmp_path / "logs", tmp_path / "store"
+    write_logs(logs)
+    first = ridgeline.open(logs, store=store)
+    with pytest.raises(StoreError, match="another indexer.*replica"):
+        ridgeline.open(logs, store=store)
+    assert ridgeline.open(store=store).scalars("short", "acc").value.tolist() == expected(1, range(300))
+    first.provider.close()  # type: ignore[attr-defined]
+
+
+def test_a_corrupt_column_is_refused_not_served(tmp_path: Path) -> None:
+    logs, store = tmp_path / "logs", tmp_path / "store"
+    write_logs(logs)
+    writer = ridgeline.open(logs, store=store)
+    replica = open_replica(store)
+    assert replica.scalars("long/sub", "loss").value.tolist() == expected(0, range(LONG))
+    # The indexer commits more points; a bit flips in what it committed, before the replica reads it.
+    write_run(logs / "long" / "sub", ["loss"], range(LONG, LONG + 1_000))
+    writer.reload()
+    (values,) = store.rglob("*.value4")
+    with open(values, "r+b") as file:
+        file.seek((LONG + 500) * 4)
+        byte = file.read(1)
+        file.seek((LONG + 500) * 4)
+        file.write(bytes([byte[0] ^ 0x10]))
+    replica.reload()
+    assert replica.runs() == ["short"]  # refused, never served
+    (problem,) = [p for p in replica.problems() if "damaged" in p.reason]
+    assert "'long/sub'" in problem.reason and "not served" in problem.reason
+    # A fresh replica refuses it too; the short run is untouched.
+    fresh = open_replica(store)
+    assert fresh.runs() == ["short"] and fresh.scalars("short", "loss").value.tolist() == expected(0, range(300))
+    writer.provider.close()  # type: ignore[attr-defined]
+
+
+def test_a_directory_that_is_no_store_is_a_usage_error(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    for where in (tmp_path / "missing", tmp_path / "empty"):
+        done = subprocess.run(
+            [sys.executable, "-m", "ridgeline.cli", "serve", "--store", str(where), "--get", "/api/runs"],
+            capture_output=True,
+            text=True,
+            env=clean_env(),
+            timeout=WAIT_S,
+        )
+        assert done.returncode == 2 and "--store" in done.stderr and "Traceback" not in done.stderr, done.stderr
+    assert not (tmp_path / "missing").exists() and list((tmp_path / "empty").iterdir()) == []
+
+
+def test_records_are_read_from_the_event_files_or_refused_clearly_without_them(tmp_path: Path) -> None:
+    logs, store = tmp_path / "logs", tmp_path / "store"
+    with ridgeline.SummaryWriter(str(logs / "run")) as writer:
+        for step in range(3):
+            writer.add_scalar("loss", 1.0 / (step + 1), step)
+            writer.add_histogram("weights", np.arange(10.0) * (step + 1), step)
+    direct = ridgeline.open(logs, cache=False)
+    indexer = ridgeline.open(logs, store=store)
+    indexer.provider.close()  # type: ignore[attr-defined]
+    replica = open_replica(store)
+    assert not scalars_only(replica)
+    wanted = [(entry.step, repr(entry.value)) for entry in direct.histograms("run", "weights")]
+    assert len(wanted) == 3
+    assert [(entry.step, repr(entry.value)) for entry in replica.histograms("run", "weights")] == wanted
+    # Where the log directory cannot be read: scalars only, and a record asked for is refused with a reason.
+    logs.rename(tmp_path / "elsewhere")
+    blind = open_replica(store)
+    assert scalars_only(blind)
+    assert blind.scalars("run", "loss").value.tolist() == direct.scalars("run", "loss").value.tolist()
+    with pytest.raises(RecordsUnavailable, match="scalars only"):
+        _ = blind.histograms("run", "weights")[0].value
