@@ -108,10 +108,11 @@ def test_two_replicas_answer_as_a_logdir_server_and_follow_the_indexer(tmp_path:
         write_run(logs / "new", ["loss"], range(10))
         for replica in (first, second):
             wait_until(
-                lambda replica=replica: len(replica.get("/api/scalars", run="long/sub", tag="loss").json()["step"])
-                == LONG + 5_000
-                and len(replica.get("/api/scalars", run="short", tag="acc").json()["step"]) == 450
-                and "new" in [run["run"] for run in replica.get("/api/runs").json()["runs"]],
+                lambda replica=replica: (
+                    len(replica.get("/api/scalars", run="long/sub", tag="loss").json()["step"]) == LONG + 5_000
+                    and len(replica.get("/api/scalars", run="short", tag="acc").json()["step"]) == 450
+                    and "new" in [run["run"] for run in replica.get("/api/runs").json()["runs"]]
+                ),
                 "the replica to answer what the indexer committed",
             )
             long = replica.get("/api/scalars", run="long/sub", tag="loss").json()
@@ -155,7 +156,7 @@ def test_a_second_indexer_is_refused_and_told_about_replicas(tmp_path: Path) -> 
     logs, store = tmp_path / "logs", tmp_path / "store"
     write_logs(logs)
     first = ridgeline.open(logs, store=store)
-    with pytest.raises(StoreError, match="another indexer.*replica"):
+    with pytest.raises(StoreError, match=r"another indexer.*replica"):
         ridgeline.open(logs, store=store)
     assert ridgeline.open(store=store).scalars("short", "acc").value.tolist() == expected(1, range(300))
     first.provider.close()  # type: ignore[attr-defined]

@@ -97,7 +97,9 @@ def serve(
         if store is None:
             raise click.UsageError("give --logdir LOGDIR to serve, or --store STORE to serve a store read-only")
         if retention:
-            raise click.BadParameter("a read-only replica (--store without --logdir) deletes nothing", "--retention")
+            raise click.BadParameter(
+                "a read-only replica (--store without --logdir) deletes nothing", param_hint="--retention"
+            )
         _check_store(store)
     sweeper = _sweeper(logdir, retention) if retention and logdir is not None else None
     source = logdir if logdir is not None else f"store {store}"
@@ -121,9 +123,7 @@ def serve(
         if logdir is None:
             _get(build, _open_replica(store), get_path)
         else:
-            opened = open_logdir(
-                logdir, console, cache=not no_cache, check_crc=not no_checksum, delay=0, store=store
-            )
+            opened = open_logdir(logdir, console, cache=not no_cache, check_crc=not no_checksum, delay=0, store=store)
             _get(build, opened, get_path)
         return
     sock = _bind(host, port)

@@ -27,9 +27,7 @@ class DiskProvider(MemoryProvider):
     """A Provider over a :class:`DiskStore` that ``loader`` keeps current, or over the runs a read-only replica
     (:class:`~ridgeline.store.replica.Replica`, ``directory``) reads from a store another process writes."""
 
-    def __init__(
-        self, store: Store, loader: Loader, *, restored_runs: int = 0, directory: Path | None = None
-    ) -> None:
+    def __init__(self, store: Store, loader: Loader, *, restored_runs: int = 0, directory: Path | None = None) -> None:
         super().__init__(store, loader)
         self._disk = store
         self._restored_runs = restored_runs

@@ -127,7 +127,8 @@ class Replica:
         directory = self.directory / "runs" / name
         path = directory / "manifest.json"
         previous = self._seen.get(name)
-        for _ in range(RETRIES):
+        attempts = 0
+        while True:
             key = _identity(path)
             if key is None:  # no manifest (yet, or any more): the run is not served
                 if previous is not None and previous.data is not None:
@@ -139,7 +140,10 @@ class Replica:
                 return 0
             manifest = read_json(path)
             data = run_from(manifest, directory, self._check)
-            if data is not None or _identity(path) == key:
+            attempts += 1
+            # A failed check of a manifest replaced meanwhile is the indexer moving on (a run rewritten or
+            # removed, its old files deleted): read the new one. One still in place names damaged files.
+            if data is not None or _identity(path) == key or attempts == RETRIES:
                 break
         if data is None:
             self._refuse(name, manifest, previous)
@@ -233,7 +237,7 @@ class Replica:
         if self.event_files is None:
             raise RecordsUnavailable(
                 0,
-                f"this replica of store {str(self.directory)} serves scalars only: images, histograms and other "
+                f"this replica of store {self.directory} serves scalars only: images, histograms and other "
                 f"records stay in the event files of {self.label}, which it cannot read (serve it where that "
                 "directory is readable)",
             )
