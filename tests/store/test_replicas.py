@@ -222,3 +222,38 @@ def test_records_are_read_from_the_event_files_or_refused_clearly_without_them(t
     assert blind.scalars("run", "loss").value.tolist() == direct.scalars("run", "loss").value.tolist()
     with pytest.raises(RecordsUnavailable, match="scalars only"):
         _ = blind.histograms("run", "weights")[0].value
+
+
+def test_a_replica_reading_while_the_indexer_commits_sees_only_whole_commits(tmp_path: Path) -> None:
+    logs, store = tmp_path / "logs", tmp_path / "store"
+    write_run(logs / "run", ["loss", "acc"], range(1_000))
+    final = 80_000  # the series cross 64k points meanwhile: copied from the packed file into files of their own
+    with indexing(logs, store, "--watch", "0.1"):
+        replica = open_replica(store)
+        assert len(replica.scalars("run", "acc").step) == 1_000  # the first commit, before the log grows
+        writing = threading.Thread(
+            target=lambda: [
+                write_run(logs / "run", ["loss", "acc"], range(start, min(start + 4_000, final)))
+                for start in range(1_000, final, 4_000)
+            ]
+        )
+        writing.start()
+        lengths: list[int] = []
+
+        def caught_up() -> bool:
+            replica.reload()
+            if "run" not in replica.runs():
+                return False
+            for index, tag in enumerate(["loss", "acc"]):
+                got = replica.scalars("run", tag)
+                n = len(got.step)
+                # Whatever the replica serves is a prefix of what was written, whole: never a torn column.
+                assert np.array_equal(got.step, np.arange(n)) and got.value.tolist() == expected(index, range(n))
+                lengths.append(n)
+            assert not [p for p in replica.problems() if "damaged" in p.reason]
+            return min(lengths[-2:]) == final
+
+        try:
+            wait_until(caught_up, "the replica to serve every point written")
+        finally:
+            writing.join()
