@@ -6,6 +6,7 @@ Expected answers are a ``ridgeline serve --logdir`` over the same log directory,
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import subprocess
 import sys
@@ -21,7 +22,7 @@ import ridgeline
 from ridgeline.api import RecordsUnavailable, open_replica, scalars_only
 from ridgeline.store.files import StoreError
 from tests.conftest import WAIT_S, wait_until
-from tests.server.conftest import clean_env, serving
+from tests.server.conftest import Served, clean_env, serving
 from tests.store.test_disk import expected, write_run
 
 LONG = 70_000  # points: a series in files of its own, with a level-of-detail pyramid
@@ -72,9 +73,9 @@ def indexing(logs: Path, store: Path, *more: str) -> Iterator[list[str]]:
         process.stdout.close()
 
 
-def answers(served: object, runs: dict[str, list[str]]) -> dict[str, object]:
+def answers(served: Served, runs: dict[str, list[str]]) -> dict[str, object]:
     """/api/runs (less what differs between servers by design) and /api/scalars of every series."""
-    get = served.get  # type: ignore[attr-defined]
+    get = served.get
     listing = get("/api/runs").json()
     found: dict[str, object] = {
         "runs": listing["runs"],
@@ -88,6 +89,15 @@ def answers(served: object, runs: dict[str, list[str]]) -> dict[str, object]:
 
 
 SERIES = {"short": ["loss", "acc"], "long/sub": ["loss"]}
+
+
+def caught_up(replica: Served) -> bool:
+    """Whether ``replica`` answers the points the first test appended."""
+    return (
+        len(replica.get("/api/scalars", run="long/sub", tag="loss").json()["step"]) == LONG + 5_000
+        and len(replica.get("/api/scalars", run="short", tag="acc").json()["step"]) == 450
+        and "new" in [run["run"] for run in replica.get("/api/runs").json()["runs"]]
+    )
 
 
 def test_two_replicas_answer_as_a_logdir_server_and_follow_the_indexer(tmp_path: Path) -> None:
@@ -107,14 +117,7 @@ def test_two_replicas_answer_as_a_logdir_server_and_follow_the_indexer(tmp_path:
         write_run(logs / "long" / "sub", ["loss"], range(LONG, LONG + 5_000))
         write_run(logs / "new", ["loss"], range(10))
         for replica in (first, second):
-            wait_until(
-                lambda replica=replica: (
-                    len(replica.get("/api/scalars", run="long/sub", tag="loss").json()["step"]) == LONG + 5_000
-                    and len(replica.get("/api/scalars", run="short", tag="acc").json()["step"]) == 450
-                    and "new" in [run["run"] for run in replica.get("/api/runs").json()["runs"]]
-                ),
-                "the replica to answer what the indexer committed",
-            )
+            wait_until(functools.partial(caught_up, replica), "the replica to answer what the indexer committed")
             long = replica.get("/api/scalars", run="long/sub", tag="loss").json()
             assert long["step"] == list(range(LONG + 5_000))
             assert long["value"] == expected(0, range(LONG + 5_000))
@@ -231,16 +234,16 @@ def test_a_replica_reading_while_the_indexer_commits_sees_only_whole_commits(tmp
     with indexing(logs, store, "--watch", "0.1"):
         replica = open_replica(store)
         assert len(replica.scalars("run", "acc").step) == 1_000  # the first commit, before the log grows
-        writing = threading.Thread(
-            target=lambda: [
+
+        def grow() -> None:
+            for start in range(1_000, final, 4_000):
                 write_run(logs / "run", ["loss", "acc"], range(start, min(start + 4_000, final)))
-                for start in range(1_000, final, 4_000)
-            ]
-        )
+
+        writing = threading.Thread(target=grow)
         writing.start()
         lengths: list[int] = []
 
-        def caught_up() -> bool:
+        def whole_and_caught_up() -> bool:
             replica.reload()
             if "run" not in replica.runs():
                 return False
@@ -254,6 +257,6 @@ def test_a_replica_reading_while_the_indexer_commits_sees_only_whole_commits(tmp
             return min(lengths[-2:]) == final
 
         try:
-            wait_until(caught_up, "the replica to serve every point written")
+            wait_until(whole_and_caught_up, "the replica to serve every point written")
         finally:
             writing.join()
