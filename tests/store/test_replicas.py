@@ -260,3 +260,24 @@ def test_a_replica_reading_while_the_indexer_commits_sees_only_whole_commits(tmp
             wait_until(whole_and_caught_up, "the replica to serve every point written")
         finally:
             writing.join()
+
+
+def test_a_replica_reads_through_a_run_the_indexer_read_again(tmp_path: Path) -> None:
+    """A rewritten event file: the indexer replaces the run's reading and deletes the old files, which the replica
+    last read; its next request reads the new manifest instead of failing."""
+    logs, store = tmp_path / "logs", tmp_path / "store"
+    first, second = logs / "run" / "events.out.tfevents.1.a", logs / "run" / "events.out.tfevents.2.b"
+    write_run(first.parent, ["loss"], range(100), name=first.name)
+    write_run(second.parent, ["loss"], range(100, 200), name=second.name)
+    writer = ridgeline.open(logs, store=store)
+    replica = open_replica(store)
+    assert replica.scalars("run", "loss").value.tolist() == expected(0, range(200))
+    old = {path.name for path in store.rglob("*.segments")}
+    second.unlink()
+    write_run(second.parent, ["loss"], range(150, 400), name=second.name)  # other bytes from the start, longer
+    writer.reload()
+    assert old and not old & {path.name for path in store.rglob("*.segments")}  # the old reading is gone
+    steps = [*range(100), *range(150, 400)]
+    assert replica.scalars("run", "loss").value.tolist() == [step / 8 for step in steps]
+    assert replica.scalars("run", "loss").step.tolist() == steps
+    writer.provider.close()  # type: ignore[attr-defined]
