@@ -187,6 +187,13 @@ def test_a_corrupt_column_is_refused_not_served(tmp_path: Path) -> None:
     # A fresh replica refuses it too; the short run is untouched.
     fresh = open_replica(store)
     assert fresh.runs() == ["short"] and fresh.scalars("short", "loss").value.tolist() == expected(0, range(300))
+    # The indexer's next start finds the damage and reads the run again; the replica serves it, whole, again.
+    writer.provider.close()  # type: ignore[attr-defined]
+    writer = ridgeline.open(logs, store=store)
+    replica.reload()
+    assert replica.runs() == ["long/sub", "short"]
+    assert replica.scalars("long/sub", "loss").value.tolist() == expected(0, range(LONG + 1_000))
+    assert not [p for p in replica.problems() if "damaged" in p.reason]
     writer.provider.close()  # type: ignore[attr-defined]
 
 

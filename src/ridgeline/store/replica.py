@@ -65,6 +65,18 @@ class _Seen:
     files: list[str]
 
 
+class ReplicaStore(Store):
+    """The runs a replica serves; its problems are the indexer's and the runs it refuses now (a refused run the
+    indexer wrote again is served, and no longer listed)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.refused: dict[str, Problem] = {}  # run directory name -> why it is not served
+
+    def problems(self) -> list[Problem]:
+        return super().problems() + list(self.refused.values())
+
+
 class Replica:
     """The :class:`~ridgeline.store.memory.Loader` of a read-only replica: each :meth:`reload` reads the
     manifests that changed since the last one into :attr:`store` (a plain in-memory :class:`Store` of runs
@@ -84,7 +96,7 @@ class Replica:
         sources = read_json(self.directory / SOURCES_FILE)
         self.logdir = str(sources["logdir"]) if isinstance(sources, dict) and "logdir" in sources else None
         self.event_files = event_files
-        self.store = Store()
+        self.store = ReplicaStore()
         self._seen: dict[str, _Seen] = {}  # run directory name -> what was read from it
         self._checked: dict[Path, tuple[int, int]] = {}  # column file -> (length, crc) checked
         self._problems_key: tuple[int, int, int] | None = None
@@ -114,6 +126,7 @@ class Replica:
             for name in sorted(names):
                 changed += self._read_run(name)
             for name in sorted(set(self._seen) - names):
+                self.store.refused.pop(name, None)
                 seen = self._seen.pop(name)
                 if seen.data is not None:
                     self.store.drop_run(seen.data.name)
@@ -145,6 +158,7 @@ class Replica:
             # removed, its old files deleted): read the new one. One still in place names damaged files.
             if data is not None or _identity(path) == key or attempts == RETRIES:
                 break
+        self.store.refused.pop(name, None)
         if data is None:
             self._refuse(name, manifest, previous)
             self._seen[name] = _Seen(key, None, {}, [])
@@ -177,15 +191,11 @@ class Replica:
             self.store.drop_run(previous.data.name)
             run = run or previous.data.name
         what = f"run {run!r}" if isinstance(run, str) else f"run directory {name}"
-        self.store.add_problems(
-            [
-                Problem(
-                    str(self.directory / "runs" / name),
-                    None,
-                    f"store {what} is damaged (a column or its manifest does not match its checksum or length): "
-                    "not served until the indexer writes it again",
-                )
-            ]
+        self.store.refused[name] = Problem(
+            str(self.directory / "runs" / name),
+            None,
+            f"store {what} is damaged (a column or its manifest does not match its checksum or length): "
+            "not served until the indexer writes it again",
         )
 
     def _read_problems(self) -> None:
