@@ -23,7 +23,8 @@ from __future__ import annotations
 import base64
 import os
 import threading
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -61,8 +62,9 @@ class _Seen:
 
     key: tuple[int, int, int]
     data: DiskRunData | None  # None: refused (damaged)
-    metadata: dict[str, str]
-    files: list[str]
+    metadata: dict[str, str] = field(default_factory=dict)
+    files: list[str] = field(default_factory=list)
+    checked: dict[Path, tuple[int, int]] = field(default_factory=dict)  # column file -> (length, crc) checked
 
 
 class ReplicaStore(Store):
@@ -98,7 +100,7 @@ class Replica:
         self.event_files = event_files
         self.store = ReplicaStore()
         self._seen: dict[str, _Seen] = {}  # run directory name -> what was read from it
-        self._checked: dict[Path, tuple[int, int]] = {}  # column file -> (length, crc) checked
+        self._by_run: dict[str, _Seen] = {}  # run name -> what is served of it
         self._problems_key: tuple[int, int, int] | None = None
         self._pass_lock = threading.Lock()
         self._stop = threading.Event()
@@ -126,11 +128,7 @@ class Replica:
             for name in sorted(names):
                 changed += self._read_run(name)
             for name in sorted(set(self._seen) - names):
-                self.store.refused.pop(name, None)
-                seen = self._seen.pop(name)
-                if seen.data is not None:
-                    self.store.drop_run(seen.data.name)
-                    changed += 1
+                changed += self._forget(name)
             self._read_problems()
             if changed:
                 self.store.generation += 1
@@ -144,27 +142,26 @@ class Replica:
         while True:
             key = _identity(path)
             if key is None:  # no manifest (yet, or any more): the run is not served
-                if previous is not None and previous.data is not None:
-                    self.store.drop_run(previous.data.name)
-                    del self._seen[name]
-                    return 1
-                return 0
+                return self._forget(name)
             if previous is not None and previous.key == key:
                 return 0
             manifest = read_json(path)
-            data = run_from(manifest, directory, self._check)
+            checked: dict[Path, tuple[int, int]] = {}
+            data = run_from(manifest, directory, self._checker(previous, checked))
             attempts += 1
             # A failed check of a manifest replaced meanwhile is the indexer moving on (a run rewritten or
             # removed, its old files deleted): read the new one. One still in place names damaged files.
             if data is not None or _identity(path) == key or attempts == RETRIES:
                 break
-        self.store.refused.pop(name, None)
         if data is None:
+            changed = self._forget(name)
             self._refuse(name, manifest, previous)
-            self._seen[name] = _Seen(key, None, {}, [])
-            return 1 if previous is not None and previous.data is not None else 0
+            self._seen[name] = _Seen(key, None)
+            return changed
         assert isinstance(manifest, dict)
+        self.store.refused.pop(name, None)
         if previous is not None and previous.data is not None:
+            self._by_run.pop(previous.data.name, None)
             if previous.data.name != data.name:
                 self.store.drop_run(previous.data.name)
             else:
@@ -175,20 +172,37 @@ class Replica:
         self.store.replace_run(data)
         if previous is not None and previous.data is not None and previous.data.reading == data.reading:
             data.epoch = previous.data.epoch  # the same reading, grown: change tokens stay comparable
-        self._seen[name] = _Seen(key, data, metadata if isinstance(metadata, dict) else {}, files)
+        seen = _Seen(key, data, metadata if isinstance(metadata, dict) else {}, files, checked)
+        self._seen[name] = self._by_run[data.name] = seen
         return 1
 
-    def _check(self, column: ColumnFile) -> bool:
-        known = self._checked.get(column.path)
-        if not column.check(known):
-            return False
-        self._checked[column.path] = (column.length, column.crc)
-        return True
+    def _forget(self, name: str) -> int:
+        """Stop serving what was read from run directory ``name``; 1 when a run was served from it."""
+        self.store.refused.pop(name, None)
+        seen = self._seen.pop(name, None)
+        if seen is None or seen.data is None:
+            return 0
+        self._by_run.pop(seen.data.name, None)
+        self.store.drop_run(seen.data.name)
+        return 1
+
+    @staticmethod
+    def _checker(previous: _Seen | None, checked: dict[Path, tuple[int, int]]) -> Callable[[ColumnFile], bool]:
+        """A read-only check of each column, reading only past what ``previous`` checked of the same file;
+        records in ``checked`` what passed."""
+        known = previous.checked if previous is not None else {}
+
+        def check(column: ColumnFile) -> bool:
+            if not column.check(known.get(column.path)):
+                return False
+            checked[column.path] = (column.length, column.crc)
+            return True
+
+        return check
 
     def _refuse(self, name: str, manifest: Any, previous: _Seen | None) -> None:
         run = manifest.get("name") if isinstance(manifest, dict) else None
         if previous is not None and previous.data is not None:
-            self.store.drop_run(previous.data.name)
             run = run or previous.data.name
         what = f"run {run!r}" if isinstance(run, str) else f"run directory {name}"
         self.store.refused[name] = Problem(
@@ -238,10 +252,7 @@ class Replica:
 
     # --- what lives in the event files --------------------------------------------------------------------
     def _run(self, run: str) -> _Seen:
-        for seen in list(self._seen.values()):
-            if seen.data is not None and seen.data.name == run:
-                return seen
-        raise KeyError(run)
+        return self._by_run[run]
 
     def _event_files(self) -> EventFiles:
         if self.event_files is None:
