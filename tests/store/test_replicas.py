@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
 import subprocess
 import sys
 import threading
@@ -17,9 +18,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from click.testing import CliRunner
 
 import ridgeline
 from ridgeline.api import RecordsUnavailable, open_replica, scalars_only
+from ridgeline.cli import main
 from ridgeline.store.files import StoreError
 from tests.conftest import WAIT_S, wait_until
 from tests.server.conftest import Served, clean_env, serving
@@ -288,3 +291,17 @@ def test_a_replica_reads_through_a_run_the_indexer_read_again(tmp_path: Path) ->
     assert replica.scalars("run", "loss").value.tolist() == [step / 8 for step in steps]
     assert replica.scalars("run", "loss").step.tolist() == steps
     writer.provider.close()  # type: ignore[attr-defined]
+
+
+def test_a_server_with_logdir_and_store_is_the_indexer_a_replica_follows(tmp_path: Path) -> None:
+    logs, store = tmp_path / "logs", tmp_path / "store"
+    write_logs(logs)
+    runner = CliRunner()
+    direct = runner.invoke(main, ["serve", "--logdir", str(logs), "--store", str(store), "--get", "/api/runs"])
+    assert direct.exit_code == 0, direct.output
+    replica = runner.invoke(main, ["serve", "--store", str(store), "--get", "/api/runs"])
+    assert replica.exit_code == 0, replica.output
+    assert json.loads(replica.stdout)["runs"] == json.loads(direct.stdout)["runs"]
+    assert json.loads(replica.stdout)["logdir"] == str(logs.resolve())
+    refused = runner.invoke(main, ["serve", "--store", str(store), "--retention", "--keep-last 1", "--get", "/"])
+    assert refused.exit_code == 2 and "deletes nothing" in refused.output
