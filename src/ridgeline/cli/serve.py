@@ -320,6 +320,8 @@ def _opening(logdir: str | None, *, cache: bool, check_crc: bool, store: str | N
     except ValueError as error:
         raise click.BadParameter(str(error), param_hint="--logdir") from None
     except StoreError as error:
+        if store is None:  # the cache directory: not an option's fault
+            raise
         raise click.BadParameter(str(error), param_hint="--store") from None
 
 
