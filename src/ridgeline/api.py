@@ -10,26 +10,30 @@ s = logdir.scalars("exp1", "loss/train")      # s.step, s.wall_time, s.value
 
 from __future__ import annotations
 
+import hashlib
 import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from ridgeline.format.proto.summary_pb2 import SummaryMetadata
 from ridgeline.ingest.decode import decode_value
 from ridgeline.ingest.discovery import FileSystem, LogDirError, filesystem_for, sources_from
-from ridgeline.ingest.loop import Ingestor
+from ridgeline.ingest.loop import Ingestor, PassStats, Progress
 from ridgeline.ingest.projector import read_projector
+from ridgeline.ingest.remote import storage_options
 from ridgeline.store.base import BlobRef, Kind
 from ridgeline.store.cache import default_cache_dir, open_store
 from ridgeline.store.disk import DiskStore
 from ridgeline.store.disk_provider import DiskProvider
 from ridgeline.store.embeddings import EmbeddingRef
-from ridgeline.store.files import read_json
+from ridgeline.store.files import StoreError, private_directory, read_json
 from ridgeline.store.logdir import Entry, LogDir
 from ridgeline.store.memory import MemoryProvider
 from ridgeline.store.payloads import DecodedPayload
 from ridgeline.store.provider import MAX_NOTES_BYTES, NOTES_FILES, Scalars
+from ridgeline.store.remote_store import Mirror, Publisher
 from ridgeline.store.replica import SOURCES_FILE, RecordsUnavailable, Replica
 
 __all__ = [
@@ -98,8 +102,22 @@ def open_replica(store: str | os.PathLike[str], *, records: bool | None = None) 
     return LogDir(DiskProvider(replica.store, replica, directory=replica.directory), cache_dir=None)
 
 
+def replica_label(store: str | os.PathLike[str]) -> str:
+    """What a replica of ``store`` names as its log directory (StoreError when ``store`` is no store)."""
+    return _replica(store, False).label
+
+
 def _replica(store: str | os.PathLike[str], records: bool | None) -> Replica:
-    replica = Replica(store, None)
+    if _is_url(store):
+        fs, root = _fsspec(str(store))
+        mirror = Mirror(fs, root, default_cache_dir() / f"replica-{_digest(str(store))}")
+        try:
+            mirror.sync()
+        except (OSError, ValueError) as error:
+            raise StoreError(getattr(error, "errno", 0) or 0, f"store {str(store)!r} cannot be read: {error}") from None
+        replica = Replica(mirror.local, None, sync=mirror.sync)
+    else:
+        replica = Replica(store, None)
     if records is None:
         records = _readable(replica.directory)
     if records:
@@ -204,8 +222,55 @@ def _ingestor(
 ) -> tuple[Ingestor, DiskStore | None]:
     sources = sources_from(logdir)
     named = [(s.name, s.path) for s in sources]
+    publisher = None
+    if store is not None and _is_url(store):  # indexed here, published there (ridgeline.store.remote_store)
+        fs, root = _fsspec(str(store))
+        local = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+        store = private_directory(local) / f"store-{_digest(str(store))}"
+        publisher = Publisher(store, fs, root)
     opened = open_store(named, {"check_crc": check_crc}, cache_dir, store=store) if cache or store else None
-    return Ingestor(sources, check_crc=check_crc, parallel=parallel, store=opened), opened
+    ingestor = _Publishing(sources, check_crc=check_crc, parallel=parallel, store=opened)
+    ingestor.publisher = publisher
+    return ingestor, opened
+
+
+class _Publishing(Ingestor):
+    """Ingest that uploads the store after each pass when it lives on object storage (``publisher``)."""
+
+    publisher: Publisher | None = None
+
+    def load(self, progress: Progress | None = None, cancel: threading.Event | None = None) -> tuple[int, PassStats]:
+        done = super().load(progress, cancel)
+        if self.publisher is not None:
+            self.publisher.publish()
+        return done
+
+    def reload(self, cancel: threading.Event | None = None) -> PassStats:
+        stats = super().reload(cancel)
+        if self.publisher is not None:
+            self.publisher.publish()
+        return stats
+
+
+def _is_url(path: str | os.PathLike[str]) -> bool:
+    return "://" in str(path)
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def _fsspec(url: str) -> tuple[Any, str]:
+    """The fsspec file system of ``url`` (endpoint and credentials from the environment) and its path there."""
+    try:
+        import fsspec
+    except ImportError as error:
+        raise StoreError(0, f"store {url!r} is a URL: it needs fsspec (pip install fsspec s3fs)") from error
+    try:
+        fs, root = fsspec.core.url_to_fs(url, **storage_options(url.split("://", 1)[0]))
+    except (ImportError, ValueError) as error:
+        raise StoreError(0, f"store {url!r}: {error}") from error
+    return fs, str(root)
 
 
 def _readable(directory: Path) -> bool:

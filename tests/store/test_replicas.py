@@ -50,7 +50,7 @@ def _sha(path: Path) -> str:
 
 
 @contextmanager
-def indexing(logs: Path, store: Path, *more: str) -> Iterator[list[str]]:
+def indexing(logs: Path, store: Path | str, *more: str, env: dict[str, str] | None = None) -> Iterator[list[str]]:
     """``ridgeline index --logdir LOGS --store STORE --watch 0.1`` running; yields its output once its first
     pass committed (it says so), stops it with SIGTERM after."""
     process = subprocess.Popen(
@@ -58,7 +58,7 @@ def indexing(logs: Path, store: Path, *more: str) -> Iterator[list[str]]:
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
-        env=clean_env(),
+        env=env or clean_env(),
     )
     assert process.stdout is not None
     output: list[str] = []

@@ -327,20 +327,18 @@ def _opening(logdir: str | None, *, cache: bool, check_crc: bool, store: str | N
 
 def _check_store(store: str) -> None:
     """A directory that is not a store this version reads is a usage error naming --store, before serving."""
-    from ridgeline.store.files import StoreError
-    from ridgeline.store.replica import Replica
-
-    try:
-        Replica(store, None)
-    except StoreError as error:
-        raise click.BadParameter(str(error), param_hint="--store") from None
+    _replica_label(store)
 
 
 def _replica_label(store: str | None) -> str:
     """What a replica's pages name: the log directory its indexer reads (as it recorded it), else the store."""
-    from ridgeline.store.replica import Replica
+    from ridgeline.api import replica_label
+    from ridgeline.store.files import StoreError
 
-    return Replica(str(store), None).label
+    try:
+        return replica_label(str(store))
+    except StoreError as error:
+        raise click.BadParameter(str(error), param_hint="--store") from None
 
 
 def _open_replica(store: str | None) -> LogDir:

@@ -85,8 +85,15 @@ class Replica:
     whose columns are the store's files). Raises :class:`StoreError` when ``directory`` is not a store this
     version reads."""
 
-    def __init__(self, directory: str | os.PathLike[str], event_files: EventFiles | None) -> None:
+    def __init__(
+        self,
+        directory: str | os.PathLike[str],
+        event_files: EventFiles | None,
+        *,
+        sync: Callable[[], None] | None = None,
+    ) -> None:
         self.directory = check_store_directory(Path(directory))
+        self._sync = sync  # a store on object storage: bring the local copy up to date first (remote_store.Mirror)
         found = read_json(self.directory / "store.json")
         if found != header():
             what = "has no store.json (no indexer has written it yet?)" if found is None else f"is {found}"
@@ -120,6 +127,11 @@ class Replica:
     def reload(self) -> int:
         """Read every manifest that changed since the last pass; returns how many runs changed."""
         with self._pass_lock:
+            if self._sync is not None:
+                try:
+                    self._sync()
+                except Exception as error:  # unreachable meanwhile: keep serving the copy, say why
+                    self.store.add_problems([Problem(str(self.directory), None, f"store copy not updated: {error}")])
             changed = 0
             try:
                 names = {entry.name for entry in os.scandir(self.directory / "runs") if entry.is_dir()}
