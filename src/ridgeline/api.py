@@ -115,6 +115,12 @@ def _replica(store: str | os.PathLike[str], records: bool | None) -> Replica:
             mirror.sync()
         except (OSError, ValueError) as error:
             raise StoreError(getattr(error, "errno", 0) or 0, f"store {str(store)!r} cannot be read: {error}") from None
+        if not (mirror.local / "store.json").exists():
+            raise StoreError(
+                0,
+                f"store {str(store)!r} has no store.json (no indexer has published it yet?): run `ridgeline index "
+                f"--logdir LOGDIR --store {store}` first",
+            )
         replica = Replica(mirror.local, None, sync=mirror.sync)
     else:
         replica = Replica(store, None)

@@ -43,11 +43,11 @@ def aws(endpoint: str) -> dict[str, str]:
     }
 
 
-def objects(endpoint: str) -> dict[str, tuple[str, int]]:
+def objects(endpoint: str, bucket: str = "stores") -> dict[str, tuple[str, int]]:
     import boto3
 
     client = boto3.client("s3", endpoint_url=endpoint, **_keys())
-    listed = client.list_objects_v2(Bucket="stores").get("Contents", [])
+    listed = client.list_objects_v2(Bucket=bucket).get("Contents", [])
     return {entry["Key"]: (entry["ETag"], entry["Size"]) for entry in listed}
 
 
@@ -90,3 +90,38 @@ def test_two_replicas_of_a_store_on_s3_answer_as_a_logdir_server(s3_endpoint: st
         with serving("--logdir", str(logs.resolve()), "--port", "0", "--no-cache") as reference:
             assert answers(replica, grown) == answers(reference, grown)
     assert objects(s3_endpoint) == before
+
+
+def test_a_replica_of_s3_follows_a_run_read_again_and_refuses_an_empty_prefix(
+    s3_endpoint: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import boto3
+
+    import ridgeline
+    from ridgeline.api import open_replica
+    from ridgeline.store.files import StoreError
+
+    for name, value in {**aws(s3_endpoint), "RIDGELINE_CACHE_DIR": str(tmp_path / "replica")}.items():
+        monkeypatch.setenv(name, value)
+    boto3.client("s3", endpoint_url=s3_endpoint, **_keys()).create_bucket(Bucket="rewinds")
+    store = "s3://rewinds/store"
+    with pytest.raises(StoreError, match=r"no store\.json"):
+        open_replica(store)
+    logs = tmp_path / "logs"
+    first, second = logs / "run" / "events.out.tfevents.1.a", logs / "run" / "events.out.tfevents.2.b"
+    write_run(first.parent, ["loss"], range(100), name=first.name)
+    write_run(second.parent, ["loss"], range(100, 200), name=second.name)
+    writer = ridgeline.open(logs, store=store, cache_dir=tmp_path / "indexer")
+    replica = open_replica(store)
+    assert replica.scalars("run", "loss").value.tolist() == expected(0, range(200))
+    published = {key for key in objects(s3_endpoint, "rewinds") if key.endswith(".segments")}
+    second.unlink()
+    write_run(second.parent, ["loss"], range(150, 400), name=second.name)  # other bytes from the start
+    writer.reload()
+    replica.reload()
+    steps = [*range(100), *range(150, 400)]
+    assert replica.scalars("run", "loss").step.tolist() == steps
+    assert replica.scalars("run", "loss").value.tolist() == [step / 8 for step in steps]
+    now = {key for key in objects(s3_endpoint, "rewinds") if key.endswith(".segments")}
+    assert published and now and not published & now  # the old reading's objects are gone from the bucket
+    writer.provider.close()  # type: ignore[attr-defined]

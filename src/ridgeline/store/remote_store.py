@@ -60,6 +60,7 @@ class Publisher:
         self.fs = fs
         self.root = root.rstrip("/")
         self._uploaded: dict[str, tuple[int, int]] = {}  # remote path -> (size, mtime_ns) of the local file sent
+        self._named: dict[str, set[str]] = {}  # run directory -> the files its published manifest names
 
     def publish(self) -> int:
         """Upload what changed since the last call; returns how many objects were written."""
@@ -74,9 +75,13 @@ class Publisher:
                 continue
             present.add(directory.name)
             remote = f"{self.root}/runs/{directory.name}"
-            for name in named_files(json.loads(manifest_bytes)):
+            names = set(named_files(json.loads(manifest_bytes)))
+            for name in sorted(names):
                 written += self._put(directory / name, f"{remote}/{name}")
             written += self._put_bytes(manifest_bytes, manifest_path, f"{remote}/manifest.json")
+            if self._named.get(directory.name) != names:  # a new reading (a rewind, a rebuild): drop the old files
+                written += self._remove_unnamed(remote, names)
+                self._named[directory.name] = names
         for name in TOP_FILES:
             written += self._put(self.local / name, f"{self.root}/{name}")
         with contextlib.suppress(FileNotFoundError):
@@ -84,6 +89,17 @@ class Publisher:
                 self.fs.rm(f"{self.root}/runs/{gone}", recursive=True)
                 written += 1
         return written
+
+    def _remove_unnamed(self, remote: str, names: set[str]) -> int:
+        removed = 0
+        with contextlib.suppress(FileNotFoundError):
+            for path in self.fs.ls(remote, detail=False):
+                name = str(path).rstrip("/").rsplit("/", 1)[-1]
+                if name not in names and name != "manifest.json":
+                    self.fs.rm_file(path)
+                    self._uploaded.pop(f"{remote}/{name}", None)
+                    removed += 1
+        return removed
 
     def _put(self, path: Path, remote: str) -> int:
         try:
