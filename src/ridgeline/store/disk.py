@@ -204,15 +204,15 @@ class DiskStore(Store):
         self._runs_directory = self.directory / "runs"
         self.rebuilt: list[str] = []  # runs found damaged on open, dropped to be read again
         self._problems_written = 0
-        header = read_json(self.directory / "store.json")
-        if header != _header():
+        found = read_json(self.directory / "store.json")
+        if found != header():
             # Another format (or none yet): start empty, never read what this version does not know.
             shutil.rmtree(self._runs_directory, ignore_errors=True)
             with contextlib.suppress(FileNotFoundError):
                 (self.directory / "problems.json").unlink()
         private_directory(self._runs_directory)
-        if header != _header():
-            write_json(self.directory / "store.json", _header())
+        if found != header():
+            write_json(self.directory / "store.json", header())
 
     def close(self) -> None:
         """Release the writer lock (the store stays on disk for the next open)."""
@@ -341,11 +341,6 @@ class DiskStore(Store):
         return disk
 
 
-def header() -> dict[str, Any]:
-    """What ``store.json`` holds in a store this version reads."""
-    return _header()
-
-
 def run_from(manifest: Any, directory: Path, check: Callable[[ColumnFile], bool]) -> DiskRunData | None:
     """The run ``manifest`` describes (see :func:`_run_from`), as a replica reads it: None when it is not a
     manifest of this format, names a file that is missing or damaged, or belongs in another directory."""
@@ -360,7 +355,8 @@ def run_directory_name(name: str) -> str:
     return hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
-def _header() -> dict[str, Any]:
+def header() -> dict[str, Any]:
+    """What ``store.json`` holds in a store this version reads."""
     return {"format": FORMAT, "byteorder": "little" if native_little_endian() else "big"}
 
 
