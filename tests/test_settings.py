@@ -49,6 +49,7 @@ def a_value(name: str, tmp_path: Path) -> tuple[str, object]:
         "alerts_config": (str(config), str(config)),
         "diagnosis_config": (str(config), str(config)),
         "cache_dir": (str(tmp_path / "cache"), str(tmp_path / "cache")),
+        "store": (str(tmp_path / "store"), str(tmp_path / "store")),
         "retention": ("--older-than 3650d", "--older-than 3650d"),
         "path_prefix": ("/ridgeline", "/ridgeline"),
         "crashed_after": ("60", 60.0),

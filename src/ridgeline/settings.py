@@ -141,6 +141,16 @@ SETTINGS: tuple[Setting, ...] = (
         minimum=0,
     ),
     Setting(
+        "store",
+        str,
+        None,
+        "The store's own directory (or an fsspec URL such as s3://bucket/store), instead of one under the cache "
+        "directory (docs/store.md). With --logdir this "
+        "process keeps it current (one at a time: a second is refused); serve without --logdir reads it as a "
+        "read-only replica of what an indexer (ridgeline index --logdir DIR --store STORE --watch S) commits.",
+        ("index", "serve"),
+    ),
+    Setting(
         "cache_dir",
         Path,
         None,

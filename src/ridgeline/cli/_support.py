@@ -154,6 +154,7 @@ def open_logdir(
     check_crc: bool = True,
     delay: float = 1.0,
     option: str = "--logdir",
+    store: str | None = None,
 ) -> LogDir:
     """``ridgeline.open(logdir)`` behind a progress bar on ``console`` (shown once the read took ``delay``
     seconds, only on a terminal); a missing or unreadable log directory is a usage error naming ``option``."""
@@ -161,7 +162,7 @@ def open_logdir(
 
     try:
         with LateProgress("reading event files", console, delay) as progress:
-            return ridgeline.open(logdir, cache=cache, check_crc=check_crc, progress=progress.update)
+            return ridgeline.open(logdir, cache=cache, check_crc=check_crc, store=store, progress=progress.update)
     except ValueError as error:
         raise click.BadParameter(str(error), param_hint=option) from None
 

@@ -39,7 +39,7 @@ console = Console(stderr=True)
 
 
 @click.command("serve")
-@logdir_option("--logdir_spec")
+@logdir_option("--logdir_spec", required=False)
 @setting_options("serve")
 @click.option(
     "--get",
@@ -52,7 +52,7 @@ console = Console(stderr=True)
     ),
 )
 def serve(
-    logdir: str,
+    logdir: str | None,
     port: int,
     host: str,
     reload_interval: float,
@@ -65,6 +65,7 @@ def serve(
     retention: str | None,
     crashed_after: float,
     path_prefix: str | None,
+    store: str | None,
     get_path: str | None,
 ) -> None:
     """Serve the dashboards for a log directory at http://HOST:PORT/.
@@ -80,6 +81,11 @@ def serve(
         ridgeline serve --logdir runs --get '/api/scalars?run=exp1&tag=loss'
         ridgeline serve --logdir runs --retention '--older-than 30d --keep-last 50 --yes'
         ridgeline serve --logdir runs --path-prefix /ridgeline
+        ridgeline serve --store /shared/store --port 0   # a read-only replica (docs/store.md)
+    \b
+    With --store and no --logdir the server is a read-only replica of a store that an indexer keeps current
+    (ridgeline index --logdir DIR --store STORE --watch S): it never writes into it, and reads what the indexer
+    committed every --reload-interval seconds.
     """
     if token == "":  # --token '' or RIDGELINE_TOKEN='': an empty token would silently serve without one
         raise click.BadParameter("must not be empty (leave it out to serve without a token)", param_hint="--token")
@@ -87,14 +93,23 @@ def serve(
     alert_config = read_config(alerts_config, "alert config", _alert_config, "--alerts-config")
     diagnosis = read_config(diagnosis_config, "diagnosis config", _diagnosis_config, "--diagnosis-config")
     prefix = _prefix(path_prefix)
-    sweeper = _sweeper(logdir, retention) if retention else None
+    if logdir is None:
+        if store is None:
+            raise click.UsageError("give --logdir LOGDIR to serve, or --store STORE to serve a store read-only")
+        if retention:
+            raise click.BadParameter(
+                "a read-only replica (--store without --logdir) deletes nothing", param_hint="--retention"
+            )
+        _check_store(store)
+    sweeper = _sweeper(logdir, retention) if retention and logdir is not None else None
+    source = logdir if logdir is not None else f"store {store}"
     # What /api/settings answers: every setting as this server runs with it (the port it got for --port 0).
     effective: dict[str, Any] = {s.name: click.get_current_context().params[s.name] for s in for_command("serve")}
     effective.update(token=token)
     build = _AppSpec(
         reload_interval=reload_interval if reload_interval > 0 else None,
         token=token,
-        logdir_label=logdir,
+        logdir_label=logdir if logdir is not None else _replica_label(store),
         settings={
             "alert_config": alert_config,
             "diagnosis_config": diagnosis,
@@ -105,14 +120,19 @@ def serve(
         path_prefix=prefix,
     )
     if get_path is not None:
-        _get(build, open_logdir(logdir, console, cache=not no_cache, check_crc=not no_checksum, delay=0), get_path)
+        if logdir is None:
+            _get(build, _open_replica(store), get_path)
+        else:
+            opened = open_logdir(logdir, console, cache=not no_cache, check_crc=not no_checksum, delay=0, store=store)
+            _get(build, opened, get_path)
         return
     sock = _bind(host, port)
     effective["port"] = sock.getsockname()[1]
     try:
         if sweeper is not None:
             _sweep(sweeper)  # before the read: the page never shows runs the policy is about to take
-        _check_logdir(logdir)
+        if logdir is not None:
+            _check_logdir(logdir)
         # uvicorn serves the front at once: the page's files, and every other request once the app is built (in
         # a thread, while the first pass reads the log directory in another; issue 15's fast start).
         from ridgeline.server.front import Front, protect
@@ -139,16 +159,16 @@ def serve(
     shown = f"{url}?token={token}" if token else url
     # The URL is printed once everything is read: what a script that waits for it expects.
     startup = _Startup(
-        lambda: _opening(logdir, cache=not no_cache, check_crc=not no_checksum),
+        lambda: _opening(logdir, cache=not no_cache, check_crc=not no_checksum, store=store),
         build,
-        logdir,
-        f"ridgeline is serving {logdir} at {shown}  (Ctrl-C to stop)",
+        source,
+        f"ridgeline is serving {source} at {shown}  (Ctrl-C to stop)",
     )
     front = Front(on_start=startup.start, on_stop=startup.stop)
     startup.front = front
     server = make_server(protect(front, token=token, prefix=prefix), sock, allow_hosts=allow_host)
     startup.server = server
-    console.print(f"reading {logdir}; answering on port {actual_port} meanwhile")
+    console.print(f"reading {source}; answering on port {actual_port} meanwhile")
     if sweeper is not None:
         sweeper.start()
     try:
@@ -289,14 +309,52 @@ def _get(spec: _AppSpec, opened: LogDir, get_path: str) -> None:
     sys.exit(0 if status < 400 else 1)
 
 
-def _opening(logdir: str, *, cache: bool, check_crc: bool) -> Opening:
-    """The log directory opened, not read yet; a missing or unreadable one is a usage error naming --logdir."""
+def _opening(logdir: str | None, *, cache: bool, check_crc: bool, store: str | None) -> Opening:
+    """The log directory opened, not read yet; a missing or unreadable one is a usage error naming --logdir.
+    Without a log directory: the store, opened as a read-only replica."""
     from ridgeline.api import opening
+    from ridgeline.store.files import StoreError
 
     try:
-        return opening(logdir, cache=cache, check_crc=check_crc)
+        return opening(logdir, cache=cache, check_crc=check_crc, store=store)
     except ValueError as error:
         raise click.BadParameter(str(error), param_hint="--logdir") from None
+    except StoreError as error:
+        if store is None:  # the cache directory: not an option's fault
+            raise
+        raise click.BadParameter(str(error), param_hint="--store") from None
+
+
+def _check_store(store: str) -> None:
+    """A directory that is not a store this version reads is a usage error naming --store, before serving."""
+    _replica_label(store)
+
+
+def _replica_label(store: str | None) -> str:
+    """What a replica's pages name: the log directory its indexer reads (as it recorded it), else the store."""
+    from ridgeline.api import replica_label
+    from ridgeline.store.files import StoreError
+
+    try:
+        return replica_label(str(store))
+    except StoreError as error:
+        raise click.BadParameter(str(error), param_hint="--store") from None
+
+
+def _open_replica(store: str | None) -> LogDir:
+    from ridgeline.api import open_replica, scalars_only
+
+    opened = open_replica(str(store))
+    if scalars_only(opened):
+        _say_scalars_only(opened)
+    return opened
+
+
+def _say_scalars_only(opened: LogDir) -> None:
+    console.print(
+        f"[yellow]warning:[/yellow] {opened.label} cannot be read from here: serving scalars only (images, "
+        "histograms and other records stay in its event files; serve where it is readable for those)"
+    )
 
 
 def _check_logdir(logdir: str) -> None:
@@ -401,6 +459,10 @@ def _say_what_was_read(opened: LogDir, logdir: str) -> None:
     runs = opened.runs()
     problems = opened.problems()
     console.print(f"read {len(runs)} run{'s' if len(runs) != 1 else ''} from {logdir}")
+    from ridgeline.api import scalars_only
+
+    if scalars_only(opened):
+        _say_scalars_only(opened)
     if problems:
         console.print(
             f"[yellow]{len(problems)} damaged or unreadable spans were skipped[/yellow] (first: "

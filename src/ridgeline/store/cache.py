@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from ridgeline.store.disk import FORMAT, DiskStore
-from ridgeline.store.files import StoreError, private_directory
+from ridgeline.store.files import StoreError, private_directory, read_json, write_json
+from ridgeline.store.replica import SOURCES_FILE
 
 
 def default_cache_dir() -> Path:
@@ -30,19 +31,41 @@ def default_cache_dir() -> Path:
 
 def cache_key(sources: list[tuple[str | None, str]], options: dict[str, Any]) -> str:
     """A stable name for one set of log directories (absolute local paths, URLs as given) and options."""
-    normalised = [(name, path if "://" in path else os.path.abspath(path)) for name, path in sources]
+    normalised = _absolute(sources)
     text = json.dumps({"sources": normalised, "options": options, "format": FORMAT}, sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
 def open_store(
-    sources: list[tuple[str | None, str]], options: dict[str, Any], cache_dir: str | os.PathLike[str] | None = None
+    sources: list[tuple[str | None, str]],
+    options: dict[str, Any],
+    cache_dir: str | os.PathLike[str] | None = None,
+    *,
+    store: str | os.PathLike[str] | None = None,
 ) -> DiskStore | None:
-    """The store of these log directories in ``cache_dir`` (default :func:`default_cache_dir`).
+    """The store of these log directories in ``cache_dir`` (default :func:`default_cache_dir`), or in the
+    directory ``store`` itself (``--store DIR``: the user's choice, where replicas read it).
 
-    None when another process is writing it (the caller then reads into memory); StoreError when the cache
-    directory is not safe to use.
+    None when another process is writing it (the caller then reads into memory); StoreError when the directory
+    is not safe to use, or when ``store`` is being written by another indexer (refused: a user who named the
+    store expects this process to keep it current).
     """
+    if store is not None:
+        try:
+            opened = DiskStore(Path(store))
+        except StoreError as error:
+            if error.errno != errno.EBUSY:
+                raise
+            raise StoreError(
+                error.errno,
+                f"{error}: read it without writing as a replica (`ridgeline serve --store {store}` without "
+                f"--logdir, or ridgeline.open(store={str(store)!r}))",
+            ) from None
+        label = ",".join(f"{name}:{path}" if name else path for name, path in _absolute(sources))
+        described = {"logdir": label, "sources": [list(source) for source in _absolute(sources)]}
+        if read_json(opened.directory / SOURCES_FILE) != described:
+            write_json(opened.directory / SOURCES_FILE, described)
+        return opened
     directory = private_directory(Path(cache_dir) if cache_dir is not None else default_cache_dir())
     for old in directory.glob("*.pickle"):  # the pickle cache of earlier versions
         with contextlib.suppress(OSError):
@@ -53,3 +76,7 @@ def open_store(
         if error.errno == errno.EBUSY:
             return None
         raise
+
+
+def _absolute(sources: list[tuple[str | None, str]]) -> list[tuple[str | None, str]]:
+    return [(name, path if "://" in path else os.path.abspath(path)) for name, path in sources]

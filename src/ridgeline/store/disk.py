@@ -30,7 +30,7 @@ import itertools
 import os
 import secrets
 import shutil
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -70,7 +70,7 @@ BLOB_ROW = np.dtype(
     ]
 )
 
-__all__ = ["FORMAT", "DiskRunData", "DiskStore", "StoreError"]
+__all__ = ["FORMAT", "DiskRunData", "DiskStore", "StoreError", "header", "run_from"]
 
 
 @dataclass
@@ -204,15 +204,15 @@ class DiskStore(Store):
         self._runs_directory = self.directory / "runs"
         self.rebuilt: list[str] = []  # runs found damaged on open, dropped to be read again
         self._problems_written = 0
-        header = read_json(self.directory / "store.json")
-        if header != _header():
+        found = read_json(self.directory / "store.json")
+        if found != header():
             # Another format (or none yet): start empty, never read what this version does not know.
             shutil.rmtree(self._runs_directory, ignore_errors=True)
             with contextlib.suppress(FileNotFoundError):
                 (self.directory / "problems.json").unlink()
         private_directory(self._runs_directory)
-        if header != _header():
-            write_json(self.directory / "store.json", _header())
+        if found != header():
+            write_json(self.directory / "store.json", header())
 
     def close(self) -> None:
         """Release the writer lock (the store stays on disk for the next open)."""
@@ -321,7 +321,7 @@ class DiskStore(Store):
 
     # --- helpers ------------------------------------------------------------------------------------------------
     def _run_directory(self, name: str) -> Path:
-        return self._runs_directory / hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+        return self._runs_directory / run_directory_name(name)
 
     def _written_out(self, data: RunData) -> DiskRunData:
         directory = self._run_directory(data.name)
@@ -341,12 +341,30 @@ class DiskStore(Store):
         return disk
 
 
-def _header() -> dict[str, Any]:
+def run_from(manifest: Any, directory: Path, check: Callable[[ColumnFile], bool]) -> DiskRunData | None:
+    """The run ``manifest`` describes (see :func:`_run_from`), as a replica reads it: None when it is not a
+    manifest of this format, names a file that is missing or damaged, or belongs in another directory."""
+    data = _run_from(manifest, directory, check) if isinstance(manifest, dict) else None
+    if data is None or run_directory_name(data.name) != directory.name:
+        return None
+    return data
+
+
+def run_directory_name(name: str) -> str:
+    """The directory under ``runs/`` of the run called ``name``."""
+    return hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def header() -> dict[str, Any]:
+    """What ``store.json`` holds in a store this version reads."""
     return {"format": FORMAT, "byteorder": "little" if native_little_endian() else "big"}
 
 
-def _run_from(manifest: dict[str, Any], directory: Path) -> DiskRunData | None:
-    """The run a manifest describes, its columns checked; None when anything is off (the run is read again)."""
+def _run_from(
+    manifest: dict[str, Any], directory: Path, check: Callable[[ColumnFile], bool] = ColumnFile.verify
+) -> DiskRunData | None:
+    """The run a manifest describes, its columns checked by ``check`` (the writer's :meth:`ColumnFile.verify`
+    trims what no manifest committed; a replica's reads only); None when anything is off (the run is read again)."""
     try:
         if manifest.get("format") != FORMAT or not native_little_endian():
             return None
@@ -356,13 +374,13 @@ def _run_from(manifest: dict[str, Any], directory: Path) -> DiskRunData | None:
         packed_length = 0
         if manifest["packed"] is not None:
             data.packed = PackedFile(_column(directory, manifest["packed"], BYTES))
-            if not data.packed.file.verify():
+            if not check(data.packed.file):
                 return None
             packed_length = data.packed.file.length
         packed = data.packed_columns()
         for entry in manifest["scalars"]:
             number = next(data._series_numbers)
-            own = None if entry["own"] is None else _own(directory, entry["own"])
+            own = None if entry["own"] is None else _own(directory, entry["own"], check)
             segments = tuple((int(start), int(size), int(count)) for start, size, count in entry["segments"])
             if any(min(segment) < 0 or segment[0] + segment[1] > packed_length for segment in segments):
                 return None
@@ -377,7 +395,7 @@ def _run_from(manifest: dict[str, Any], directory: Path) -> DiskRunData | None:
                 increasing=bool(entry["increasing"]),
                 last_step=None if last_step is None else int(last_step),
             )
-        _load_blobs(data, manifest)
+        _load_blobs(data, manifest, check)
         data.marks = {str(path): checked_mark(mark) for path, mark in manifest["marks"]}
         data.first_wall_time = _float_or_none(manifest["first_wall_time"])
         data.last_wall_time = float(manifest["last_wall_time"])
@@ -388,7 +406,7 @@ def _run_from(manifest: dict[str, Any], directory: Path) -> DiskRunData | None:
         return None
 
 
-def _load_blobs(data: DiskRunData, manifest: dict[str, Any]) -> None:
+def _load_blobs(data: DiskRunData, manifest: dict[str, Any], check: Callable[[ColumnFile], bool]) -> None:
     paths = [str(path) for path in manifest["paths"]]
     data._paths = {path: number for number, path in enumerate(paths)}
     keys = [(_kind(entry["kind"]), str(entry["tag"])) for entry in manifest["blobs"]]
@@ -396,7 +414,7 @@ def _load_blobs(data: DiskRunData, manifest: dict[str, Any]) -> None:
     rows = np.zeros(0, dtype=BLOB_ROW)
     if spec is not None:
         data.blob_table = _column(data.directory, spec, BLOB_ROW)
-        if not data.blob_table.verify():
+        if not check(data.blob_table):
             raise ValueError("blob table damaged")
         rows = np.fromfile(data.blob_table.path, dtype=BLOB_ROW, count=data.blob_table.length)
     if len(rows) and (
@@ -425,7 +443,7 @@ def _load_blobs(data: DiskRunData, manifest: dict[str, Any]) -> None:
         data._blobs_written[key] = len(mine)
 
 
-def _own(directory: Path, spec: dict[str, Any]) -> OwnFiles:
+def _own(directory: Path, spec: dict[str, Any], check: Callable[[ColumnFile], bool]) -> OwnFiles:
     """The checked files of a long series (ValueError when not intact)."""
     dtype = np.dtype(str(spec["value_dtype"]))
     if dtype not in (np.dtype("<f4"), np.dtype("<f8")):
@@ -436,7 +454,7 @@ def _own(directory: Path, spec: dict[str, Any]) -> OwnFiles:
         _column(directory, spec["value"], dtype),
         _column(directory, spec["lod"], BLOCK),
     )
-    if own.lod.length != own.value.length // BLOCK_POINTS or not all(column.verify() for column in own.files()):
+    if own.lod.length != own.value.length // BLOCK_POINTS or not all(check(column) for column in own.files()):
         raise ValueError("damaged columns")
     return own
 

@@ -66,6 +66,16 @@ def check_private(path: Path, info: os.stat_result) -> None:
         )
 
 
+def check_store_directory(path: Path) -> Path:
+    """An existing store directory checked as :func:`private_directory` checks it, created never (a replica)."""
+    try:
+        info = path.stat()
+    except OSError as error:
+        raise StoreError(error.errno, f"store {str(path)!r} cannot be read: {error.strerror}") from None
+    check_private(path, info)
+    return path
+
+
 def write_json(path: Path, value: Any) -> None:
     """Write ``value`` as JSON to ``path`` atomically, mode 0600."""
     temporary = path.with_name(f".tmp-{os.getpid()}-{path.name}")
@@ -159,6 +169,35 @@ class ColumnFile:
                 return bool(crc32c.crc32c(os.pread(fd, size, 0)) == self.crc) if size else self.crc == 0
             with mmap.mmap(fd, size, access=mmap.ACCESS_READ) as mapped:
                 return bool(crc32c.crc32c(mapped) == self.crc)
+        except OSError:
+            return False
+        finally:
+            os.close(fd)
+
+    def check(self, known: tuple[int, int] | None = None) -> bool:
+        """Whether the committed bytes are there and match the CRC, read only (a replica's :meth:`verify`: bytes
+        past the committed length are an indexer's write in progress, left alone). ``known``: a ``(length, crc)``
+        of this file already checked; only the bytes after it are read then (committed bytes never change)."""
+        size = self.length * self.dtype.itemsize
+        start, crc = 0, 0
+        if known is not None and 0 < known[0] <= self.length:
+            start, crc = known[0] * self.dtype.itemsize, known[1]
+        try:
+            fd = os.open(self.path, os.O_RDONLY)
+        except FileNotFoundError:
+            return size == 0 and self.crc == 0
+        except OSError:
+            return False
+        try:
+            if os.fstat(fd).st_size < size:
+                return False
+            while start < size:
+                data = os.pread(fd, min(size - start, VERIFY_READ_BYTES), start)
+                if not data:
+                    return False
+                crc = crc32c.crc32c(data, value=crc)
+                start += len(data)
+            return bool(crc == self.crc)
         except OSError:
             return False
         finally:

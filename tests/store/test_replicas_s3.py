@@ -1,0 +1,127 @@
+"""A store on S3 (``--store s3://bucket/prefix``) through moto's S3 server on 127.0.0.1: the indexer publishes it,
+two ``ridgeline serve --store s3://...`` replicas mirror it; both answer as ``serve --logdir`` does and follow
+the indexer's commits, and no replica writes into the bucket."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import wait_until
+from tests.server.conftest import clean_env, serving
+from tests.store.test_disk import expected, write_run
+from tests.store.test_replicas import LONG, SERIES, answers, caught_up, indexing, write_logs
+
+STORE = "s3://stores/team/store"
+
+
+@pytest.fixture(scope="module")
+def s3_endpoint() -> Iterator[str]:
+    from moto.server import ThreadedMotoServer
+
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    try:
+        host, port = server.get_host_and_port()
+        yield f"http://{host}:{port}"
+    finally:
+        server.stop()
+        import s3fs
+
+        s3fs.S3FileSystem.clear_instance_cache()
+
+
+def aws(endpoint: str) -> dict[str, str]:
+    return {
+        "AWS_ENDPOINT_URL": endpoint,
+        "AWS_ACCESS_KEY_ID": "testing",
+        "AWS_SECRET_ACCESS_KEY": "testing",
+        "AWS_DEFAULT_REGION": "us-east-1",
+    }
+
+
+def objects(endpoint: str, bucket: str = "stores") -> dict[str, tuple[str, int]]:
+    import boto3
+
+    client = boto3.client("s3", endpoint_url=endpoint, **_keys())
+    listed = client.list_objects_v2(Bucket=bucket).get("Contents", [])
+    return {entry["Key"]: (entry["ETag"], entry["Size"]) for entry in listed}
+
+
+def _keys() -> dict[str, str]:
+    return {"aws_access_key_id": "testing", "aws_secret_access_key": "testing", "region_name": "us-east-1"}
+
+
+def test_two_replicas_of_a_store_on_s3_answer_as_a_logdir_server(s3_endpoint: str, tmp_path: Path) -> None:
+    import boto3
+
+    boto3.client("s3", endpoint_url=s3_endpoint, **_keys()).create_bucket(Bucket="stores")
+    logs = tmp_path / "logs"
+    write_logs(logs)
+    with serving("--logdir", str(logs.resolve()), "--port", "0", "--no-cache") as reference:
+        wanted = answers(reference, SERIES)
+
+    def env(cache: str) -> dict[str, str]:
+        return clean_env(**aws(s3_endpoint), RIDGELINE_CACHE_DIR=str(tmp_path / cache))
+
+    replica_args = ("--store", STORE, "--port", "0", "--reload-interval", "0.1")
+    with (
+        indexing(logs, STORE, "--watch", "0.1", env=env("indexer")),
+        serving(*replica_args, env=env("replica-1")) as first,
+        serving(*replica_args, env=env("replica-2")) as second,
+    ):
+        assert answers(first, SERIES) == wanted
+        assert answers(second, SERIES) == wanted
+        write_run(logs / "short", ["loss", "acc"], range(300, 450))
+        write_run(logs / "long" / "sub", ["loss"], range(LONG, LONG + 5_000))
+        write_run(logs / "new", ["loss"], range(10))
+        for replica in (first, second):
+            wait_until(functools.partial(caught_up, replica), "the replica to answer what the indexer published")
+            long = replica.get("/api/scalars", run="long/sub", tag="loss").json()
+            assert long["step"] == list(range(LONG + 5_000)) and long["value"] == expected(0, range(LONG + 5_000))
+    # With the indexer stopped, a replica reads the bucket and writes nothing into it.
+    before = objects(s3_endpoint)
+    assert any(key.endswith("manifest.json") for key in before)
+    with serving(*replica_args, env=env("replica-3")) as replica:
+        grown = {**SERIES, "new": ["loss"]}
+        with serving("--logdir", str(logs.resolve()), "--port", "0", "--no-cache") as reference:
+            assert answers(replica, grown) == answers(reference, grown)
+    assert objects(s3_endpoint) == before
+
+
+def test_a_replica_of_s3_follows_a_run_read_again_and_refuses_an_empty_prefix(
+    s3_endpoint: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import boto3
+
+    import ridgeline
+    from ridgeline.api import open_replica
+    from ridgeline.store.files import StoreError
+
+    for name, value in {**aws(s3_endpoint), "RIDGELINE_CACHE_DIR": str(tmp_path / "replica")}.items():
+        monkeypatch.setenv(name, value)
+    boto3.client("s3", endpoint_url=s3_endpoint, **_keys()).create_bucket(Bucket="rewinds")
+    store = "s3://rewinds/store"
+    with pytest.raises(StoreError, match=r"no store\.json"):
+        open_replica(store)
+    logs = tmp_path / "logs"
+    first, second = logs / "run" / "events.out.tfevents.1.a", logs / "run" / "events.out.tfevents.2.b"
+    write_run(first.parent, ["loss"], range(100), name=first.name)
+    write_run(second.parent, ["loss"], range(100, 200), name=second.name)
+    writer = ridgeline.open(logs, store=store, cache_dir=tmp_path / "indexer")
+    replica = open_replica(store)
+    assert replica.scalars("run", "loss").value.tolist() == expected(0, range(200))
+    published = {key for key in objects(s3_endpoint, "rewinds") if key.endswith(".segments")}
+    second.unlink()
+    write_run(second.parent, ["loss"], range(150, 400), name=second.name)  # other bytes from the start
+    writer.reload()
+    replica.reload()
+    steps = [*range(100), *range(150, 400)]
+    assert replica.scalars("run", "loss").step.tolist() == steps
+    assert replica.scalars("run", "loss").value.tolist() == [step / 8 for step in steps]
+    now = {key for key in objects(s3_endpoint, "rewinds") if key.endswith(".segments")}
+    assert published and now and not published & now  # the old reading's objects are gone from the bucket
+    writer.provider.close()  # type: ignore[attr-defined]
