@@ -64,7 +64,14 @@ def text_summary(tag: str, text: str, plugin_name: str = TEXT_PLUGIN) -> summary
 def _git(args: list[str], cwd: Path) -> str | None:
     try:
         done = subprocess.run(
-            ["git", *args], cwd=cwd, capture_output=True, text=True, timeout=_GIT_TIMEOUT_S, check=False
+            # --no-optional-locks: `git status` would otherwise refresh the index under .git/index.lock, so a
+            # training run could make the user's own git command fail (and leave the lock behind if killed).
+            ["git", "--no-optional-locks", *args],
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            timeout=_GIT_TIMEOUT_S,
+            check=False,
         )
     except (OSError, subprocess.SubprocessError):
         return None
