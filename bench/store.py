@@ -58,8 +58,8 @@ MB = 1e6
 MAX_POINTS = 2000
 
 
-def datasets(points: int) -> list[Dataset]:
-    return [Dataset("long series", 1, 1, points), Dataset("many runs", 1000, 10, max(points // 10_000, 1))]
+def datasets(points: int, runs: int = 1000) -> list[Dataset]:
+    return [Dataset("long series", 1, 1, points), Dataset("many runs", runs, 10, max(points // (runs * 10), 1))]
 
 
 # --- ridgeline, in child processes ---------------------------------------------------------------------------
@@ -338,7 +338,7 @@ def lod_main(points: int) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--points", type=int, default=1_000_000, help="points per log directory (default 1M)")
-    parser.add_argument("--quick", action="store_true", help="20,000 points: a smoke run, not a measurement")
+    parser.add_argument("--quick", action="store_true", help="20,000 points (many runs: 100 of them): a smoke run, not a measurement")
     parser.add_argument("--data-dir", type=Path, default=REPO / ".bench" / "store", help="generated log dirs")
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds allowed for one step (default 900)")
     parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
@@ -356,7 +356,7 @@ def main(argv: list[str] | None = None) -> int:
     points = 20_000 if args.quick else args.points
     results = []
     with tempfile.TemporaryDirectory(prefix="ridgeline-store-bench-") as scratch:
-        for dataset in datasets(points):
+        for dataset in datasets(points, runs=100 if args.quick else 1000):
             path, _ = ingest_bench.ensure_dataset(args.data_dir, dataset)
             results.append(bench_dataset(path, dataset, args.timeout, Path(scratch)))
     info = ingest_bench.machine()
