@@ -84,7 +84,7 @@ def test_two_replicas_of_a_store_on_s3_answer_as_a_logdir_server(s3_endpoint: st
             assert long["step"] == list(range(LONG + 5_000)) and long["value"] == expected(0, range(LONG + 5_000))
     # With the indexer stopped, a replica reads the bucket and writes nothing into it.
     before = objects(s3_endpoint)
-    assert any(key.endswith("manifest.json") for key in before)
+    assert any(key.endswith("manifest.json.gz") for key in before)
     with serving(*replica_args, env=env("replica-3")) as replica:
         grown = {**SERIES, "new": ["loss"]}
         with serving("--logdir", str(logs.resolve()), "--port", "0", "--no-cache") as reference:

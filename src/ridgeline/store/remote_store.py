@@ -27,7 +27,14 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from ridgeline.store.files import FILE_MODE, private_directory, write_json
+from ridgeline.store.files import (
+    FILE_MODE,
+    MANIFEST,
+    decode_manifest,
+    private_directory,
+    write_atomically,
+    write_json,
+)
 
 TOP_FILES = ("store.json", "sources.json", "problems.json")
 
@@ -68,17 +75,17 @@ class Publisher:
         runs = self.local / "runs"
         present = set()
         for directory in sorted(runs.iterdir()) if runs.is_dir() else []:
-            manifest_path = directory / "manifest.json"
+            manifest_path = directory / MANIFEST
             try:
                 manifest_bytes = manifest_path.read_bytes()
             except OSError:
                 continue
             present.add(directory.name)
             remote = f"{self.root}/runs/{directory.name}"
-            names = set(named_files(json.loads(manifest_bytes)))
+            names = set(named_files(decode_manifest(manifest_bytes)))
             for name in sorted(names):
                 written += self._put(directory / name, f"{remote}/{name}")
-            written += self._put_bytes(manifest_bytes, manifest_path, f"{remote}/manifest.json")
+            written += self._put_bytes(manifest_bytes, manifest_path, f"{remote}/{MANIFEST}")
             if self._named.get(directory.name) != names:  # a new reading (a rewind, a rebuild): drop the old files
                 written += self._remove_unnamed(remote, names)
                 self._named[directory.name] = names
@@ -95,7 +102,7 @@ class Publisher:
         with contextlib.suppress(FileNotFoundError):
             for path in self.fs.ls(remote, detail=False):
                 name = str(path).rstrip("/").rsplit("/", 1)[-1]
-                if name not in names and name != "manifest.json":
+                if name not in names and name != MANIFEST:
                     self.fs.rm_file(path)
                     self._uploaded.pop(f"{remote}/{name}", None)
                     removed += 1
@@ -144,7 +151,7 @@ class Mirror:
         runs = private_directory(self.local / "runs")
         remote_runs = set()
         for path, info in sorted(listed.items()):
-            if not path.endswith("/manifest.json"):
+            if not path.endswith(f"/{MANIFEST}"):
                 continue
             run = path.rstrip("/").rsplit("/", 2)[-2]
             remote_runs.add(run)
@@ -159,7 +166,9 @@ class Mirror:
 
     def _copy_run(self, manifest_path: str, run: str, sizes: dict[str, int], directory: Path) -> None:
         manifest_bytes = self.fs.cat_file(manifest_path)
-        manifest = json.loads(manifest_bytes)
+        manifest = decode_manifest(manifest_bytes)
+        if not isinstance(manifest, dict):
+            raise ValueError(f"{manifest_path} is not a manifest")
         private_directory(directory)
         base = manifest_path.rstrip("/").rsplit("/", 1)[0]
         for name in named_files(manifest):
@@ -175,8 +184,8 @@ class Mirror:
                 os.pwrite(fd, data, have)
             finally:
                 os.close(fd)
-        write_json(directory / "manifest.json", manifest)
-        keep = {*named_files(manifest), "manifest.json"}
+        write_atomically(directory / MANIFEST, manifest_bytes)
+        keep = {*named_files(manifest), MANIFEST}
         for entry in os.scandir(directory):
             if entry.name not in keep and not entry.name.startswith(".tmp-"):
                 with contextlib.suppress(OSError):
