@@ -38,9 +38,11 @@ def test_generated_event_files_are_the_writers_bytes(scale: ModuleType, tmp_path
     heads = [_scalar_head(tag) for tag in tags]
     values = [scale.series_values(7, j, 0, steps, steps).tolist() for j in range(len(tags))]
     wall = scale.ingest_bench.WALL0 + 1000.0 * 7 + 0.05 * np.arange(steps)
-    records = [frame(event_pb2.Event(wall_time=scale.ingest_bench.WALL0, file_version=FILE_VERSION).SerializeToString())]
+    version = event_pb2.Event(wall_time=scale.ingest_bench.WALL0, file_version=FILE_VERSION)
+    records = [frame(version.SerializeToString())]
     for step in range(steps):
-        records += [frame(encode_scalar_event(h, values[j][step], step, float(wall[step]))) for j, h in enumerate(heads)]
+        for head, series in zip(heads, values, strict=True):
+            records.append(frame(encode_scalar_event(head, series[step], step, float(wall[step]))))
     assert path.read_bytes() == b"".join(records)
 
 
