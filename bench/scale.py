@@ -326,6 +326,9 @@ def serve(path: Path, store: Path, dataset: Dataset, timeout: float) -> dict[str
                 if time.monotonic() > deadline:
                     return {"failed": f"no complete chart after {timeout:.0f} s"}
                 try:
+                    if "http_up_s" not in result:
+                        _request(f"{base}/api/runs")
+                        result["http_up_s"] = time.perf_counter() - start
                     series = _request(f"{base}/api/scalars/batch", chart)["series"]
                     if all(entry.get("total_points") == dataset.steps for entry in series):
                         break
@@ -427,7 +430,7 @@ def targets(entry: dict[str, Any]) -> list[tuple[str, bool | None, str]]:
 
 def report(results: list[dict[str, Any]]) -> None:
     print(
-        "\n| log directory | points | parse | cold build (points/s) | 1 core | warm start | first chart "
+        "\n| log directory | points | parse | cold build (points/s) | 1 core | warm start | first chart (HTTP up) "
         "| reduced full / 1% zoom, first (again) | RssAnon (peak RSS) | B/pt apparent (allocated), files "
         "| TensorBoard default | TensorBoard keep-all |"
     )
@@ -442,7 +445,8 @@ def report(results: list[dict[str, Any]]) -> None:
         print(
             f"| {d.label} | {d.events:,} | {fmt(parse.get('seconds'))} s | {fmt(build.get('seconds'))} s "
             f"({fmt(rate)} M/s) | {fmt(one.get('seconds'))} s | {fmt(warm.get('seconds'), '.3f')} s "
-            f"| {fmt(served.get('first_chart_s'))} s | {fmt(served.get('full_first_ms'), '.1f')} "
+            f"| {fmt(served.get('first_chart_s'))} s (up {fmt(served.get('http_up_s'))} s) "
+            f"| {fmt(served.get('full_first_ms'), '.1f')} "
             f"({fmt(served.get('full_again_ms'), '.1f')}) / {fmt(served.get('zoom_first_ms'), '.1f')} "
             f"({fmt(served.get('zoom_again_ms'), '.1f')}) ms | {fmt(served.get('rss_anon_mb'), '.0f')} "
             f"({fmt(served.get('peak_rss_mb'), '.0f')}) MB | {store['apparent'] / d.events:.2f} "
