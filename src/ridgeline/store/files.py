@@ -242,7 +242,12 @@ class ColumnFile:
             os.close(fd)
 
     def describe(self) -> dict[str, Any]:
-        return {"file": self.path.name, "length": self.length, "crc": self.crc}
+        return {
+            "file": self.path.name,
+            "length": self.length,
+            "bytes": self.length * self.dtype.itemsize,
+            "crc": self.crc,
+        }
 
 
 class WriterLock:
