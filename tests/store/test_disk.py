@@ -108,7 +108,7 @@ def test_bytes_past_the_manifest_from_a_killed_write_are_cut_off(tmp_path: Path)
     for column in store_files(tmp_path / "cache", ".segments"):
         with open(column, "ab") as file:
             file.write(np.arange(7, dtype="<i8").tobytes())  # a flush the manifest never recorded
-    (run_directory,) = {path.parent for path in store_files(tmp_path / "cache", "manifest.json")}
+    (run_directory,) = {path.parent for path in store_files(tmp_path / "cache", "manifest.json.gz")}
     (run_directory / "deadbeef-0.value4").write_bytes(b"\0" * 24)  # a series whose manifest was never written
     provider = open_disk(tmp_path / "logs", tmp_path / "cache")
     assert provider.restored_runs == 1

@@ -6,6 +6,7 @@ Expected values are what the tests wrote (or plain numpy over what they wrote), 
 
 from __future__ import annotations
 
+import gzip
 import json
 from pathlib import Path
 
@@ -121,28 +122,47 @@ def test_encoded_columns_decode_to_what_was_encoded(values: list[int], stride: i
         assert np.array_equal(column.searchsorted(queries, side), np.searchsorted(ordered, queries, side))  # type: ignore[call-overload]
 
 
-def test_a_store_of_the_previous_format_is_rebuilt_never_misread(tmp_path: Path) -> None:
-    """A store written by format 1 (raw 24-byte columns): its header says so, and it is emptied, not read."""
+@pytest.mark.parametrize("old_format", [1, 2])
+def test_a_store_of_an_older_format_is_rebuilt_never_misread(tmp_path: Path, old_format: int) -> None:
+    """A store written by format 1 (raw 24-byte columns) or 2 (plain JSON manifests, the encoded columns of
+    today): its header says so, and it is emptied, not read."""
     write_run(tmp_path / "logs" / "run", ["loss"], range(70_000))
     open_disk(tmp_path / "logs", tmp_path / "cache").close()
     (header,) = store_files(tmp_path / "cache", "store.json")
-    (manifest,) = store_files(tmp_path / "cache", "manifest.json")
-    old = json.loads(manifest.read_text())
-    old["format"] = 1
-    for path in manifest.parent.iterdir():  # what format 1 wrote: raw int64 / float64 / float64 columns
-        if path.suffix != ".json":
+    (manifest,) = store_files(tmp_path / "cache", "manifest.json.gz")
+    old = json.loads(gzip.decompress(manifest.read_bytes()))
+    old["format"] = old_format
+    if old_format == 1:
+        for path in manifest.parent.iterdir():  # what format 1 wrote: raw int64 / float64 / float64 columns
             path.unlink()
-    base = manifest.parent / "0123456789ab-0"
-    np.arange(70_000, dtype="<i8").tofile(base.with_suffix(".step"))
-    np.zeros(70_000, dtype="<f8").tofile(base.with_suffix(".wall_time"))
-    np.full(70_000, 99.0, dtype="<f8").tofile(base.with_suffix(".value"))
-    manifest.write_text(json.dumps(old))
-    header.write_text(json.dumps({"format": 1, "byteorder": "little"}))
+        base = manifest.parent / "0123456789ab-0"
+        np.arange(70_000, dtype="<i8").tofile(base.with_suffix(".step"))
+        np.zeros(70_000, dtype="<f8").tofile(base.with_suffix(".wall_time"))
+        np.full(70_000, 99.0, dtype="<f8").tofile(base.with_suffix(".value"))
+    else:
+        manifest.unlink()
+    (manifest.parent / "manifest.json").write_text(json.dumps(old))  # both wrote plain JSON
+    header.write_text(json.dumps({"format": old_format, "byteorder": "little"}))
     provider = open_disk(tmp_path / "logs", tmp_path / "cache")
-    assert provider.restored_runs == 0, "nothing of format 1 is taken"
+    assert provider.restored_runs == 0, f"nothing of format {old_format} is taken"
     assert provider.scalars("run", "loss").value.tolist() == expected(0, range(70_000))
-    assert json.loads(header.read_text())["format"] == 2
+    assert json.loads(header.read_text())["format"] == 3
     assert not list(tmp_path.rglob("*.value")), "the old columns are gone"
+    assert not list(tmp_path.rglob("manifest.json")), "and the old manifest"
+
+
+def test_a_damaged_manifest_is_rebuilt_never_read(tmp_path: Path) -> None:
+    """A manifest cut short or with a flipped byte fails to decompress: its run is read again from its events."""
+    write_run(tmp_path / "logs" / "run", ["loss"], range(100))
+    open_disk(tmp_path / "logs", tmp_path / "cache").close()
+    (manifest,) = store_files(tmp_path / "cache", "manifest.json.gz")
+    data = manifest.read_bytes()
+    manifest.write_bytes(data[: len(data) // 2])
+    provider = open_disk(tmp_path / "logs", tmp_path / "cache")
+    assert provider.restored_runs == 0
+    assert provider.scalars("run", "loss").value.tolist() == expected(0, range(100))
+    provider.close()
+    assert open_disk(tmp_path / "logs", tmp_path / "cache").restored_runs == 1, "and written again, intact"
 
 
 @pytest.mark.parametrize("damage", ["flip", "truncate"])

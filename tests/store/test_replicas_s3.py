@@ -84,7 +84,7 @@ def test_two_replicas_of_a_store_on_s3_answer_as_a_logdir_server(s3_endpoint: st
             assert long["step"] == list(range(LONG + 5_000)) and long["value"] == expected(0, range(LONG + 5_000))
     # With the indexer stopped, a replica reads the bucket and writes nothing into it.
     before = objects(s3_endpoint)
-    assert any(key.endswith("manifest.json") for key in before)
+    assert any(key.endswith("manifest.json.gz") for key in before)
     with serving(*replica_args, env=env("replica-3")) as replica:
         grown = {**SERIES, "new": ["loss"]}
         with serving("--logdir", str(logs.resolve()), "--port", "0", "--no-cache") as reference:
@@ -124,4 +124,45 @@ def test_a_replica_of_s3_follows_a_run_read_again_and_refuses_an_empty_prefix(
     assert replica.scalars("run", "loss").value.tolist() == [step / 8 for step in steps]
     now = {key for key in objects(s3_endpoint, "rewinds") if key.endswith(".segments")}
     assert published and now and not published & now  # the old reading's objects are gone from the bucket
+    writer.provider.close()  # type: ignore[attr-defined]
+
+
+def test_a_growing_column_is_published_as_the_bytes_it_gained(
+    s3_endpoint: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each pass uploads what a column gained as one part object, not the column again; after MAX_PARTS parts
+    the column is uploaded whole once and its parts removed. A replica reads every point through all of it."""
+    import boto3
+
+    import ridgeline
+    from ridgeline.api import open_replica
+    from ridgeline.store import remote_store
+
+    monkeypatch.setattr(remote_store, "MAX_PARTS", 2)
+    for name, value in {**aws(s3_endpoint), "RIDGELINE_CACHE_DIR": str(tmp_path / "replica")}.items():
+        monkeypatch.setenv(name, value)
+    boto3.client("s3", endpoint_url=s3_endpoint, **_keys()).create_bucket(Bucket="appends")
+    store = "s3://appends/store"
+    logs = tmp_path / "logs"
+    write_run(logs / "run", ["loss"], range(LONG))  # long enough for files of its own
+    writer = ridgeline.open(logs, store=store, cache_dir=tmp_path / "indexer")
+    replica = open_replica(store)
+    (values,) = [key for key in objects(s3_endpoint, "appends") if key.endswith(".value4")]
+    base = objects(s3_endpoint, "appends")[values]
+    assert base[1] == LONG * 4
+    end = LONG
+    for grown in (1_000, 2_000, 3_000):
+        write_run(logs / "run", ["loss"], range(end, end + grown))
+        writer.reload()
+        now = objects(s3_endpoint, "appends")
+        parts = sorted((key, size) for key, (_, size) in now.items() if key.startswith(values + ".part-"))
+        if grown < 3_000:  # a part of exactly the bytes gained, the base object untouched
+            assert parts[-1] == (f"{values}.part-{end * 4:016x}", grown * 4)
+            assert now[values] == base
+        else:  # the third part would pass MAX_PARTS: uploaded whole, parts gone
+            assert parts == [] and now[values][1] == (end + grown) * 4
+        end += grown
+        replica.reload()
+        series = replica.scalars("run", "loss")
+        assert series.step.tolist() == list(range(end)) and series.value.tolist() == expected(0, range(end))
     writer.provider.close()  # type: ignore[attr-defined]

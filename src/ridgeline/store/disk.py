@@ -2,12 +2,13 @@
 
 Layout (format :data:`FORMAT`; see docs/store.md)::
 
-    DIR/store.json                   {"format": 2, "byteorder": "little"}: another format is rebuilt, never read
+    DIR/store.json                   {"format": 3, "byteorder": "little"}: another format is rebuilt, never read
     DIR/writer.lock                  held by the one process writing the store
     DIR/problems.json                what could not be read from the log directories
-    DIR/runs/<sha256 of name>/manifest.json
-                                     the run's name, its series (column files, committed lengths, CRC32C, restart
-                                     marks), its facts (first/last wall time, last steps) and ingest's resume state
+    DIR/runs/<sha256 of name>/manifest.json.gz
+                                     gzip'd JSON: the run's name, its series (column files, committed lengths,
+                                     CRC32C, restart marks), its facts (first/last wall time, last steps) and
+                                     ingest's resume state
     DIR/runs/<...>/<reading>-packed.segments
                                      the run's short series, one encoded segment per flush
     DIR/runs/<...>/<reading>-<n>.step | .wall_time | .value4 (or .value8) | .lod
@@ -41,13 +42,16 @@ from ridgeline.store.base import KINDS, BlobRef, Kind, Problem
 from ridgeline.store.blobs import BlobSeries
 from ridgeline.store.disk_series import BYTES, DiskScalarSeries, OwnFiles, PackedFile
 from ridgeline.store.files import (
+    MANIFEST,
     ColumnFile,
     StoreError,
     WriterLock,
     native_little_endian,
     private_directory,
     read_json,
+    read_manifest,
     write_json,
+    write_manifest,
 )
 from ridgeline.store.lod import BLOCK, BLOCK_POINTS
 from ridgeline.store.restarts import SeriesRestarts
@@ -55,7 +59,7 @@ from ridgeline.store.rewind import Mark, checked_mark, earliest, mark_of, remove
 from ridgeline.store.run import RunData, SeriesKey, Store
 from ridgeline.store.series import ScalarSeries
 
-FORMAT = 2  # 1: raw int64/float64/float64 columns, no level of detail
+FORMAT = 3  # 1: raw int64/float64/float64 columns, no level of detail; 2: manifests plain JSON
 
 BLOB_ROW = np.dtype(
     [
@@ -102,10 +106,21 @@ class DiskRunData(RunData):
         return self.packed
 
     def flush(self) -> None:
-        """Write every series' pending points and the records met since the last flush."""
-        for series in list(self.scalars.values()):
-            if isinstance(series, DiskScalarSeries):
-                series.flush()
+        """Write every series' pending points and the records met since the last flush: the short series' new
+        segments in one write to the packed file (per-series writes were most of a store of many short series'
+        build time), then published."""
+        staged = [
+            one
+            for series in list(self.scalars.values())
+            if isinstance(series, DiskScalarSeries) and (one := series.stage()) is not None
+        ]
+        if staged:
+            packed = self.packed_columns()
+            start = packed.file.length
+            packed.file.append(np.frombuffer(b"".join(one.data for one in staged), BYTES))
+            for one in staged:
+                one.publish(start)
+                start += len(one.data)
         rows = self._new_blob_rows()
         if len(rows):
             if self.blob_table is None:
@@ -276,7 +291,7 @@ class DiskStore(Store):
                 state = resume.get(name)
                 signature = data.signature(state)
                 if signature != data._signature:
-                    write_json(data.directory / "manifest.json", data.manifest(state))
+                    write_manifest(data.directory / MANIFEST, data.manifest(state))
                     data._signature = signature
             problems = self.problems()
             if len(problems) != self._problems_written:
@@ -297,7 +312,7 @@ class DiskStore(Store):
         :attr:`runs`: ingest puts back (:meth:`replace_run`) those whose files are unchanged, drops the rest."""
         found: dict[str, tuple[RunData, Any]] = {}
         for directory in sorted(self._runs_directory.iterdir()):
-            manifest = read_json(directory / "manifest.json")
+            manifest = read_manifest(directory / MANIFEST)
             data = _run_from(manifest, directory) if isinstance(manifest, dict) else None
             if data is None or self._run_directory(data.name) != directory or data.name in found:
                 if isinstance(manifest, dict) and isinstance(manifest.get("name"), str):
@@ -491,7 +506,7 @@ def _problem(entry: Any) -> Problem | None:
 
 def _remove_others(directory: Path, data: DiskRunData) -> None:
     """Delete what the manifest does not name: files of a reading that never got its manifest written."""
-    keep = {"manifest.json"}
+    keep = {MANIFEST}
     for series in data.scalars.values():
         if isinstance(series, DiskScalarSeries) and series.own is not None:
             keep.update(column.path.name for column in series.own.files())

@@ -240,6 +240,22 @@ MAPPINGS = _Mappings(MAPPED_SERIES)
 State = tuple[int, OwnFiles | None, Segments]
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class Staged:
+    """A short series' pending points as one encoded segment, not yet written (:meth:`DiskScalarSeries.stage`)."""
+
+    series: DiskScalarSeries
+    data: bytes
+    length: int  # the series' points once published
+    segments: Segments  # its segments before this one
+    pending: ScalarSnapshot
+
+    def publish(self, start: int) -> None:
+        """The segment is in the packed file at byte ``start``: the series now shows its points."""
+        segment = (start, len(self.data), self.length - sum(count for _, _, count in self.segments))
+        self.series._published((self.length, None, (*self.segments, segment)), self.pending)
+
+
 class DiskScalarSeries(ScalarSeries):
     """Append-only (step, wall_time, value) columns on disk, packed or in files of its own (module docstring).
 
@@ -352,36 +368,47 @@ class DiskScalarSeries(ScalarSeries):
         """Write the pending points, then publish them: packed while the series is short, in its own files once
         it reaches FLUSH_POINTS. OSError (a full disk) leaves them pending: nothing is lost, and the next flush
         writes them again at the same place."""
+        staged = self.stage()
+        if staged is not None:
+            start = self._packed.file.length
+            self._packed.file.append(np.frombuffer(staged.data, BYTES))
+            staged.publish(start)
+
+    def stage(self) -> Staged | None:
+        """Flush a long series (its own files, written and published here); for a short one, the segment its
+        pending points make, to be appended to the packed file by the caller (one write for all of a run's
+        short series) and then published with :meth:`Staged.publish`. None when there is nothing to stage."""
         pending = self._pending.snapshot()
         if not len(pending):
-            return
+            return None
         length, own, segments = self._state
         data: Points = (pending.step, pending.wall_time, pending.value)
-        retired: ColumnFile | None = None
-        state: State
         if own is None and length + len(pending) < FLUSH_POINTS:
             if len(segments) >= MAX_SEGMENTS:  # a live short series: one segment a pass; read it as one again
                 old = self._packed.read(segments)
                 data = tuple(np.concatenate([a, b]) for a, b in zip(old, data, strict=True))  # type: ignore[assignment]
                 segments, length = (), 0
-            segment = self._packed.append(data, value_dtype(data[2]))  # each segment has its own dtype
-            state = (length + len(data[0]), None, (*segments, segment))
+            encoded = encode_segment(data, value_dtype(data[2]))  # each segment has its own dtype
+            return Staged(self, encoded, length + len(data[0]), segments, pending)
+        retired: ColumnFile | None = None
+        if own is None:  # it grew long: move it to files of its own, its packed points first
+            old = self._packed.read(segments)
+            joined: Points = tuple(np.concatenate([a, b]) for a, b in zip(old, data, strict=True))  # type: ignore[assignment]
+            own = OwnFiles.create(Path(self._base), value_dtype(joined[2], old[2].dtype == FLOAT64))
+            own.append(joined, 0)
         else:
-            if own is None:  # it grew long: move it to files of its own, its packed points first
-                old = self._packed.read(segments)
-                joined: Points = tuple(np.concatenate([a, b]) for a, b in zip(old, data, strict=True))  # type: ignore[assignment]
-                own = OwnFiles.create(Path(self._base), value_dtype(joined[2], old[2].dtype == FLOAT64))
-                own.append(joined, 0)
-            else:
-                if own.value.dtype == FLOAT32 and value_dtype(data[2]) == FLOAT64:
-                    retired, own = own.value, own.widened()
-                own.append(data, length)
-            state = (length + len(pending), own, ())
+            if own.value.dtype == FLOAT32 and value_dtype(data[2]) == FLOAT64:
+                retired, own = own.value, own.widened()
+            own.append(data, length)
+        self._published((length + len(pending), own, ()), pending)
+        if retired is not None:
+            retired.path.unlink(missing_ok=True)  # readers' mappings of it stay valid
+        return None
+
+    def _published(self, state: State, pending: ScalarSnapshot) -> None:
         self._note_steps(np.asarray(pending.step))
         self._pending = ScalarSeries()
         self._state = state  # publish only once the data is in place
-        if retired is not None:
-            retired.path.unlink(missing_ok=True)  # readers' mappings of it stay valid
 
     def _note_steps(self, step: np.ndarray) -> None:
         if self._increasing and len(step):

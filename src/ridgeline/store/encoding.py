@@ -60,7 +60,12 @@ def _runs(d: np.ndarray) -> list[tuple[int, int]]:
     """``(start, end)`` point ranges of constant stride at least :data:`MIN_RUN` points long, ascending."""
     if len(d) < MIN_RUN - 1:
         return []
-    change = np.flatnonzero(d[1:] != d[:-1]) + 1  # d[change] starts a new stride
+    if d[0] == d[-1] and (d == d[0]).all():  # one stride throughout (steps 0, 1, 2, ...): the common case
+        return [(0, len(d) + 1)]
+    differs = d[1:] != d[:-1]
+    if len(differs) - np.count_nonzero(differs) < MIN_RUN - 2:  # too few equal neighbours for any run
+        return []
+    change = np.flatnonzero(differs) + 1  # d[change] starts a new stride
     begins = np.concatenate(([0], change))
     ends = np.append(change, len(d))  # deltas begins..ends-1 are equal: points begins..ends
     long = (ends - begins + 1) >= MIN_RUN
@@ -93,9 +98,12 @@ def _delta_pieces(
         offset += len(data)
 
 
+_BOUNDS = {dtype: (int(np.iinfo(dtype).min), int(np.iinfo(dtype).max)) for dtype in DELTA_DTYPES.values()}
+
+
 def _fits(dtype: np.dtype[Any], low: int, high: int) -> bool:
-    info = np.iinfo(dtype)
-    return int(info.min) <= low and high <= int(info.max)
+    bottom, top = _BOUNDS[dtype]
+    return bottom <= low and high <= top
 
 
 def _chunk(pieces: list[tuple[int, int, int, int, int, int]], payload: list[bytes]) -> bytes:

@@ -3,7 +3,7 @@
 One indexer (``ridgeline index --logdir L --store DIR --watch S``, or a server with ``--logdir`` and ``--store``)
 writes the store; any number of replicas read it. A replica never writes into the store and never takes its
 writer lock: it opens ``store.json`` (another format is refused, never rebuilt: that is the indexer's job), then
-each run's ``manifest.json``, and serves each run's columns up to the lengths that manifest committed.
+each run's manifest (``manifest.json.gz``), and serves each run's columns up to the lengths that manifest committed.
 
 Why a replica never sees a half-written commit (see docs/store.md, *Many servers, one store*): column files only
 grow, the indexer writes a column's bytes before the manifest that counts them, and a manifest is replaced
@@ -32,7 +32,7 @@ from ridgeline.format.proto.summary_pb2 import SummaryMetadata
 from ridgeline.store.base import BlobRef, Kind, Problem
 from ridgeline.store.disk import DiskRunData, header, run_from
 from ridgeline.store.embeddings import EmbeddingRef
-from ridgeline.store.files import ColumnFile, StoreError, check_store_directory, read_json
+from ridgeline.store.files import MANIFEST, ColumnFile, StoreError, check_store_directory, read_json, read_manifest
 from ridgeline.store.payloads import DecodedPayload
 from ridgeline.store.run import Store
 
@@ -148,7 +148,7 @@ class Replica:
 
     def _read_run(self, name: str) -> int:
         directory = self.directory / "runs" / name
-        path = directory / "manifest.json"
+        path = directory / MANIFEST
         previous = self._seen.get(name)
         attempts = 0
         while True:
@@ -157,7 +157,7 @@ class Replica:
                 return self._forget(name)
             if previous is not None and previous.key == key:
                 return 0
-            manifest = read_json(path)
+            manifest = read_manifest(path)
             checked: dict[Path, tuple[int, int]] = {}
             data = run_from(manifest, directory, self._checker(previous, checked))
             attempts += 1
