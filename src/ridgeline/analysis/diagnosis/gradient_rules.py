@@ -10,6 +10,14 @@ from ridgeline.analysis.diagnosis.curves import AGGREGATE, Curve, head, log10, r
 from ridgeline.analysis.diagnosis.findings import Hit, Spot, confidence_of, num, pct, ramp, sig
 from ridgeline.analysis.diagnosis.run import RunCurves
 
+# log10 of the largest float: 10 ** x past it raises OverflowError (a gradient norm near float max is real input).
+LOG10_FLOAT_MAX = 308.25
+
+
+def unlog(x: float) -> float:
+    """10 ** x, capped below the largest float."""
+    return float(10.0 ** min(x, LOG10_FLOAT_MAX))
+
 
 def exploding(run: RunCurves) -> Hit | None:
     """Gradient norms that grow by orders of magnitude (by one, when NaN/Inf follows)."""
@@ -39,12 +47,12 @@ def exploding(run: RunCurves) -> Hit | None:
     if loss is not None and loss.first_nonfinite is not None:
         nan_step = loss.first_nonfinite if nan_step is None else min(nan_step, loss.first_nonfinite)
     evidence: dict[str, float | int | str] = {
-        "grad_start": sig(10**base),
-        "grad_peak": sig(10**peak),
+        "grad_start": sig(unlog(base)),
+        "grad_peak": sig(unlog(peak)),
         "orders_of_magnitude": round(growth, 2),
     }
     peak_step = int(g.step[int(np.argmax(g.raw))]) if len(g) else start
-    spots = [Spot(g.name, start, "growth starts"), Spot(g.name, peak_step, f"peak ({num(10**peak)})")]
+    spots = [Spot(g.name, start, "growth starts"), Spot(g.name, peak_step, f"peak ({num(unlog(peak))})")]
     tags = [g.name]
     nan_words = ""
     if nan_step is not None:
@@ -56,7 +64,7 @@ def exploding(run: RunCurves) -> Hit | None:
     confidence = confidence_of(ramp(growth, 2, 4), 1.0 if nan_step is not None else 0.3)
     message = (
         f"Exploding gradients from step {start}: the gradient norm ({g.name}) grew {growth:.1f} orders of magnitude "
-        f"({num(10**base)} -> {num(10**peak)}){nan_words}. Clip gradients (e.g. clip_grad_norm_ 1.0), lower the "
+        f"({num(unlog(base))} -> {num(unlog(peak))}){nan_words}. Clip gradients (e.g. clip_grad_norm_ 1.0), lower the "
         "learning rate, or add normalisation."
     )
     return Hit("exploding_gradients", confidence, start, tags, evidence, message, tuple(spots))
@@ -85,11 +93,11 @@ def vanishing(run: RunCurves) -> Hit | None:
         return None
     drop, g, start, base, final, collapsed = best
     evidence: dict[str, float | int | str] = {
-        "grad_start": sig(10**base),
-        "grad_end": sig(10**final),
+        "grad_start": sig(unlog(base)),
+        "grad_end": sig(unlog(final)),
         "orders_of_magnitude": round(drop, 2),
     }
-    spots = [Spot(g.name, start, "the decay starts"), Spot(g.name, collapsed, f"collapsed ({num(10**final)})")]
+    spots = [Spot(g.name, start, "the decay starts"), Spot(g.name, collapsed, f"collapsed ({num(unlog(final))})")]
     tags = [g.name]
     stall = 0.5
     if loss is not None:
@@ -105,7 +113,7 @@ def vanishing(run: RunCurves) -> Hit | None:
     confidence = confidence_of(ramp(drop, 2, 4), stall)
     message = (
         f"Vanishing gradients from step {start}: the gradient norm ({g.name}) collapsed {drop:.1f} orders of "
-        f"magnitude ({num(10**base)} -> {num(10**final)})"
+        f"magnitude ({num(unlog(base))} -> {num(unlog(final))})"
         + (" while the loss stalled" if stall == 1.0 else "")
         + ". Try residual connections, normalisation, ReLU-like activations or a better initialisation."
     )
