@@ -227,22 +227,8 @@ def write_run(run_dir: Path, run: int, tags: list[str], steps: int) -> None:
 
 
 def ensure_dataset(root: Path, dataset: Dataset) -> Path:
-    """The log directory of ``dataset`` under ``root``, generated unless already there."""
-    path = root / f"{dataset.spec()}-v{DATA_VERSION}"
-    marker = path / ".complete"
-    if not marker.exists():
-        shutil.rmtree(path, ignore_errors=True)
-        start = time.perf_counter()
-        tags = dataset.tag_names()
-        for i, run in enumerate(dataset.run_names()):
-            write_run(path / run, i, tags, dataset.steps)
-        size = sum(p.stat().st_size for p in path.rglob("*tfevents*"))
-        print(
-            f"generated {dataset.label} = {dataset.events:,} points, {size / 1e9:.2f} GB in {path} "
-            f"({time.perf_counter() - start:.1f} s)",
-            file=sys.stderr,
-        )
-        marker.write_text(json.dumps(asdict(dataset)) + "\n")
+    """The log directory of ``dataset`` under ``root``, written by this module's encoder unless already there."""
+    path, _ = ingest_bench.ensure_dataset(root, dataset, write=write_run, version=DATA_VERSION)
     return path
 
 

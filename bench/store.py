@@ -338,7 +338,9 @@ def lod_main(points: int) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--points", type=int, default=1_000_000, help="points per log directory (default 1M)")
-    parser.add_argument("--quick", action="store_true", help="20,000 points (many runs: 100 of them): a smoke run, not a measurement")
+    parser.add_argument(
+        "--quick", action="store_true", help="20,000 points (many runs: 100 of them): a smoke run, not a measurement"
+    )
     parser.add_argument("--data-dir", type=Path, default=REPO / ".bench" / "store", help="generated log dirs")
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds allowed for one step (default 900)")
     parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
