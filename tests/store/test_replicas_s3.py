@@ -166,3 +166,42 @@ def test_a_growing_column_is_published_as_the_bytes_it_gained(
         series = replica.scalars("run", "loss")
         assert series.step.tolist() == list(range(end)) and series.value.tolist() == expected(0, range(end))
     writer.provider.close()  # type: ignore[attr-defined]
+
+
+def test_a_run_seen_half_uploaded_is_copied_once_its_manifest_arrives(
+    s3_endpoint: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A sync that lists a new run while the indexer is between its columns and its manifest must not keep that
+    listing: the next sync copies the run (s3fs caches a directory's first listing; CI once waited 120 s on it)."""
+    import boto3
+
+    import ridgeline
+    from ridgeline.api import _fsspec
+    from ridgeline.store.files import MANIFEST
+    from ridgeline.store.remote_store import Mirror
+
+    for name, value in aws(s3_endpoint).items():
+        monkeypatch.setenv(name, value)
+    client = boto3.client("s3", endpoint_url=s3_endpoint, **_keys())
+    client.create_bucket(Bucket="halves")
+    logs, local = tmp_path / "logs", tmp_path / "local"
+    write_run(logs / "run", ["loss"], range(100))
+    ridgeline.open(logs, store=local).provider.close()  # type: ignore[attr-defined]
+    (run,) = (local / "runs").iterdir()
+    columns = [path for path in run.iterdir() if path.name != MANIFEST]
+    assert columns
+
+    def upload(path: Path) -> None:
+        client.put_object(Bucket="halves", Key=f"store/{path.relative_to(local)}", Body=path.read_bytes())
+
+    for path in columns:
+        upload(path)
+    fs, root = _fsspec("s3://halves/store")
+    mirror = Mirror(fs, root, tmp_path / "copy")
+    mirror.sync()  # lists the run's columns, no manifest yet: nothing to copy
+    assert not (mirror.local / "runs" / run.name / MANIFEST).exists()
+    upload(run / MANIFEST)
+    mirror.sync()
+    assert (mirror.local / "runs" / run.name / MANIFEST).read_bytes() == (run / MANIFEST).read_bytes()
+    for path in columns:
+        assert (mirror.local / "runs" / run.name / path.name).read_bytes() == path.read_bytes()

@@ -186,7 +186,7 @@ class Mirror:
 
     def sync(self) -> None:
         """Copy what changed: top files, then per changed run its columns' new bytes, then its manifest."""
-        self.fs.invalidate_cache(self.root)
+        self._forget_listings()
         for name in TOP_FILES:
             with contextlib.suppress(FileNotFoundError):
                 write_json(self.local / name, json.loads(self.fs.cat_file(f"{self.root}/{name}")))
@@ -212,6 +212,19 @@ class Mirror:
                 self._seen[path] = identity
         for stale in {entry.name for entry in os.scandir(runs) if entry.is_dir()} - remote_runs:
             shutil.rmtree(runs / stale, ignore_errors=True)
+
+    def _forget_listings(self) -> None:
+        """Drop every directory listing the file system cached under the store. s3fs's ``find`` caches a
+        directory's listing only when none is cached, and ``cat_file`` trusts a cached one: a listing taken while
+        the indexer was uploading a new run (its columns, not yet its manifest) would hide that manifest from
+        every later sync, and the run would never be served."""
+        self.fs.invalidate_cache(self.root)
+        cache = getattr(self.fs, "dircache", None)
+        if cache is None:
+            return
+        root = self.fs._strip_protocol(self.root).rstrip("/")
+        for key in [key for key in cache if key == root or key.startswith(root + "/")]:
+            cache.pop(key, None)
 
     def _copy_run(self, manifest_path: str, run: str, extents: Extents, directory: Path) -> None:
         manifest_bytes = self.fs.cat_file(manifest_path)
