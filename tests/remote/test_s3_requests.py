@@ -14,6 +14,7 @@ import pytest
 import ridgeline
 from ridgeline import SummaryWriter
 from ridgeline.ingest.remote import storage_options
+from tests.conftest import wait_until
 from tests.remote.conftest import CountedS3, Request
 
 RUNS = 40
@@ -166,3 +167,28 @@ def test_storage_options_come_from_the_standard_aws_variables() -> None:
     }
     assert storage_options("s3", {}) == {}
     assert storage_options("gs", environ) == {}  # GCS takes its own (GOOGLE_APPLICATION_CREDENTIALS, via gcsfs)
+
+
+@pytest.mark.usefixtures("aws_environment")
+def test_a_runs_modification_time_is_the_last_listings_without_a_request(counted_s3: CountedS3, tmp_path: Path) -> None:
+    """A run's liveness (``last_modified``, which its status reads) follows the object as each reload lists it,
+    without a HEAD per file; s3fs's own cached info kept the first listing's time for good."""
+    bucket = Bucket(counted_s3.moto, "logs-modified", tmp_path)
+    with SummaryWriter(tmp_path / "run") as writer:
+        writer.add_scalar("loss", 1.0, 1)
+    bucket.upload("run")
+    (path,) = (tmp_path / "run").glob("*tfevents*")
+    key = f"runs/run/{path.name}"
+
+    def uploaded() -> float:
+        return float(bucket.client.head_object(Bucket=bucket.name, Key=key)["LastModified"].timestamp())
+
+    logdir = ridgeline.open(f"s3://{bucket.name}/runs", cache=False)
+    first = uploaded()
+    assert logdir.last_modified("run") == first
+    # S3's LastModified has whole seconds: upload again until the object's time moves on.
+    wait_until(lambda: bucket.upload("run") and uploaded() > first, "a later LastModified")
+    logdir.reload()
+    counted_s3.recorder.take()
+    assert logdir.last_modified("run") == uploaded()
+    assert counted_s3.recorder.take() == []

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO, Protocol
 
 from ridgeline.ingest.gzip_source import GzipFiles, is_gzip_event_file
-from ridgeline.ingest.remote import ObjectReads, storage_options
+from ridgeline.ingest.remote import ObjectReads, modified_of, storage_options
 
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 _WINDOWS_DRIVE = re.compile(r"^[A-Za-z]:[\\/]")
@@ -195,26 +195,17 @@ class FsspecFileSystem:
         return self.gzip.size(path) if is_gzip_event_file(path) else self._raw_size(path)
 
     def modified(self, path: str) -> float | None:
-        """The object's modification time (S3's LastModified, GCS's updated, a local mtime), None if unknown."""
+        """The object's modification time (S3's LastModified, GCS's updated, a local mtime), None if unknown: as
+        the last listing gave it (no request), else asked. Never fsspec's cached info: s3fs keeps a directory's
+        first listing, so an object replaced since would keep its first time (a live run shown finished)."""
+        listed = self.objects.listing(self._name(path))
+        if listed is not None and listed.modified is not None:
+            return listed.modified
+        self.fs.invalidate_cache(self._name(path))
         try:
-            info = self.fs.info(path)
+            return modified_of(self.fs.info(path))
         except (OSError, ValueError):
             return None
-        for key in ("mtime", "LastModified", "last_modified", "updated", "modified", "created"):
-            value = info.get(key)
-            if isinstance(value, int | float):
-                return float(value)
-            timestamp = getattr(value, "timestamp", None)
-            if callable(timestamp):
-                return float(timestamp())
-            if isinstance(value, str):
-                from datetime import datetime
-
-                try:
-                    return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
-                except ValueError:
-                    continue
-        return None
 
     def read(self, path: str, offset: int, length: int) -> bytes:
         if is_gzip_event_file(path):

@@ -117,7 +117,8 @@ class Ingestor:
         return self.directories[run]
 
     def last_modified(self, run: str) -> float | None:
-        """When the run's event files were last modified, asked of the file system now (``Provider.last_modified``)."""
+        """When the run's event files were last modified (``Provider.last_modified``): asked of the file system
+        now, or on object storage as the last pass's listing gave it."""
         state = self.states[run]
         times = [when for path in list(state.tails) if (when := state.fs.modified(path)) is not None]
         return max(times, default=None)

@@ -69,6 +69,27 @@ class Listed:
 
     size: int
     version: str
+    modified: float | None = None  # Unix seconds (S3's LastModified, GCS's updated), None when not listed
+
+
+def modified_of(info: Mapping[str, Any]) -> float | None:
+    """An fsspec info's modification time in Unix seconds (a number, a datetime or an ISO 8601 string), None
+    when it has none."""
+    for key in ("mtime", "LastModified", "last_modified", "updated", "modified", "created"):
+        value = info.get(key)
+        if isinstance(value, int | float):
+            return float(value)
+        timestamp = getattr(value, "timestamp", None)
+        if callable(timestamp):
+            return float(timestamp())
+        if isinstance(value, str):
+            from datetime import datetime
+
+            try:
+                return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+            except ValueError:
+                continue
+    return None
 
 
 def version_of(info: Mapping[str, Any]) -> str:
@@ -95,11 +116,15 @@ class ObjectReads:
         listed = {}
         for name, info in found.items():
             if info.get("type") != "directory":
-                listed[name.rstrip("/")] = Listed(int(info.get("size") or 0), version_of(info))
+                listed[name.rstrip("/")] = Listed(int(info.get("size") or 0), version_of(info), modified_of(info))
         with self._lock:
             self.listed = listed
             for name in [name for name, (version, _) in self._blocks.items() if name not in listed]:
                 del self._blocks[name]
+
+    def listing(self, name: str) -> Listed | None:
+        """``name`` as the last listing saw it; None when it did not have it."""
+        return self.listed.get(name)
 
     def size(self, name: str) -> int | None:
         """The listed size of ``name``; None when the last listing did not have it."""

@@ -43,7 +43,8 @@ directory vanished. A reader caches on two cheap tokens:
 kept as points arrive (never found by scanning every series).
 
 **Liveness of a run**: :meth:`Provider.last_modified`, its event files' modification time, asked of the file
-system when called (as :meth:`Provider.notes_file` reads the notes).
+system when called (as :meth:`Provider.notes_file` reads the notes); on object storage, as the last pass's
+listing gave it (no request per file).
 
 **Problems** (:class:`Problem`): everything that could not be read — corrupt records with their file and byte
 offset, unreadable files, values that decode to nonsense — listed once each.
