@@ -46,6 +46,33 @@ def test_series_aggregates_by_step_and_aligns_each_ranks_line(api: Api) -> None:
     assert lines[1]["time"] == pytest.approx(lines[0]["time"], abs=1e-6)
 
 
+def test_series_without_lines_is_the_aggregate_alone(api: Api) -> None:
+    full = api.get("/api/distributed/series", run="job", tag="loss").json()
+    bare = api.get("/api/distributed/series", run="job", tag="loss", lines="false").json()
+    assert bare["ranks"] == [] and len(full["ranks"]) == 3
+    assert bare == {**full, "ranks": []}
+
+
+def test_runs_with_first_chart_inline_the_series_of_the_first_tag(api: Api) -> None:
+    """What the page draws first comes with the run list: the same answer as the separate series request."""
+    series = api.get("/api/distributed/series", run="job", tag="loss", lines="false").json()
+    for asked in ("job", "", "not-a-run"):  # a name the page has no run for: the first run, as the page shows
+        body = api.get("/api/distributed/runs", first_chart=asked).json()
+        assert body["first_chart"] == series, asked
+        assert body["runs"] == api.get("/api/distributed/runs").json()["runs"]
+    assert "first_chart" not in api.get("/api/distributed/runs").json()
+
+
+def test_first_chart_is_null_when_the_run_logs_only_system_metrics(tmp_path: Path) -> None:
+    for rank in (0, 1):
+        with SummaryWriter(tmp_path / "job", rank=rank) as writer:
+            writer.add_scalar("sys/cpu/system_percent", 50.0, 0)
+    with in_process(tmp_path) as served:
+        body = served.get("/api/distributed/runs", first_chart="job").json()
+    assert [run["tags"] for run in body["runs"]] == [["sys/cpu/system_percent"]]
+    assert body["first_chart"] is None
+
+
 def test_unknown_runs_and_tags_are_404_naming_them(api: Api) -> None:
     missing = api.get("/api/distributed/series", run="nope", tag="loss")
     assert missing.status_code == 404 and "no distributed run 'nope'" in missing.json()["error"]

@@ -9,7 +9,13 @@ import numpy as np
 from fastapi import APIRouter, Query, Request
 
 from ridgeline.plugins.kit import ApiError, OrjsonResponse, app_service, logdir_of
-from ridgeline.services.distributed import DistributedCache, common_tags, tag_across_ranks
+from ridgeline.services.distributed import (
+    SYSTEM_PREFIX,
+    DistributedCache,
+    DistributedReport,
+    common_tags,
+    tag_across_ranks,
+)
 
 router = APIRouter()
 
@@ -22,21 +28,36 @@ def _cache(request: Request) -> DistributedCache:
     return cache
 
 
+Run = Annotated[str, Query(description="a distributed run's name, as /api/distributed/runs lists it")]
+Tag = Annotated[str, Query(description="a scalar tag its ranks log")]
+Lines = Annotated[bool, Query(description="false: no rank's own line (``ranks`` is empty), the aggregate only")]
+FirstChart = Annotated[
+    str | None,
+    Query(
+        description="also answer, as ``first_chart``, the series (``lines=false``) of the first tag (not sys/) of "
+        "this distributed run, or of the first run when it names none listed: the page's first chart"
+    ),
+]
+
+
 @router.get("/distributed/runs")
-def distributed_runs(request: Request) -> OrjsonResponse:
+def distributed_runs(request: Request, first_chart: FirstChart = None) -> OrjsonResponse:
     """``{"runs": [{"run", "world_size", "clock_source", "ranks": [{"rank", "run", "host", "offset_ms",
     "offset_uncertainty_ms", "score", "flagged", "straggler", ...}], "sync_delay_ms": {"median", "p95"} | null,
     "straggler": {"rank", "cost_s"} | null, "restarts", "load_balance", "tags"}]}``: every distributed run (runs
-    named ``.../rank{N}``), as ``ridgeline ranks --json`` prints them, with the scalar tags all its ranks log."""
+    named ``.../rank{N}``), as ``ridgeline ranks --json`` prints them, with the scalar tags all its ranks log.
+
+    With ``first_chart``, also ``"first_chart"``: what ``/api/distributed/series?lines=false`` answers for that
+    run's first tag, or null when it has none (the page then asks for nothing more before drawing)."""
     logdir = logdir_of(request)
-    runs = []
-    for report in _cache(request).reports():
-        runs.append({**report.to_json(), "tags": common_tags(logdir, report.group, system=True)})
-    return OrjsonResponse({"runs": runs})
-
-
-Run = Annotated[str, Query(description="a distributed run's name, as /api/distributed/runs lists it")]
-Tag = Annotated[str, Query(description="a scalar tag its ranks log")]
+    reports = _cache(request).reports()
+    runs = [{**report.to_json(), "tags": common_tags(logdir, report.group, system=True)} for report in reports]
+    if first_chart is None:
+        return OrjsonResponse({"runs": runs})
+    chosen = next((i for i, report in enumerate(reports) if report.group.name == first_chart), 0)
+    tag = next((t for t in runs[chosen]["tags"] if not t.startswith(SYSTEM_PREFIX)), None) if runs else None
+    series = None if tag is None else _series(request, reports[chosen], tag, lines=False)
+    return OrjsonResponse({"runs": runs, "first_chart": series})
 
 
 def _thinned(step: np.ndarray, *columns: np.ndarray) -> list[Any]:
@@ -47,35 +68,41 @@ def _thinned(step: np.ndarray, *columns: np.ndarray) -> list[Any]:
 
 
 @router.get("/distributed/series")
-def distributed_series(request: Request, run: Run, tag: Tag) -> OrjsonResponse:
+def distributed_series(request: Request, run: Run, tag: Tag, lines: Lines = True) -> OrjsonResponse:
     """One tag across the ranks of ``run``: per step (every step any rank logged) ``mean``, ``median``, ``min``,
     ``max``, ``std``, ``count`` and the ranks of the min and max (``min_rank``, ``max_rank``); and ``ranks``, each
     rank's own line ``{"rank", "step", "time", "value"}`` with ``time`` in seconds since the first point on aligned
-    clocks (each rank's offset subtracted). 404 for an unknown run or a tag no rank logs."""
-    cache = _cache(request)
+    clocks (each rank's offset subtracted), empty with ``lines=false``. 404 for an unknown run or a tag no rank
+    logs."""
     try:
-        report = cache.report(run)
+        report = _cache(request).report(run)
+    except KeyError as error:
+        raise ApiError(404, str(error.args[0]) if error.args else "not found") from None
+    return OrjsonResponse(_series(request, report, tag, lines=lines))
+
+
+def _series(request: Request, report: DistributedReport, tag: str, *, lines: bool) -> dict[str, Any]:
+    try:
         across = tag_across_ranks(logdir_of(request), report, tag)
     except KeyError as error:
         raise ApiError(404, str(error.args[0]) if error.args else "not found") from None
     a = across.aggregate
-    lines = []
-    for rank, (step, time, value) in across.lines.items():
-        s, t, v = _thinned(step, time, value)
-        lines.append({"rank": rank, "step": s, "time": t, "value": v})
-    return OrjsonResponse(
-        {
-            "run": run,
-            "tag": tag,
-            "step": a.step,
-            "mean": a.mean,
-            "median": a.median,
-            "min": a.min,
-            "max": a.max,
-            "std": a.std,
-            "count": a.count,
-            "min_rank": a.min_rank,
-            "max_rank": a.max_rank,
-            "ranks": lines,
-        }
-    )
+    own = []
+    if lines:
+        for rank, (step, time, value) in across.lines.items():
+            s, t, v = _thinned(step, time, value)
+            own.append({"rank": rank, "step": s, "time": t, "value": v})
+    return {
+        "run": report.group.name,
+        "tag": tag,
+        "step": a.step,
+        "mean": a.mean,
+        "median": a.median,
+        "min": a.min,
+        "max": a.max,
+        "std": a.std,
+        "count": a.count,
+        "min_rank": a.min_rank,
+        "max_rank": a.max_rank,
+        "ranks": own,
+    }
