@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from ridgeline import SummaryWriter
+from tests.conftest import wait_until
 from tests.plugins.conftest import Api, in_process
 from tests.plugins.distributed.job_logs import STEPS, write_job
 
@@ -115,3 +116,28 @@ def test_load_balance_from_gpu_utilisation_and_queue_depth(tmp_path: Path) -> No
     assert balance["gpu_utilisation_std_pp"] == pytest.approx(27.5)
     assert balance["gpu_utilisation_flagged"] is True
     assert balance["input_bound_ranks"] == [1]
+
+
+def test_the_aggregate_follows_a_growing_job(tmp_path: Path) -> None:
+    """The aggregates kept between requests are those of the log directory as it is: new steps show."""
+    writers = [SummaryWriter(tmp_path / "job", rank=rank) for rank in (0, 1)]
+    try:
+        for rank, writer in enumerate(writers):
+            writer.add_scalar("loss", 1.0 + rank, 0)
+            writer.flush()
+        with in_process(tmp_path, reload_interval=0.1) as served:
+
+            def steps() -> list[int]:
+                body = served.get("/api/distributed/runs", first_chart="job").json()
+                return list(body["first_chart"]["step"]) if body["runs"] else []
+
+            wait_until(lambda: steps() == [0], "the job's first step")
+            for rank, writer in enumerate(writers):
+                writer.add_scalar("loss", 3.0 + rank, 1)
+                writer.flush()
+            wait_until(lambda: steps() == [0, 1], "the step logged since, in first_chart")
+            bare = served.get("/api/distributed/series", run="job", tag="loss", lines="false").json()
+            assert bare["mean"] == [1.5, 3.5]
+    finally:
+        for writer in writers:
+            writer.close()

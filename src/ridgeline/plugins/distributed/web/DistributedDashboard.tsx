@@ -5,11 +5,11 @@
  * aligned relative time. System metric tags (sys/...) come last, in their own section, collapsed at first.
  * Settings live in the URL ("dist.*").
  */
-import { useEffect, useState } from "preact/hooks";
-import { getJson } from "@api/client";
+import { useEffect, useRef, useState } from "preact/hooks";
+import { getJson, takePrefetched } from "@api/client";
 import { useUrlState } from "@app/state";
 import type { DashboardProps } from "@app/types";
-import { formatOffset, splitTags, type BandKind, type DistributedRun, type RunsAnswer, type Statistic, type View, type XAxis } from "./model";
+import { formatOffset, splitTags, type BandKind, type DistributedRun, type RunsAnswer, type SeriesAnswerBody, type Statistic, type View, type XAxis } from "./model";
 import { RankChart } from "./RankChart";
 import { SettingsBar } from "@app/SettingsBar";
 
@@ -88,15 +88,25 @@ export function DistributedDashboard({ tick, tagFilter }: DashboardProps) {
   const [xAxis, setXAxis] = useUrlState<XAxis>("dist.x", "step");
   const [systemOpen, setSystemOpen] = useUrlState<boolean>("dist.sys", false);
 
+  const [first, setFirst] = useState<SeriesAnswerBody | null>(null);
+  const asked = useRef(false);
+
   useEffect(() => {
     const controller = new AbortController();
-    getJson<RunsAnswer>("/api/distributed/runs", undefined, { signal: controller.signal }).then(
+    // The first answer brings the first chart's series along (one round trip less before it draws); boot.js may
+    // have asked for it while the app's script loaded.
+    const params = asked.current ? undefined : { first_chart: chosen };
+    asked.current = true;
+    const answer = (params && takePrefetched<RunsAnswer>("api/distributed/runs")) || getJson<RunsAnswer>("/api/distributed/runs", params, { signal: controller.signal });
+    answer.then(
       (answer) => {
+        if (controller.signal.aborted) return;
         setRuns(answer.runs);
+        if (answer.first_chart !== undefined) setFirst(answer.first_chart);
         setError(null);
       },
       (err: unknown) => {
-        if (err instanceof DOMException && err.name === "AbortError") return;
+        if (controller.signal.aborted || (err instanceof DOMException && err.name === "AbortError")) return;
         setError(err instanceof Error ? err.message : String(err));
       },
     );
@@ -109,7 +119,21 @@ export function DistributedDashboard({ tick, tagFilter }: DashboardProps) {
   const run = runs.find((r) => r.run === chosen) ?? runs[0];
   const shown = run.tags.filter((t) => !tagFilter || tagFilter.test(t));
   const { training, system } = splitTags(shown);
-  const chart = (tag: string) => <RankChart key={`${run.run}:${tag}`} run={run.run} tag={tag} view={view} statistic={statistic} band={band} xAxis={xAxis} tick={tick} />;
+  // The first card draws at once, from the series the run list brought when it is this card's.
+  const chart = (tag: string, index: number) => (
+    <RankChart
+      key={`${run.run}:${tag}`}
+      run={run.run}
+      tag={tag}
+      view={view}
+      statistic={statistic}
+      band={band}
+      xAxis={xAxis}
+      tick={tick}
+      eager={index === 0}
+      initial={first && first.run === run.run && first.tag === tag ? first : null}
+    />
+  );
   return (
     <div class="rl-dist-page">
       <SettingsBar label="Distributed settings">
@@ -134,7 +158,7 @@ export function DistributedDashboard({ tick, tagFilter }: DashboardProps) {
               <span aria-hidden="true">{systemOpen ? "▾" : "▸"}</span> system metrics <span class="rl-tc-muted">({system.length})</span>
             </button>
           </h2>
-          {systemOpen && <div class="rl-tc-grid">{system.map(chart)}</div>}
+          {systemOpen && <div class="rl-tc-grid">{system.map((tag) => chart(tag, -1))}</div>}
         </section>
       )}
     </div>
