@@ -6,7 +6,8 @@
  * Settings live in the URL ("dist.*").
  */
 import { useEffect, useRef, useState } from "preact/hooks";
-import { getJson, takePrefetched } from "@api/client";
+import { getJson } from "@api/client";
+import { takeFirstAnswer } from "./firstAnswer";
 import { useUrlState } from "@app/state";
 import type { DashboardProps } from "@app/types";
 import { formatOffset, splitTags, type BandKind, type DistributedRun, type RunsAnswer, type SeriesAnswerBody, type Statistic, type View, type XAxis } from "./model";
@@ -79,7 +80,12 @@ function RankTable({ run }: { run: DistributedRun }) {
 }
 
 export function DistributedDashboard({ tick, tagFilter }: DashboardProps) {
-  const [runs, setRuns] = useState<DistributedRun[] | null>(null);
+  // Taken once, in the first render: boot.js's answer when it is already here (the page renders with it at once).
+  const [early] = useState(takeFirstAnswer);
+  const now = early && "now" in early ? early.now : null;
+  const [runs, setRuns] = useState<DistributedRun[] | null>(now?.runs ?? null);
+  // The first chart's series with the tick it was asked at: handed to that card only while the tick is the same.
+  const [first, setFirst] = useState<{ body: SeriesAnswerBody | null; tick: number }>({ body: now?.first_chart ?? null, tick });
   const [error, setError] = useState<string | null>(null);
   const [chosen, setChosen] = useUrlState<string>("dist.run", "");
   const [view, setView] = useUrlState<View>("dist.view", "aggregate");
@@ -87,22 +93,26 @@ export function DistributedDashboard({ tick, tagFilter }: DashboardProps) {
   const [band, setBand] = useUrlState<BandKind>("dist.band", "minmax");
   const [xAxis, setXAxis] = useUrlState<XAxis>("dist.x", "step");
   const [systemOpen, setSystemOpen] = useUrlState<boolean>("dist.sys", false);
-
-  const [first, setFirst] = useState<SeriesAnswerBody | null>(null);
-  const asked = useRef(false);
+  const asked = useRef(false); // the first request asks for the first chart's series too
+  const answered = useRef(now !== null);
 
   useEffect(() => {
+    if (answered.current) {
+      answered.current = false; // this tick's answer is the one the first render had
+      asked.current = true;
+      return;
+    }
     const controller = new AbortController();
-    // The first answer brings the first chart's series along (one round trip less before it draws); boot.js may
-    // have asked for it while the app's script loaded.
-    const params = asked.current ? undefined : { first_chart: chosen };
+    const answer =
+      !asked.current && early && "later" in early
+        ? early.later
+        : getJson<RunsAnswer>("/api/distributed/runs", asked.current ? undefined : { first_chart: chosen }, { signal: controller.signal });
     asked.current = true;
-    const answer = (params && takePrefetched<RunsAnswer>("api/distributed/runs")) || getJson<RunsAnswer>("/api/distributed/runs", params, { signal: controller.signal });
     answer.then(
       (answer) => {
         if (controller.signal.aborted) return;
         setRuns(answer.runs);
-        if (answer.first_chart !== undefined) setFirst(answer.first_chart);
+        if (answer.first_chart !== undefined) setFirst({ body: answer.first_chart, tick });
         setError(null);
       },
       (err: unknown) => {
@@ -131,7 +141,7 @@ export function DistributedDashboard({ tick, tagFilter }: DashboardProps) {
       xAxis={xAxis}
       tick={tick}
       eager={index === 0}
-      initial={first && first.run === run.run && first.tag === tag ? first : null}
+      initial={first.tick === tick && first.body?.run === run.run && first.body.tag === tag ? first.body : null}
     />
   );
   return (
