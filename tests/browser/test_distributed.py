@@ -83,6 +83,19 @@ def test_the_first_chart_comes_with_the_run_list_and_rank_lines_only_when_shown(
     assert asked == ["distributed/runs?first_chart=", "distributed/series?run=job&tag=loss&lines=true"]
 
 
+def test_the_tab_opened_from_another_asks_for_its_first_chart_itself(page: Page, url: str) -> None:
+    """Without boot.js's request (the page opened on another tab), the dashboard's own first request brings the
+    first chart along."""
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url.split("/api/", 1)[1]) if "/api/distributed/" in r.url else None)
+    open_dashboard(page, url.replace("?tab=distributed", "?tab=scalars&autoReload=false"))
+    assert asked == []
+    page.locator("button.tab[data-dashboard=distributed]").click()
+    expect(page.locator('[data-testid=distributed-chart][data-tag="loss"][data-ready=true]')).to_have_count(1)
+    assert chart(page, "loss")["first"] == pytest.approx([11.0, 12.0, 10.0])
+    assert asked == ["distributed/runs?first_chart="]
+
+
 def test_system_metrics_are_a_collapsed_section(page: Page, url: str) -> None:
     open_dashboard(page, url)
     system = page.locator('[data-testid=distributed-chart][data-tag="sys/cpu/system_percent"]')
