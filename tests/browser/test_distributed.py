@@ -67,6 +67,35 @@ def test_every_ranks_line_and_the_statistic_selection(page: Page, url: str) -> N
     expect(page).to_have_url(re.compile(r"dist\.view=ranks.*dist\.x=relative|dist\.x=relative.*dist\.view=ranks"))
 
 
+def test_the_first_chart_comes_with_the_run_list_and_rank_lines_only_when_shown(page: Page, url: str) -> None:
+    """One request before the first chart draws (boot.js asks for the run list with the first chart's series), and
+    each rank's own line is asked for only once the chart shows them."""
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url.split("/api/", 1)[1]) if "/api/distributed/" in r.url else None)
+    open_dashboard(page, url + "&autoReload=false")  # no shell tick: every request below is the page's own
+    expect(page.locator('[data-testid=distributed-chart][data-tag="loss"][data-ready=true]')).to_have_count(1)
+    assert chart(page, "loss")["first"] == pytest.approx([11.0, 12.0, 10.0])
+    assert asked == ["distributed/runs?first_chart="]
+    page.get_by_test_id("distributed-view").select_option("ranks")
+    page.wait_for_function("() => window.__ridgeline.charts?.get('distributed:job:loss')?.series.length === 4")
+    page.get_by_test_id("distributed-view").select_option("aggregate")  # drawn again from the lines' answer
+    page.wait_for_function("() => window.__ridgeline.charts?.get('distributed:job:loss')?.series[1].label === 'mean'")
+    assert asked == ["distributed/runs?first_chart=", "distributed/series?run=job&tag=loss&lines=true"]
+
+
+def test_the_tab_opened_from_another_asks_for_its_first_chart_itself(page: Page, url: str) -> None:
+    """Without boot.js's request (the page opened on another tab), the dashboard's own first request brings the
+    first chart along."""
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url.split("/api/", 1)[1]) if "/api/distributed/" in r.url else None)
+    open_dashboard(page, url.replace("?tab=distributed", "?tab=scalars&autoReload=false"))
+    assert asked == []
+    page.locator("button.tab[data-dashboard=distributed]").click()
+    expect(page.locator('[data-testid=distributed-chart][data-tag="loss"][data-ready=true]')).to_have_count(1)
+    assert chart(page, "loss")["first"] == pytest.approx([11.0, 12.0, 10.0])
+    assert asked == ["distributed/runs?first_chart="]
+
+
 def test_system_metrics_are_a_collapsed_section(page: Page, url: str) -> None:
     open_dashboard(page, url)
     system = page.locator('[data-testid=distributed-chart][data-tag="sys/cpu/system_percent"]')

@@ -15,4 +15,14 @@ try {
   var runs = fetch("api/runs", { headers: { Accept: "application/json" } });
   runs.catch(function () {}); // a failure is reported by the app when it reads this, not as unhandled
   window.__ridgelinePrefetch = { "api/runs": runs };
+  // The distributed dashboard's run list with its first chart's series, in parallel with the run list when the
+  // URL opens that tab (src/ridgeline/plugins/distributed/web/firstAnswer.ts takes it).
+  var query = new URLSearchParams(location.search);
+  if (query.get("tab") === "distributed") {
+    var first = fetch("api/distributed/runs?first_chart=" + encodeURIComponent(query.get("dist.run") || ""), {
+      headers: { Accept: "application/json" },
+    });
+    first.catch(function () {});
+    window.__ridgelinePrefetch["api/distributed/runs"] = first;
+  }
 } catch (e) {}

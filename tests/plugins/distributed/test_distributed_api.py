@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from ridgeline import SummaryWriter
+from tests.conftest import wait_until
 from tests.plugins.conftest import Api, in_process
 from tests.plugins.distributed.job_logs import STEPS, write_job
 
@@ -44,6 +45,33 @@ def test_series_aggregates_by_step_and_aligns_each_ranks_line(api: Api) -> None:
     # Aligned: rank 1's clock is 2 s ahead, yet all ranks start at (relative) time 0 and keep step.
     assert [line["time"][0] for line in lines.values()] == pytest.approx([0, 0, 0], abs=1e-6)
     assert lines[1]["time"] == pytest.approx(lines[0]["time"], abs=1e-6)
+
+
+def test_series_without_lines_is_the_aggregate_alone(api: Api) -> None:
+    full = api.get("/api/distributed/series", run="job", tag="loss").json()
+    bare = api.get("/api/distributed/series", run="job", tag="loss", lines="false").json()
+    assert bare["ranks"] == [] and len(full["ranks"]) == 3
+    assert bare == {**full, "ranks": []}
+
+
+def test_runs_with_first_chart_inline_the_series_of_the_first_tag(api: Api) -> None:
+    """What the page draws first comes with the run list: the same answer as the separate series request."""
+    series = api.get("/api/distributed/series", run="job", tag="loss", lines="false").json()
+    for asked in ("job", "", "not-a-run"):  # a name the page has no run for: the first run, as the page shows
+        body = api.get("/api/distributed/runs", first_chart=asked).json()
+        assert body["first_chart"] == series, asked
+        assert body["runs"] == api.get("/api/distributed/runs").json()["runs"]
+    assert "first_chart" not in api.get("/api/distributed/runs").json()
+
+
+def test_first_chart_is_null_when_the_run_logs_only_system_metrics(tmp_path: Path) -> None:
+    for rank in (0, 1):
+        with SummaryWriter(tmp_path / "job", rank=rank) as writer:
+            writer.add_scalar("sys/cpu/system_percent", 50.0, 0)
+    with in_process(tmp_path) as served:
+        body = served.get("/api/distributed/runs", first_chart="job").json()
+    assert [run["tags"] for run in body["runs"]] == [["sys/cpu/system_percent"]]
+    assert body["first_chart"] is None
 
 
 def test_unknown_runs_and_tags_are_404_naming_them(api: Api) -> None:
@@ -88,3 +116,28 @@ def test_load_balance_from_gpu_utilisation_and_queue_depth(tmp_path: Path) -> No
     assert balance["gpu_utilisation_std_pp"] == pytest.approx(27.5)
     assert balance["gpu_utilisation_flagged"] is True
     assert balance["input_bound_ranks"] == [1]
+
+
+def test_the_aggregate_follows_a_growing_job(tmp_path: Path) -> None:
+    """The aggregates kept between requests are those of the log directory as it is: new steps show."""
+    writers = [SummaryWriter(tmp_path / "job", rank=rank) for rank in (0, 1)]
+    try:
+        for rank, writer in enumerate(writers):
+            writer.add_scalar("loss", 1.0 + rank, 0)
+            writer.flush()
+        with in_process(tmp_path, reload_interval=0.1) as served:
+
+            def steps() -> list[int]:
+                body = served.get("/api/distributed/runs", first_chart="job").json()
+                return list(body["first_chart"]["step"]) if body["runs"] else []
+
+            wait_until(lambda: steps() == [0], "the job's first step")
+            for rank, writer in enumerate(writers):
+                writer.add_scalar("loss", 3.0 + rank, 1)
+                writer.flush()
+            wait_until(lambda: steps() == [0, 1], "the step logged since, in first_chart")
+            bare = served.get("/api/distributed/series", run="job", tag="loss", lines="false").json()
+            assert bare["mean"] == [1.5, 3.5]
+    finally:
+        for writer in writers:
+            writer.close()

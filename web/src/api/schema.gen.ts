@@ -181,6 +181,9 @@ export interface paths {
          *     "offset_uncertainty_ms", "score", "flagged", "straggler", ...}], "sync_delay_ms": {"median", "p95"} | null,
          *     "straggler": {"rank", "cost_s"} | null, "restarts", "load_balance", "tags"}]}``: every distributed run (runs
          *     named ``.../rank{N}``), as ``ridgeline ranks --json`` prints them, with the scalar tags all its ranks log.
+         *
+         *     With ``first_chart``, also ``"first_chart"``: what ``/api/distributed/series?lines=false`` answers for that
+         *     run's first tag, or null when it has none (the page then asks for nothing more before drawing).
          */
         get: operations["distributed_runs_api_distributed_runs_get"];
         put?: never;
@@ -203,7 +206,8 @@ export interface paths {
          * @description One tag across the ranks of ``run``: per step (every step any rank logged) ``mean``, ``median``, ``min``,
          *     ``max``, ``std``, ``count`` and the ranks of the min and max (``min_rank``, ``max_rank``); and ``ranks``, each
          *     rank's own line ``{"rank", "step", "time", "value"}`` with ``time`` in seconds since the first point on aligned
-         *     clocks (each rank's offset subtracted). 404 for an unknown run or a tag no rank logs.
+         *     clocks (each rank's offset subtracted), empty with ``lines=false``. 404 for an unknown run or a tag no rank
+         *     logs.
          */
         get: operations["distributed_series_api_distributed_series_get"];
         put?: never;
@@ -1849,7 +1853,10 @@ export interface operations {
     };
     distributed_runs_api_distributed_runs_get: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description also answer, as ``first_chart``, the series (``lines=false``) of the first tag (not sys/) of this distributed run, or of the first run when it names none listed: the page's first chart */
+                first_chart?: string | null;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -1865,6 +1872,15 @@ export interface operations {
                     "application/json": unknown;
                 };
             };
+            /** @description a missing or malformed parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     distributed_series_api_distributed_series_get: {
@@ -1874,6 +1890,8 @@ export interface operations {
                 run: string;
                 /** @description a scalar tag its ranks log */
                 tag: string;
+                /** @description false: no rank's own line (``ranks`` is empty), the aggregate only */
+                lines?: boolean;
             };
             header?: never;
             path?: never;

@@ -3,17 +3,27 @@
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from typing import Annotated, Any
 
 import numpy as np
 from fastapi import APIRouter, Query, Request
 
 from ridgeline.plugins.kit import ApiError, OrjsonResponse, app_service, logdir_of
-from ridgeline.services.distributed import DistributedCache, common_tags, tag_across_ranks
+from ridgeline.services.distributed import (
+    SYSTEM_PREFIX,
+    DistributedCache,
+    DistributedReport,
+    common_tags,
+    tag_across_ranks,
+)
+from ridgeline.store.logdir import LogDir
 
 router = APIRouter()
 
 MAX_LINE_POINTS = 4000  # per rank line: the aggregate keeps every step, each rank's own line is thinned for drawing
+KEPT_AGGREGATES = 16  # tags whose aggregate is kept (64 ranks x 10,000 steps: 0.7 MB, ~35 ms to compute again)
 
 
 def _cache(request: Request) -> DistributedCache:
@@ -22,21 +32,67 @@ def _cache(request: Request) -> DistributedCache:
     return cache
 
 
-@router.get("/distributed/runs")
-def distributed_runs(request: Request) -> OrjsonResponse:
-    """``{"runs": [{"run", "world_size", "clock_source", "ranks": [{"rank", "run", "host", "offset_ms",
-    "offset_uncertainty_ms", "score", "flagged", "straggler", ...}], "sync_delay_ms": {"median", "p95"} | null,
-    "straggler": {"rank", "cost_s"} | null, "restarts", "load_balance", "tags"}]}``: every distributed run (runs
-    named ``.../rank{N}``), as ``ridgeline ranks --json`` prints them, with the scalar tags all its ranks log."""
+class Aggregates:
+    """The aggregates (the series answer without rank lines) of the tags last asked for, by log directory
+    generation, run and tag: the page asks for the same ones on every load and shell tick, and while the log
+    directory has not changed they are the same."""
+
+    def __init__(self, logdir: LogDir) -> None:
+        self._logdir = logdir
+        self._lock = threading.Lock()
+        self._kept: OrderedDict[tuple[int, str, str], dict[str, Any]] = OrderedDict()
+
+    def get(self, report: DistributedReport, tag: str) -> dict[str, Any]:
+        key = (self._logdir.generation, report.group.name, tag)
+        with self._lock:
+            found = self._kept.get(key)
+            if found is not None:
+                self._kept.move_to_end(key)
+                return found
+        answer = _series(self._logdir, report, tag, lines=False)
+        with self._lock:
+            self._kept[key] = answer
+            while len(self._kept) > KEPT_AGGREGATES:
+                self._kept.popitem(last=False)
+        return answer
+
+
+def _aggregates(request: Request) -> Aggregates:
     logdir = logdir_of(request)
-    runs = []
-    for report in _cache(request).reports():
-        runs.append({**report.to_json(), "tags": common_tags(logdir, report.group, system=True)})
-    return OrjsonResponse({"runs": runs})
+    kept: Aggregates = app_service(request, "distributed_aggregates", lambda: Aggregates(logdir))
+    return kept
 
 
 Run = Annotated[str, Query(description="a distributed run's name, as /api/distributed/runs lists it")]
 Tag = Annotated[str, Query(description="a scalar tag its ranks log")]
+Lines = Annotated[bool, Query(description="false: no rank's own line (``ranks`` is empty), the aggregate only")]
+FirstChart = Annotated[
+    str | None,
+    Query(
+        description="also answer, as ``first_chart``, the series (``lines=false``) of the first tag (not sys/) of "
+        "this distributed run, or of the first run when it names none listed: the page's first chart"
+    ),
+]
+
+
+@router.get("/distributed/runs")
+def distributed_runs(request: Request, first_chart: FirstChart = None) -> OrjsonResponse:
+    """``{"runs": [{"run", "world_size", "clock_source", "ranks": [{"rank", "run", "host", "offset_ms",
+    "offset_uncertainty_ms", "score", "flagged", "straggler", ...}], "sync_delay_ms": {"median", "p95"} | null,
+    "straggler": {"rank", "cost_s"} | null, "restarts", "load_balance", "tags"}]}``: every distributed run (runs
+    named ``.../rank{N}``), as ``ridgeline ranks --json`` prints them, with the scalar tags all its ranks log.
+
+    With ``first_chart``, also ``"first_chart"``: what ``/api/distributed/series?lines=false`` answers for that
+    run's first tag, or null when it has none (the page then asks for nothing more before drawing)."""
+    logdir = logdir_of(request)
+    reports = _cache(request).reports()
+    runs = [{**report.to_json(), "tags": common_tags(logdir, report.group, system=True)} for report in reports]
+    if first_chart is None:
+        return OrjsonResponse({"runs": runs})
+    chosen = next((i for i, report in enumerate(reports) if report.group.name == first_chart), 0)
+    tag = next((t for t in runs[chosen]["tags"] if not t.startswith(SYSTEM_PREFIX)), None) if runs else None
+    series = None if tag is None else _aggregates(request).get(reports[chosen], tag)
+    return OrjsonResponse({"runs": runs, "first_chart": series})
 
 
 def _thinned(step: np.ndarray, *columns: np.ndarray) -> list[Any]:
@@ -47,35 +103,43 @@ def _thinned(step: np.ndarray, *columns: np.ndarray) -> list[Any]:
 
 
 @router.get("/distributed/series")
-def distributed_series(request: Request, run: Run, tag: Tag) -> OrjsonResponse:
+def distributed_series(request: Request, run: Run, tag: Tag, lines: Lines = True) -> OrjsonResponse:
     """One tag across the ranks of ``run``: per step (every step any rank logged) ``mean``, ``median``, ``min``,
     ``max``, ``std``, ``count`` and the ranks of the min and max (``min_rank``, ``max_rank``); and ``ranks``, each
     rank's own line ``{"rank", "step", "time", "value"}`` with ``time`` in seconds since the first point on aligned
-    clocks (each rank's offset subtracted). 404 for an unknown run or a tag no rank logs."""
-    cache = _cache(request)
+    clocks (each rank's offset subtracted), empty with ``lines=false``. 404 for an unknown run or a tag no rank
+    logs."""
     try:
-        report = cache.report(run)
-        across = tag_across_ranks(logdir_of(request), report, tag)
+        report = _cache(request).report(run)
+    except KeyError as error:
+        raise ApiError(404, str(error.args[0]) if error.args else "not found") from None
+    if not lines:
+        return OrjsonResponse(_aggregates(request).get(report, tag))
+    return OrjsonResponse(_series(logdir_of(request), report, tag, lines=True))
+
+
+def _series(logdir: LogDir, report: DistributedReport, tag: str, *, lines: bool) -> dict[str, Any]:
+    try:
+        across = tag_across_ranks(logdir, report, tag)
     except KeyError as error:
         raise ApiError(404, str(error.args[0]) if error.args else "not found") from None
     a = across.aggregate
-    lines = []
-    for rank, (step, time, value) in across.lines.items():
-        s, t, v = _thinned(step, time, value)
-        lines.append({"rank": rank, "step": s, "time": t, "value": v})
-    return OrjsonResponse(
-        {
-            "run": run,
-            "tag": tag,
-            "step": a.step,
-            "mean": a.mean,
-            "median": a.median,
-            "min": a.min,
-            "max": a.max,
-            "std": a.std,
-            "count": a.count,
-            "min_rank": a.min_rank,
-            "max_rank": a.max_rank,
-            "ranks": lines,
-        }
-    )
+    own = []
+    if lines:
+        for rank, (step, time, value) in across.lines.items():
+            s, t, v = _thinned(step, time, value)
+            own.append({"rank": rank, "step": s, "time": t, "value": v})
+    return {
+        "run": report.group.name,
+        "tag": tag,
+        "step": a.step,
+        "mean": a.mean,
+        "median": a.median,
+        "min": a.min,
+        "max": a.max,
+        "std": a.std,
+        "count": a.count,
+        "min_rank": a.min_rank,
+        "max_rank": a.max_rank,
+        "ranks": own,
+    }

@@ -5,11 +5,12 @@
  * aligned relative time. System metric tags (sys/...) come last, in their own section, collapsed at first.
  * Settings live in the URL ("dist.*").
  */
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { getJson } from "@api/client";
+import { takeFirstAnswer } from "./firstAnswer";
 import { useUrlState } from "@app/state";
 import type { DashboardProps } from "@app/types";
-import { formatOffset, splitTags, type BandKind, type DistributedRun, type RunsAnswer, type Statistic, type View, type XAxis } from "./model";
+import { formatOffset, splitTags, type BandKind, type DistributedRun, type RunsAnswer, type SeriesAnswerBody, type Statistic, type View, type XAxis } from "./model";
 import { RankChart } from "./RankChart";
 import { SettingsBar } from "@app/SettingsBar";
 
@@ -79,7 +80,12 @@ function RankTable({ run }: { run: DistributedRun }) {
 }
 
 export function DistributedDashboard({ tick, tagFilter }: DashboardProps) {
-  const [runs, setRuns] = useState<DistributedRun[] | null>(null);
+  // Taken once, in the first render: boot.js's answer when it is already here (the page renders with it at once).
+  const [early] = useState(takeFirstAnswer);
+  const now = early && "now" in early ? early.now : null;
+  const [runs, setRuns] = useState<DistributedRun[] | null>(now?.runs ?? null);
+  // The first chart's series with the tick it was asked at: handed to that card only while the tick is the same.
+  const [first, setFirst] = useState<{ body: SeriesAnswerBody | null; tick: number }>({ body: now?.first_chart ?? null, tick });
   const [error, setError] = useState<string | null>(null);
   const [chosen, setChosen] = useUrlState<string>("dist.run", "");
   const [view, setView] = useUrlState<View>("dist.view", "aggregate");
@@ -87,16 +93,30 @@ export function DistributedDashboard({ tick, tagFilter }: DashboardProps) {
   const [band, setBand] = useUrlState<BandKind>("dist.band", "minmax");
   const [xAxis, setXAxis] = useUrlState<XAxis>("dist.x", "step");
   const [systemOpen, setSystemOpen] = useUrlState<boolean>("dist.sys", false);
+  const asked = useRef(false); // the first request asks for the first chart's series too
+  const answered = useRef(now !== null);
 
   useEffect(() => {
+    if (answered.current) {
+      answered.current = false; // this tick's answer is the one the first render had
+      asked.current = true;
+      return;
+    }
     const controller = new AbortController();
-    getJson<RunsAnswer>("/api/distributed/runs", undefined, { signal: controller.signal }).then(
+    const answer =
+      !asked.current && early && "later" in early
+        ? early.later
+        : getJson<RunsAnswer>("/api/distributed/runs", asked.current ? undefined : { first_chart: chosen }, { signal: controller.signal });
+    asked.current = true;
+    answer.then(
       (answer) => {
+        if (controller.signal.aborted) return;
         setRuns(answer.runs);
+        if (answer.first_chart !== undefined) setFirst({ body: answer.first_chart, tick });
         setError(null);
       },
       (err: unknown) => {
-        if (err instanceof DOMException && err.name === "AbortError") return;
+        if (controller.signal.aborted || (err instanceof DOMException && err.name === "AbortError")) return;
         setError(err instanceof Error ? err.message : String(err));
       },
     );
@@ -109,7 +129,21 @@ export function DistributedDashboard({ tick, tagFilter }: DashboardProps) {
   const run = runs.find((r) => r.run === chosen) ?? runs[0];
   const shown = run.tags.filter((t) => !tagFilter || tagFilter.test(t));
   const { training, system } = splitTags(shown);
-  const chart = (tag: string) => <RankChart key={`${run.run}:${tag}`} run={run.run} tag={tag} view={view} statistic={statistic} band={band} xAxis={xAxis} tick={tick} />;
+  // The first card draws at once, from the series the run list brought when it is this card's.
+  const chart = (tag: string, index: number) => (
+    <RankChart
+      key={`${run.run}:${tag}`}
+      run={run.run}
+      tag={tag}
+      view={view}
+      statistic={statistic}
+      band={band}
+      xAxis={xAxis}
+      tick={tick}
+      eager={index === 0}
+      initial={first.tick === tick && first.body?.run === run.run && first.body.tag === tag ? first.body : null}
+    />
+  );
   return (
     <div class="rl-dist-page">
       <SettingsBar label="Distributed settings">
@@ -134,7 +168,7 @@ export function DistributedDashboard({ tick, tagFilter }: DashboardProps) {
               <span aria-hidden="true">{systemOpen ? "▾" : "▸"}</span> system metrics <span class="rl-tc-muted">({system.length})</span>
             </button>
           </h2>
-          {systemOpen && <div class="rl-tc-grid">{system.map(chart)}</div>}
+          {systemOpen && <div class="rl-tc-grid">{system.map((tag) => chart(tag, -1))}</div>}
         </section>
       )}
     </div>

@@ -1,7 +1,9 @@
 /**
  * One tag across the ranks of a distributed run: the aggregated line with its band, or every rank's line (see
  * ./model.ts), drawn with the shell's plot (@charts/usePlot). Under the chart, the ranks that gave the min and
- * the max at the step under the cursor. Loaded once scrolled near the view, fetched again on every shell tick.
+ * the max at the step under the cursor. Loaded once scrolled near the view (the first card at once, often from the
+ * series the run list brought: `initial`), fetched again on every shell tick; each rank's own line is asked for
+ * only while the chart shows them.
  */
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import type uPlot from "uplot";
@@ -22,16 +24,23 @@ export interface RankChartProps {
   band: BandKind;
   xAxis: XAxis;
   tick: number;
+  /** Loaded and drawn from the first render, without waiting to be scrolled near the view. */
+  eager?: boolean;
+  /** The series (without rank lines) already at hand for this tick, as /api/distributed/runs?first_chart= gave it. */
+  initial?: SeriesAnswer | null;
 }
 
 const HEIGHT = 220;
 
-export function RankChart({ run, tag, view, statistic, band, xAxis, tick }: RankChartProps) {
+export function RankChart({ run, tag, view, statistic, band, xAxis, tick, eager = false, initial = null }: RankChartProps) {
   const id = `distributed:${run}:${tag}`;
   const cardRef = useRef<HTMLDivElement>(null);
   const chartRef = useRef<HTMLDivElement>(null);
-  const seen = useLazyCard(cardRef, id, { near: "200px 0px", view: "0px" });
-  const [body, setBody] = useState<SeriesAnswer | null>(null);
+  const seen = useLazyCard(cardRef, id, { near: "200px 0px", view: "0px", eager });
+  const [body, setBody] = useState<SeriesAnswer | null>(initial);
+  // What `body` holds: the tick it was fetched at, and whether with each rank's own line.
+  const loaded = useRef<{ tick: number; lines: boolean } | null>(initial ? { tick, lines: false } : null);
+  const wantLines = view === "ranks";
   const [error, setError] = useState<string | null>(null);
   const [hover, setHover] = useState("");
   const [drawn, setDrawn] = useState(false);
@@ -40,10 +49,12 @@ export function RankChart({ run, tag, view, statistic, band, xAxis, tick }: Rank
   const { width } = useChartWidth(chartRef, 420, id);
 
   useEffect(() => {
-    if (!seen) return;
+    const have = loaded.current;
+    if (!seen || (have && have.tick === tick && (have.lines || !wantLines))) return;
     const controller = new AbortController();
-    getJson<SeriesAnswer>("/api/distributed/series", { run, tag }, { signal: controller.signal }).then(
+    getJson<SeriesAnswer>("/api/distributed/series", { run, tag, lines: wantLines }, { signal: controller.signal }).then(
       (answer) => {
+        loaded.current = { tick, lines: wantLines };
         setBody(answer);
         setError(null);
       },
@@ -53,12 +64,13 @@ export function RankChart({ run, tag, view, statistic, band, xAxis, tick }: Rank
       },
     );
     return () => controller.abort();
-  }, [seen, run, tag, tick]);
+  }, [seen, run, tag, tick, wantLines]);
 
   const axis: XAxis = view === "aggregate" ? "step" : xAxis;
   const chart = useMemo(() => {
     if (!body) return null;
-    return view === "aggregate" ? aggregateChart(body, statistic, band) : rankChart(body, axis);
+    if (view === "aggregate") return aggregateChart(body, statistic, band);
+    return loaded.current?.lines ? rankChart(body, axis) : null; // until the lines have come
   }, [body, view, statistic, band, axis]);
 
   const lines: LineSpec[] = useMemo(() => {

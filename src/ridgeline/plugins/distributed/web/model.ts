@@ -38,8 +38,6 @@ export interface DistributedRun {
   tags: string[];
 }
 
-export type RunsAnswer = Answer<"/api/distributed/runs", { runs: DistributedRun[] }>;
-
 type Num = number | null;
 
 export interface SeriesAnswerBody {
@@ -58,6 +56,9 @@ export interface SeriesAnswerBody {
 }
 
 export type SeriesAnswer = Answer<"/api/distributed/series", SeriesAnswerBody>;
+
+/** With `first_chart` asked: the series (without rank lines) of the first tag of that run, null when it has none. */
+export type RunsAnswer = Answer<"/api/distributed/runs", { runs: DistributedRun[]; first_chart?: SeriesAnswerBody | null }>;
 
 /** One chart's uPlot data and what each of its series is. */
 export interface ChartData {
