@@ -76,9 +76,19 @@ def documents() -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("doc_examples")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("doc_examples_demo")
     write_demo(folder / "runs", steps=200, seed=0)
+    return folder
+
+
+@pytest.fixture
+def workdir(demo: Path, tmp_path: Path) -> Path:
+    """A folder of its own for each document, holding a copy of the demo: a document's examples never depend on
+    what another document's examples wrote (docs/runs.md once read a run only README.md's example writes, and
+    passed or failed by which of them the same pytest worker had run first)."""
+    folder = tmp_path / "work"
+    shutil.copytree(demo, folder)
     return folder
 
 
