@@ -18,6 +18,7 @@ import numpy as np
 from ridgeline.profile.columns import Trace
 
 BLOCK = 64
+_NO_BLOCKS = np.empty((0, 3))
 
 
 @dataclass
@@ -67,7 +68,8 @@ def lanes(trace: Trace, index: Rows) -> list[dict[str, Any]]:
 
 def window(trace: Trace, index: Rows, start: float, end: float, width: int, limit: int = 1500) -> dict[str, Any]:
     """What to draw of ``[start, end)`` (µs) on ``width`` pixels: per row, its spans (ids, ts, dur, name codes)
-    and the blocks standing for spans too small and too many to draw one by one."""
+    and the blocks (a float64 ``[from, to, busy]`` row each) standing for spans too small and too many to draw one
+    by one."""
     ts, dur, name = trace.spans["ts"], trace.spans["dur"], trace.spans["name"]
     pixel = max((end - start) / max(width, 1), 1e-9)
     answer_rows, used = [], set()
@@ -79,7 +81,7 @@ def window(trace: Trace, index: Rows, start: float, end: float, width: int, limi
         hi = int(np.searchsorted(row_ts, end, side="left"))
         if hi <= lo:
             continue
-        blocks: list[list[float]] = []
+        blocks = _NO_BLOCKS
         if hi - lo <= limit:
             ids = np.arange(first + lo, first + hi)
         else:
@@ -131,9 +133,10 @@ def _busy(
     start: float,
     pixel: float,
     width: int,
-) -> list[list[float]]:
-    """Runs of pixels holding spans shorter than a pixel: ``[from, to, busy]`` (µs, µs, fraction of the run
-    covered). A span counts in the pixel where it starts (the first pixel for one starting before the window)."""
+) -> np.ndarray:
+    """Runs of pixels holding spans shorter than a pixel, float64 ``[from, to, busy]`` rows (µs, µs, fraction of
+    the run covered). A span counts in the pixel where it starts (the first pixel for one starting before the
+    window)."""
     edges = start + pixel * np.arange(1, width)
     cut = np.concatenate(([lo], np.clip(np.searchsorted(row_ts, edges, side="left"), lo, hi), [hi])) + first
     spans = np.diff(cut)
@@ -146,8 +149,9 @@ def _busy(
     busy = np.where(filled, np.maximum(busy, 0.0), 0.0)
     bounds = np.flatnonzero(np.diff(np.concatenate(([0], filled.astype(np.int8), [0]))))
     totals = np.concatenate(([0.0], np.cumsum(busy)))
-    result = []
-    for a, b in zip(bounds[::2].tolist(), bounds[1::2].tolist(), strict=True):
-        fraction = min(float(totals[b] - totals[a]) / ((b - a) * pixel), 1.0)
-        result.append([start + a * pixel, start + b * pixel, fraction])
+    a, b = bounds[::2], bounds[1::2]
+    result = np.empty((a.size, 3))
+    result[:, 0] = start + a * pixel
+    result[:, 1] = start + b * pixel
+    result[:, 2] = np.minimum((totals[b] - totals[a]) / ((b - a) * pixel), 1.0)
     return result
