@@ -24,6 +24,7 @@ app serves that build over the same cache and the page is measured on both, the 
 
     .venv/bin/python bench/profile_timeline.py                          # 10 M events, about 2 GB
     .venv/bin/python bench/profile_timeline.py --events 1000000 --before-static /tmp/static-before
+    .venv/bin/python bench/profile_timeline.py --data-dir .bench/profile  # generate the trace once, keep it
     .venv/bin/python bench/profile_timeline.py --quick                  # a smoke run; its figures mean nothing
 """
 
@@ -284,6 +285,7 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--before-static", type=Path, help="a build of the web UI to compare against")
     parser.add_argument("--json", type=Path, help="write the figures here")
+    parser.add_argument("--data-dir", type=Path, help="keep the generated trace here (DIR/EVENTS/) and reuse it")
     parser.add_argument("--serve", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
@@ -293,18 +295,19 @@ def main() -> int:
     from playwright.sync_api import sync_playwright
 
     results: dict[str, Any] = {"events": events, "load_start": load()}
-    with tempfile.TemporaryDirectory() as folder:
-        logdir = Path(folder) / "logs"
-        with ridgeline.SummaryWriter(str(logdir / RUN)) as writer:
-            writer.add_scalar("loss", 1.0, 0)
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = args.data_dir / str(events) if args.data_dir else Path(scratch)
+        logdir = folder / "logs"
         path = logdir / RUN / TRACE
-        t = time.perf_counter()
-        generate(path, events)
-        print(
-            f"trace: {events:,} events, {path.stat().st_size / 2**20:,.0f} MiB, generated in "
-            f"{time.perf_counter() - t:.1f} s (load {load()})"
-        )
-        os.environ["RIDGELINE_CACHE_DIR"] = str(Path(folder) / "cache")
+        if not (folder / "complete").exists():
+            with ridgeline.SummaryWriter(str(logdir / RUN)) as writer:
+                writer.add_scalar("loss", 1.0, 0)
+            t = time.perf_counter()
+            generate(path, events)
+            (folder / "complete").touch()
+            print(f"trace generated in {time.perf_counter() - t:.1f} s (load {load()})")
+        print(f"trace: {events:,} events, {path.stat().st_size / 2**20:,.0f} MiB")
+        os.environ["RIDGELINE_CACHE_DIR"] = str(Path(scratch) / "cache")
         builds = {"after": None} if args.before_static is None else {"before": args.before_static, "after": None}
         with serving(logdir, None) as base:
             t = time.perf_counter()

@@ -105,6 +105,11 @@ export function Timeline({ run, trace }: { run: string; trace: string }) {
   };
   const onMove = (event: MouseEvent) => {
     const drag = live.drag;
+    if (drag && !(event.buttons & 1)) { // released outside the canvas: the drag ends where it was
+      live.drag = null;
+      if (drag.moved && live.view) show(live.view);
+      return;
+    }
     if (!drag || (!drag.moved && Math.abs(event.clientX - drag.x) <= 3)) return;
     drag.moved = true;
     live.view = shifted(event, drag);
