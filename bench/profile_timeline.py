@@ -5,10 +5,10 @@ directory and served by the real app (``create_app``, uvicorn on 127.0.0.1, in a
 it once into its cache and memory-maps the columns from then on, as ``ridgeline serve`` does. Then:
 
 - **server frame time**, in this process, over the trace as the server holds it: after the first frame (the
-  whole trace, as the page asks first), for 12 windows zooming in by halves around the middle of the trace, the frame itself (``timeline.window``, wall and CPU time) and its
-  encoding as JSON (the route's ``OrjsonResponse``) and in the binary form (``frame_bytes.encode``), with the
-  answer's size; and each window's HTTP round trip from a client here (``?format=json`` against
-  ``?format=binary``);
+  whole trace, as the page asks first), for 12 windows zooming in by halves around the middle of the trace, the
+  frame itself (``timeline.window``, wall and CPU time) and its encoding as JSON (the route's ``OrjsonResponse``)
+  and in the binary form (``frame_bytes.encode``), with the answer's size; and each window's HTTP round trip
+  from a client here (``?format=json`` against ``?format=binary``);
 - **wheel-to-screen**, in Playwright driving Debian's chromium (1280x900, 60 Hz animation frames): the timeline
   tab is opened, the pointer put in the middle of the canvas, and 12 wheel notches sent one at a time, each after
   the previous one's exact frame is on screen. An init script stamps each wheel event (``performance.now()`` in a
