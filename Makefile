@@ -29,9 +29,10 @@ $(VENV)/.test-deps: pyproject.toml $(CORE_SOURCES) | $(BIN)/python
 	$(BIN)/python -m pip install -q -e ".[dev]" "torch==2.13.0"
 	touch $@
 
-# `make fuzz`: the record loop and the histogram count built again with AddressSanitizer and libFuzzer's
-# coverage hooks (clang; build/fuzz), then fuzzed by atheris for FUZZ_SECONDS each, starting from the committed
-# corpus in fuzz/corpus/. Every input runs through the compiled core and the numpy path, which must agree.
+# `make fuzz`: the record loop, the histogram count and the trace scanner built again with AddressSanitizer and
+# libFuzzer's coverage hooks (clang; build/fuzz), then fuzzed by atheris for FUZZ_SECONDS each, starting from the
+# committed corpus in fuzz/corpus/. Every input runs through the compiled code and the numpy/orjson path, which
+# must agree.
 # The sanitizer runtime is the one atheris's wheel carries (asan_with_fuzzer.so), preloaded into Python.
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD := build/fuzz

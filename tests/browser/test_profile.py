@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, Route, expect
 
 from tests.browser.helpers import ServedLogdir, wait_charts_ready
 
@@ -96,6 +96,43 @@ def test_the_timeline_zooms_and_shows_an_event(page: Page, url: str) -> None:
     expect(page.get_by_test_id("profile-event")).to_be_visible()
     download = page.get_by_test_id("profile-download").get_attribute("download") or ""
     assert download.startswith("rank0.") and download.endswith(".pt.trace.json")
+
+
+def test_a_wheel_shows_the_last_frame_rescaled_before_the_server_answers(page: Page, url: str) -> None:
+    """The timeline's answers are held (page.route): a wheel still redraws the canvas at once, the last frame
+    rescaled to the new window; a second wheel aborts the first request; the second's answer replaces the
+    rescaled frame."""
+    page.goto(url)
+    page.locator("[data-view=timeline]").click()
+    timeline = page.get_by_test_id("profile-timeline")
+    canvas = page.get_by_test_id("timeline-canvas")
+    expect(timeline).to_have_attribute("data-frames", "1")
+    expect(canvas).to_have_attribute("data-draws", "1")
+    start, end = (float(timeline.get_attribute(f"data-{key}") or "nan") for key in ("start", "end"))
+    held: list[Route] = []
+    page.route("**/api/profile/timeline?*", lambda route: held.append(route))
+    box = canvas.bounding_box()
+    assert box is not None
+    page.mouse.move(box["x"] + 180 + 500, box["y"] + 20)
+    with page.expect_request("**/api/profile/timeline?*") as first:
+        page.mouse.wheel(0, -100)
+    expect(canvas).to_have_attribute("data-draws", "2")
+    shown = [float(canvas.get_attribute(f"data-shown-{key}") or "nan") for key in ("start", "end")]
+    assert shown[1] - shown[0] == pytest.approx((end - start) / 2, rel=1e-6)
+    assert timeline.get_attribute("data-frames") == "1" and "format=binary" in first.value.url
+    with (
+        page.expect_event("requestfailed", lambda r: r.url == first.value.url),
+        page.expect_request("**/api/profile/timeline?*") as second,
+    ):
+        page.mouse.wheel(0, -100)
+    expect(canvas).to_have_attribute("data-draws", "3")
+    held[-1].continue_()
+    expect(timeline).to_have_attribute("data-frames", "2")
+    expect(canvas).to_have_attribute("data-draws", "4")
+    exact = [float(timeline.get_attribute(f"data-{key}") or "nan") for key in ("start", "end")]
+    assert exact[1] - exact[0] == pytest.approx((end - start) / 4, rel=1e-6)
+    assert [float(canvas.get_attribute(f"data-shown-{key}") or "nan") for key in ("start", "end")] == exact
+    assert second.value.url == held[-1].request.url
 
 
 def test_ranks_side_by_side(page: Page, url: str) -> None:

@@ -14,6 +14,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 import ridgeline
+from ridgeline.profile import frame_bytes
 from ridgeline.server.app import create_app
 from tests.plugins.conftest import Api, in_process
 from tests.profile import handmade
@@ -144,6 +145,30 @@ def test_the_timeline_zooms_and_an_event_has_its_args(gloo_api: Api, gloo_logs: 
     )
     assert event["args"] == raw.get("args", {})
     bad = gloo_api.get("/api/profile/timeline", run="rank0", trace=trace, start=10, end=5)
+    assert bad.status_code == 400 and "start" in bad.json()["error"]
+
+
+def test_the_binary_frame_is_the_json_one(gloo_api: Api, gloo_logs: Path) -> None:
+    """`?format=binary` (and `Accept: application/octet-stream`): the same frame as JSON, once decoded, with no
+    row at all too (a window past the trace's end); tests/profile/test_timeline.py has frames with blocks."""
+    trace = names(gloo_logs)[0]
+    first, last = ok(gloo_api, "timeline", run="rank0", trace=trace)["extent"]
+    windows = [{"width": 40}, {"start": (first + last) / 2, "end": (first + last) / 2 + 500, "width": 800}]
+    windows.append({"start": last + 10, "end": last + 20})
+    for window in windows:
+        expected = ok(gloo_api, "timeline", run="rank0", trace=trace, **window)
+        answer = gloo_api.get("/api/profile/timeline", run="rank0", trace=trace, format="binary", **window)
+        assert answer.status_code == 200 and answer.headers["content-type"] == frame_bytes.MEDIA_TYPE
+        assert frame_bytes.decode(answer.content) == expected
+        assert answer.content[:4] == b"RLTF" and (8 + int.from_bytes(answer.content[4:8], "little")) % 8 == 0
+    assert not ok(gloo_api, "timeline", run="rank0", trace=trace, **windows[-1])["rows"]
+    accepted = gloo_api.client.get(
+        "/api/profile/timeline",
+        params={"run": "rank0", "trace": trace, "width": 40},
+        headers={"Accept": frame_bytes.MEDIA_TYPE},
+    )
+    assert frame_bytes.decode(accepted.content) == ok(gloo_api, "timeline", run="rank0", trace=trace, width=40)
+    bad = gloo_api.get("/api/profile/timeline", run="rank0", trace=trace, start=10, end=5, format="binary")
     assert bad.status_code == 400 and "start" in bad.json()["error"]
 
 

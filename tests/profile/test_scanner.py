@@ -4,6 +4,7 @@ numbers, deep nesting); its event bounds and nesting against the numpy and Pytho
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 from typing import Any
@@ -16,26 +17,12 @@ from hypothesis import strategies as st
 
 from ridgeline.profile import scanned, split
 from ridgeline.profile.columns import Trace
-from ridgeline.profile.parse import _Builder, nesting, nesting_python, open_trace, parse_trace
+from ridgeline.profile.parse import _Builder, nesting, nesting_python, open_trace, parse_stream, parse_trace
 from tests.profile import handmade
+from tests.profile.same import assert_same, fuzz_input
 from tests.profile.traces import trace_files
 
 pytestmark = pytest.mark.skipif(not scanned.AVAILABLE, reason="the compiled scanner is not built")
-
-
-def assert_same(a: Trace, b: Trace) -> None:
-    for group in ("spans", "memory", "kernels"):
-        x, y = getattr(a, group), getattr(b, group)
-        assert list(x) == list(y)
-        for name in x:
-            assert x[name].dtype == y[name].dtype, (group, name)
-            assert np.array_equal(x[name], y[name], equal_nan=x[name].dtype.kind == "f"), (group, name)
-            if x[name].dtype.kind == "f":  # -0.0 and 0.0 alike are not enough
-                assert np.array_equal(np.signbit(x[name]), np.signbit(y[name])), (group, name)
-    for name in ("names", "cats", "shapes", "kernel_text", "header", "notes"):
-        assert getattr(a, name) == getattr(b, name), name
-    assert list(a.counts.items()) == list(b.counts.items())
-    assert [vars(lane) for lane in a.lanes] == [vars(lane) for lane in b.lanes]
 
 
 def both(path: Path, chunk: int = split.CHUNK) -> tuple[Trace, Trace]:
@@ -239,3 +226,19 @@ def test_nesting_in_c_is_the_python_one() -> None:
     assert fast[0].tolist() == slow[0].tolist() and fast[1].tolist() == slow[1].tolist()
     assert fast[0].dtype == slow[0].dtype and fast[1].dtype == slow[1].dtype
     assert (fast[1] > 0).any()
+
+
+FUZZ_CORPUS = Path(__file__).resolve().parents[2] / "fuzz" / "corpus" / "scanner"
+
+
+@pytest.mark.parametrize("seed", sorted(FUZZ_CORPUS.iterdir()), ids=lambda path: path.name)
+def test_the_fuzz_corpus_reads_the_same(seed: Path) -> None:
+    """The fuzz target's seeds and findings (fuzz/corpus/scanner/, `make fuzz`) through both paths."""
+    chunk, payload, _ = fuzz_input(seed.read_bytes())
+    try:
+        fallback = parse_stream(io.BytesIO(payload), chunk, scanner=False)
+    except split.NotATrace:
+        with pytest.raises(split.NotATrace):
+            parse_stream(io.BytesIO(payload), chunk)
+        return
+    assert_same(fallback, parse_stream(io.BytesIO(payload), chunk))

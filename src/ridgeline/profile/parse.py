@@ -398,12 +398,17 @@ def parse_trace(path: str | Path, chunk: int = CHUNK, *, scanner: bool = True) -
     """Parse the trace file at ``path``; raises :class:`~ridgeline.profile.split.NotATrace` or OSError. Each batch
     goes through the compiled scanner when it is built and takes the batch (``scanner=False``: never), else through
     orjson; both give the same Trace."""
-    builder = _Builder()
     with open_trace(path) as file:
-        stream = EventStream(file, chunk)
-        for batch in stream:
-            if not (scanner and add_scanned(builder, batch)):
-                builder.add(batch.events, batch.starts, batch.lengths)
-            del batch
+        return parse_stream(file, chunk, scanner=scanner)
+
+
+def parse_stream(file: IO[bytes], chunk: int = CHUNK, *, scanner: bool = True) -> Trace:
+    """:func:`parse_trace` of the (decompressed) bytes ``file`` reads."""
+    builder = _Builder()
+    stream = EventStream(file, chunk)
+    for batch in stream:
+        if not (scanner and add_scanned(builder, batch)):
+            builder.add(batch.events, batch.starts, batch.lengths)
+        del batch
     surroundings = stream.surroundings
     return builder.finish(surroundings.header, list(surroundings.notes))

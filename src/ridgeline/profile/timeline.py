@@ -18,6 +18,7 @@ import numpy as np
 from ridgeline.profile.columns import Trace
 
 BLOCK = 64
+_NO_BLOCKS = np.empty((0, 3))
 
 
 @dataclass
@@ -67,39 +68,52 @@ def lanes(trace: Trace, index: Rows) -> list[dict[str, Any]]:
 
 def window(trace: Trace, index: Rows, start: float, end: float, width: int, limit: int = 1500) -> dict[str, Any]:
     """What to draw of ``[start, end)`` (µs) on ``width`` pixels: per row, its spans (ids, ts, dur, name codes)
-    and the blocks standing for spans too small and too many to draw one by one."""
-    ts, dur, name = trace.spans["ts"], trace.spans["dur"], trace.spans["name"]
-    pixel = max((end - start) / max(width, 1), 1e-9)
-    answer_rows, used = [], set()
-    for lane, depth, first, last in zip(index.lane, index.depth, index.start, index.stop, strict=True):
+    and the blocks (a float64 ``[from, to, busy]`` row each) standing for spans too small and too many to draw one
+    by one. The crowded rows' blocks are computed together (:func:`_busy`), a few numpy calls for all of them."""
+    ts, dur, name = (np.asarray(trace.spans[key]) for key in ("ts", "dur", "name"))  # no memmap per-slice cost
+    width = max(width, 1)
+    pixel = max((end - start) / width, 1e-9)
+    edges = start + pixel * np.arange(1, width)
+    answer_rows: list[dict[str, Any]] = []
+    used: set[int] = set()
+    crowded: list[tuple[int, np.ndarray, np.ndarray]] = []  # (answer row, cut, wide spans)
+    rows = zip(index.lane.tolist(), index.depth.tolist(), index.start.tolist(), index.stop.tolist(), strict=True)
+    for lane, depth, first, last in rows:
         row_ts = ts[first:last]
-        lo = int(np.searchsorted(row_ts, start, side="left"))
+        lo, hi = np.searchsorted(row_ts, (start, end), side="left").tolist()
         if lo > 0 and row_ts[lo - 1] + dur[first + lo - 1] > start:
             lo -= 1
-        hi = int(np.searchsorted(row_ts, end, side="left"))
         if hi <= lo:
             continue
-        blocks: list[list[float]] = []
         if hi - lo <= limit:
             ids = np.arange(first + lo, first + hi)
         else:
             ids = _wide(index, dur, first + lo, first + hi, pixel)
-            blocks = _busy(index, row_ts, ts, dur, ids, first, lo, hi, start, pixel, width)
+            cut = np.empty(width + 1, np.int64)
+            cut[0], cut[-1] = lo, hi
+            cut[1:-1] = np.searchsorted(row_ts[lo:hi], edges, side="left")
+            cut[1:-1] += lo
+            crowded.append((len(answer_rows), cut + first, ids))
             if ids.size > limit:
-                ids = np.sort(ids[np.argsort(-np.asarray(dur[ids]), kind="stable")[:limit]])
-        codes = np.asarray(name[ids])
-        used.update(codes.tolist())
+                ids = np.sort(ids[np.argsort(-dur[ids], kind="stable")[:limit]])
+        codes = name[ids]
+        used.update(np.unique(codes).tolist())
         answer_rows.append(
             {
-                "lane": int(lane),
-                "depth": int(depth),
+                "lane": lane,
+                "depth": depth,
                 "ids": ids,
-                "ts": np.asarray(ts[ids]),
-                "dur": np.asarray(dur[ids]),
+                "ts": ts[ids],
+                "dur": dur[ids],
                 "name": codes,
-                "blocks": blocks,
+                "blocks": _NO_BLOCKS,
             }
         )
+    if crowded:
+        for (row, _, _), blocks in zip(
+            crowded, _busy(index, ts, dur, crowded, edges, start, pixel, width), strict=True
+        ):
+            answer_rows[row]["blocks"] = blocks
     return {
         "start": start,
         "end": end,
@@ -121,33 +135,39 @@ def _wide(index: Rows, dur: np.ndarray, first: int, last: int, pixel: float) -> 
 
 def _busy(
     index: Rows,
-    row_ts: np.ndarray,
     ts: np.ndarray,
     dur: np.ndarray,
-    wide: np.ndarray,
-    first: int,
-    lo: int,
-    hi: int,
+    crowded: list[tuple[int, np.ndarray, np.ndarray]],
+    edges: np.ndarray,
     start: float,
     pixel: float,
     width: int,
-) -> list[list[float]]:
-    """Runs of pixels holding spans shorter than a pixel: ``[from, to, busy]`` (µs, µs, fraction of the run
+) -> list[np.ndarray]:
+    """For each crowded row (its pixels' first spans ``cut``, its spans drawn one by one ``wide``): the runs of
+    pixels holding spans shorter than a pixel, float64 ``[from, to, busy]`` rows (µs, µs, fraction of the run
     covered). A span counts in the pixel where it starts (the first pixel for one starting before the window)."""
-    edges = start + pixel * np.arange(1, width)
-    cut = np.concatenate(([lo], np.clip(np.searchsorted(row_ts, edges, side="left"), lo, hi), [hi])) + first
-    spans = np.diff(cut)
-    busy = np.diff(index.elapsed[cut])
-    if wide.size:
-        pixel_of = np.searchsorted(edges, np.asarray(ts[wide]), side="right")
-        spans -= np.bincount(pixel_of, minlength=width)
-        busy -= np.bincount(pixel_of, weights=np.asarray(dur[wide], np.float64), minlength=width)
+    cuts = np.stack([cut for _, cut, _ in crowded])  # rows x (width + 1)
+    spans = cuts[:, 1:] - cuts[:, :-1]
+    summed = index.elapsed[cuts]
+    busy = summed[:, 1:] - summed[:, :-1]
+    wide = [(r, w) for r, (_, _, w) in enumerate(crowded) if w.size]
+    if wide:
+        rows = np.concatenate([np.full(w.size, r) for r, w in wide])
+        ids = np.concatenate([w for _, w in wide])
+        slot = rows * width + np.searchsorted(edges, ts[ids], side="right")
+        spans -= np.bincount(slot, minlength=spans.size).reshape(spans.shape)
+        busy -= np.bincount(slot, weights=dur[ids].astype(np.float64), minlength=spans.size).reshape(spans.shape)
     filled = spans > 0
     busy = np.where(filled, np.maximum(busy, 0.0), 0.0)
-    bounds = np.flatnonzero(np.diff(np.concatenate(([0], filled.astype(np.int8), [0]))))
-    totals = np.concatenate(([0.0], np.cumsum(busy)))
-    result = []
-    for a, b in zip(bounds[::2].tolist(), bounds[1::2].tolist(), strict=True):
-        fraction = min(float(totals[b] - totals[a]) / ((b - a) * pixel), 1.0)
-        result.append([start + a * pixel, start + b * pixel, fraction])
-    return result
+    padded = np.zeros((len(crowded), width + 2), np.int8)
+    padded[:, 1:-1] = filled
+    row_of, bounds = np.nonzero(padded[:, 1:] != padded[:, :-1])  # run starts and ends alternate in each row
+    a, b = bounds[::2], bounds[1::2]
+    row_of = row_of[::2]
+    totals = np.zeros((len(crowded), width + 1))
+    np.cumsum(busy, axis=1, out=totals[:, 1:])
+    result = np.empty((a.size, 3))
+    result[:, 0] = start + a * pixel
+    result[:, 1] = start + b * pixel
+    result[:, 2] = np.minimum((totals[row_of, b] - totals[row_of, a]) / ((b - a) * pixel), 1.0)
+    return np.split(result, np.searchsorted(row_of, np.arange(1, len(crowded))))

@@ -752,9 +752,16 @@ export interface paths {
         };
         /**
          * Profile Timeline
-         * @description What to draw of a window: ``{"extent": [first, last], "lanes": [{"lane", "label", "device", "depth"}],
-         *     "start", "end", "rows": [{"lane", "depth", "ids", "ts", "dur", "name" (codes into "names"), "blocks":
-         *     [[from, to, busy fraction]]}], "names"}``. Rows with too many spans to draw send blocks for the small ones.
+         * @description What to draw of a window: `{"extent": [first, last], "lanes": [{"lane", "label",
+         *     "device", "depth"}], "start", "end", "rows": [{"lane", "depth", "ids", "ts", "dur", "name" (codes into "names"),
+         *     "blocks": [[from, to, busy fraction]]}], "names"}`. Rows with too many spans to draw send blocks for the small ones.
+         *
+         *     **Binary form** (`?format=binary`, or `Accept: application/octet-stream`), what the timeline page asks for: the
+         *     same frame as `application/octet-stream`, every integer little-endian: bytes 0-3 the magic `RLTF`, bytes 4-7 a
+         *     uint32 `H`; `H` bytes of UTF-8 JSON padded with spaces to make `8 + H` a multiple of 8, holding the fields above
+         *     but with `rows` as `[{"lane", "depth", "spans", "blocks"}]` (counts) and `spans`, `blocks` (their totals); then
+         *     the columns, each all rows' values in row order: `ts`, `dur` (float64), `blocks` (float64 triples), `ids`
+         *     (uint32), `name` (int32). An error is still a JSON answer.
          */
         get: operations["profile_timeline_api_profile_timeline_get"];
         put?: never;
@@ -2983,6 +2990,8 @@ export interface operations {
                 end?: number | null;
                 /** @description pixels the window is drawn on */
                 width?: number;
+                /** @description `binary`: the compact binary frame described above (also chosen by `Accept: application/octet-stream`); `json` or absent: JSON */
+                format?: ("json" | "binary") | null;
             };
             header?: never;
             path?: never;
@@ -2990,13 +2999,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Successful Response */
+            /** @description the frame, as JSON or (`?format=binary`) in the binary form */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": unknown;
+                    "application/octet-stream": unknown;
                 };
             };
             /** @description a missing or malformed parameter */

@@ -9,13 +9,13 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request
-from starlette.responses import FileResponse
+from starlette.responses import FileResponse, Response
 
 from ridgeline.plugins.kit import ApiError, OrjsonResponse, app_service, compile_regex, logdir_of, regex_query
-from ridgeline.profile import kinds, memory, operators, overview, ranks, timeline
+from ridgeline.profile import frame_bytes, kinds, memory, operators, overview, ranks, timeline
 from ridgeline.services.profile import Loaded, ProfileService, TraceError, find_traces
 from ridgeline.store.logdir import LogDir
 
@@ -131,7 +131,44 @@ def profile_memory(request: Request, run: str, trace: TraceName) -> OrjsonRespon
     return OrjsonResponse({"run": run, "trace": trace, "devices": curves})
 
 
-@router.get("/profile/timeline", responses=_ERRORS)
+FrameFormat = Annotated[
+    Literal["json", "binary"] | None,
+    Query(
+        description="`binary`: the compact binary frame described above (also chosen by `Accept: "
+        "application/octet-stream`); `json` or absent: JSON"
+    ),
+]
+
+TIMELINE_DESCRIPTION = """What to draw of a window: `{"extent": [first, last], "lanes": [{"lane", "label",
+"device", "depth"}], "start", "end", "rows": [{"lane", "depth", "ids", "ts", "dur", "name" (codes into "names"),
+"blocks": [[from, to, busy fraction]]}], "names"}`. Rows with too many spans to draw send blocks for the small ones.
+
+**Binary form** (`?format=binary`, or `Accept: application/octet-stream`), what the timeline page asks for: the
+same frame as `application/octet-stream`, every integer little-endian: bytes 0-3 the magic `RLTF`, bytes 4-7 a
+uint32 `H`; `H` bytes of UTF-8 JSON padded with spaces to make `8 + H` a multiple of 8, holding the fields above
+but with `rows` as `[{"lane", "depth", "spans", "blocks"}]` (counts) and `spans`, `blocks` (their totals); then
+the columns, each all rows' values in row order: `ts`, `dur` (float64), `blocks` (float64 triples), `ids`
+(uint32), `name` (int32). An error is still a JSON answer."""
+
+
+def _wants_binary(request: Request, format: str | None) -> bool:
+    if format is not None:
+        return format == "binary"
+    return frame_bytes.MEDIA_TYPE in request.headers.get("accept", "")
+
+
+@router.get(
+    "/profile/timeline",
+    description=TIMELINE_DESCRIPTION,
+    response_model=None,
+    responses={
+        **_ERRORS,
+        200: {
+            "description": "the frame, as JSON or (`?format=binary`) in the binary form",
+            "content": {"application/json": {}, frame_bytes.MEDIA_TYPE: {}},
+        },
+    },
+)
 def profile_timeline(
     request: Request,
     run: str,
@@ -139,10 +176,9 @@ def profile_timeline(
     start: Annotated[float | None, Query(description="window start (µs); default the trace's start")] = None,
     end: Annotated[float | None, Query(description="window end (µs); default the trace's end")] = None,
     width: Annotated[int, Query(ge=1, le=20000, description="pixels the window is drawn on")] = 1000,
-) -> OrjsonResponse:
-    """What to draw of a window: ``{"extent": [first, last], "lanes": [{"lane", "label", "device", "depth"}],
-    "start", "end", "rows": [{"lane", "depth", "ids", "ts", "dur", "name" (codes into "names"), "blocks":
-    [[from, to, busy fraction]]}], "names"}``. Rows with too many spans to draw send blocks for the small ones."""
+    format: FrameFormat = None,
+) -> OrjsonResponse | Response:
+    """What to draw of a window (JSON, or the binary form with ``?format=binary``)."""
     loaded = _load(request, run, trace)
     first, last = loaded.answer(("extent",), lambda: timeline.extent(loaded.trace))
     begin = first if start is None else start
@@ -151,7 +187,10 @@ def profile_timeline(
         raise ApiError(400, f"query parameters 'start' and 'end': expected start < end, got {begin} and {finish}")
     frame = timeline.window(loaded.trace, loaded.rows, begin, finish, width)
     lanes = loaded.answer(("lanes",), lambda: timeline.lanes(loaded.trace, loaded.rows))
-    return OrjsonResponse({"run": run, "trace": trace, "extent": [first, last], "lanes": lanes, **frame})
+    answer = {"run": run, "trace": trace, "extent": [first, last], "lanes": lanes, **frame}
+    if _wants_binary(request, format):
+        return Response(frame_bytes.encode(answer), media_type=frame_bytes.MEDIA_TYPE)
+    return OrjsonResponse(answer)
 
 
 @router.get("/profile/event", responses=_ERRORS)
