@@ -248,6 +248,7 @@ class _Startup:
     def _read(self) -> None:
         try:
             self.opening = self.open_logdir()
+            self._answer_early(self.opening)
             self._opened.set()
             if self._stopping.is_set():
                 self.opening.cancel()
@@ -260,14 +261,30 @@ class _Startup:
             _say_what_was_read(self.opening.logdir, self.logdir)
             self._done()
 
+    def _answer_early(self, opening: Opening) -> None:
+        """The first data requests answered from now on, before the app is built."""
+        from ridgeline.server.early import EarlyAnswers
+
+        assert self.front is not None
+        early = EarlyAnswers(
+            opening.logdir,
+            loading=opening.state,
+            reload_interval=self.spec.reload_interval,
+            logdir_label=self.spec.logdir_label,
+            crashed_after=float(self.spec.settings["crashed_after"]),
+        )
+        self.front.answer_early(early)
+
     def _build(self) -> None:
         assert self.front is not None
         try:
-            from ridgeline.server import create_app  # noqa: F401  (imported while the log directory opens)
-
+            # The web stack is imported once the log directory is open: the reading stack's imports come first
+            # (both hold the GIL), and the import then overlaps the first pass, whose compiled core releases it.
             self._opened.wait()
             if self.opening is None:  # it could not be opened: _read reported it
                 raise RuntimeError("the log directory could not be opened")
+            from ridgeline.server import create_app  # noqa: F401
+
             app = self.spec.create(self.opening.logdir, loading=self.opening.state, with_middleware=False)
         except BaseException as error:
             self.front.failed(error)
