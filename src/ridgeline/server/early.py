@@ -194,10 +194,9 @@ def _batch_request(body: bytes) -> tuple[list[tuple[str, str]], Window] | None:
 
 
 def _json_content(scope: Scope) -> bool:
-    """Whether the body is JSON as FastAPI reads it without doubt: no content type, or application/json."""
+    """Whether the body is JSON as FastAPI reads it without doubt: one ``Content-Type``, application/json (without
+    one, FastAPI does not read the body as JSON)."""
     found = [value for key, value in scope.get("headers", ()) if key == b"content-type"]
-    if not found:
-        return True
     return len(found) == 1 and found[0].split(b";")[0].strip().lower() == b"application/json"
 
 

@@ -115,7 +115,7 @@ class Front:
         """The early answers once the log directory is open, or None once the app is there (whichever first)."""
         if not self._early.done():
             # Not cancelled after: cancelling a wrapped future would cancel the one it wraps.
-            waiting = {asyncio.wrap_future(self._early), asyncio.wrap_future(self._app)}
+            waiting: set[asyncio.Future[Any]] = {asyncio.wrap_future(self._early), asyncio.wrap_future(self._app)}
             await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
         if self._app.done() or not self._early.done():
             return None
