@@ -2,10 +2,13 @@
 training jobs append. The server (FastAPI, uvicorn) is imported only here, when the command runs.
 
 It answers before it has read or imported everything (issue 15's fast start): the socket is bound, the log
-directory opened (a bad one fails at once), and uvicorn serves :class:`ridgeline.server.front.Front` while the
-first pass reads the log directory in one thread and FastAPI and the dashboards are imported in another. Runs are
-listed as the first pass reaches them, and ``/api/runs`` says how far it got (``loading``). The line with the URL
-is printed once both are done, so a script that waits for it sees everything read.
+directory checked (a bad one fails at once), and uvicorn serves :class:`ridgeline.server.front.Front`, which
+answers the page's files at once and, from the moment the log directory is open, the first data requests
+(``/api/runs``, ``/api/scalars``, ``/api/scalars/batch``: :mod:`ridgeline.server.early`) while the first pass
+reads it. FastAPI and the dashboards are imported after the first pass (or as soon as a request needs them),
+giving way to the requests being answered. Runs are listed as the first pass reaches them, and ``/api/runs``
+says how far it got (``loading``). The line with the URL is printed once both are done, so a script that waits
+for it sees everything read.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import socket
 import sys
 import threading
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -31,6 +35,7 @@ if TYPE_CHECKING:
     from ridgeline.analysis.diagnosis import DiagnosisConfig
     from ridgeline.api import Opening
     from ridgeline.retention.background import Sweeper
+    from ridgeline.server.early import EarlyAnswers
     from ridgeline.server.front import Front
     from ridgeline.server.run import Server
     from ridgeline.store.logdir import LogDir
@@ -164,7 +169,7 @@ def serve(
         source,
         f"ridgeline is serving {source} at {shown}  (Ctrl-C to stop)",
     )
-    front = Front(on_start=startup.start, on_stop=startup.stop)
+    front = Front(on_start=startup.start, on_stop=startup.stop, on_hold=startup.wanted)
     startup.front = front
     server = make_server(protect(front, token=token, prefix=prefix), sock, allow_hosts=allow_host)
     startup.server = server
@@ -217,9 +222,9 @@ class _AppSpec:
 
 class _Startup:
     """What runs once the server answers (:meth:`start`, called when it starts, so its own start is not slowed):
-    the log directory opened and its first pass read in one thread, the app built in another (once the log
-    directory is open). When both are done it says what was read and prints the URL line; when either fails it
-    stops the server, which then exits with status 1."""
+    the log directory opened (the early answers from then on) and its first pass read in one thread, the app
+    built in another once the pass is over or a request waits for it. When both are done it says what was read
+    and prints the URL line; when either fails it stops the server, which then exits with status 1."""
 
     def __init__(self, open_logdir: Callable[[], Opening], spec: _AppSpec, logdir: str, serving_line: str) -> None:
         self.open_logdir = open_logdir
@@ -230,7 +235,8 @@ class _Startup:
         self.server: Server | None = None
         self.error: BaseException | None = None
         self.opening: Opening | None = None
-        self._opened = threading.Event()
+        self._go = threading.Event()  # build the app now: the first pass is over, or a request waits for the app
+        self._early: EarlyAnswers | None = None
         self._lock = threading.Lock()
         self._waiting = 2
         self._stopping = threading.Event()
@@ -239,9 +245,14 @@ class _Startup:
         threading.Thread(target=self._read, name="ridgeline-first-read", daemon=True).start()
         threading.Thread(target=self._build, name="ridgeline-app", daemon=True).start()
 
+    def wanted(self) -> None:
+        """A request waits for the app: build it now, even if the first pass still runs."""
+        self._go.set()
+
     def stop(self) -> None:
         """The server is stopping: the first pass ends after the run it is reading."""
         self._stopping.set()
+        self._go.set()
         if self.opening is not None:
             self.opening.cancel()
 
@@ -249,11 +260,11 @@ class _Startup:
         try:
             self.opening = self.open_logdir()
             self._answer_early(self.opening)
-            self._opened.set()
             if self._stopping.is_set():
                 self.opening.cancel()
             with LateProgress("reading event files", console) as progress:
                 self.opening.load(progress.update)
+            self._go.set()
         except BaseException as error:
             self._fail(error)
             return
@@ -273,19 +284,22 @@ class _Startup:
             logdir_label=self.spec.logdir_label,
             crashed_after=float(self.spec.settings["crashed_after"]),
         )
+        self._early = early
         self.front.answer_early(early)
 
     def _build(self) -> None:
         assert self.front is not None
         try:
-            # The web stack is imported once the log directory is open: the reading stack's imports come first
-            # (both hold the GIL), and the import then overlaps the first pass, whose compiled core releases it.
-            self._opened.wait()
+            # Built once the first pass is over, or earlier when a request waits for the app (the page's, during
+            # a long first pass): the early answers serve the data meanwhile. Both the first pass (between its
+            # compiled core's calls) and these imports want the GIL, and sharing it slows the pass several times.
+            self._go.wait()
             if self.opening is None:  # it could not be opened: _read reported it
                 raise RuntimeError("the log directory could not be opened")
-            from ridgeline.server import create_app  # noqa: F401
+            from ridgeline.server.yielding import giving_way
 
-            app = self.spec.create(self.opening.logdir, loading=self.opening.state, with_middleware=False)
+            with giving_way(self._early.wait_idle) if self._early is not None else nullcontext():
+                app = self.spec.create(self.opening.logdir, loading=self.opening.state, with_middleware=False)
         except BaseException as error:
             self.front.failed(error)
             self._fail(error)
@@ -304,7 +318,7 @@ class _Startup:
     def _fail(self, error: BaseException) -> None:
         if self.error is None:
             self.error = error
-        self._opened.set()
+        self._go.set()
         if self.server is not None:
             self.server.should_exit = True
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import threading
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qsl
@@ -58,10 +59,27 @@ class EarlyAnswers:
         self._reload_interval = reload_interval
         self._label = logdir_label
         self.run_index = RunIndex(logdir, crashed_after=crashed_after)
+        self._busy = 0
+        self._idle = threading.Condition()
+
+    def wait_idle(self, timeout: float) -> bool:
+        """Wait until no request is being answered here (at most ``timeout`` seconds); whether none is."""
+        with self._idle:
+            return self._idle.wait_for(lambda: self._busy == 0, timeout)
 
     async def answer(self, scope: Scope, receive: Receive, send: Send) -> Receive | None:
         """Answer the request, returning None; or leave it unanswered, returning what reads its body (the body
         this read, then ``receive``'s) for whoever answers it."""
+        with self._idle:
+            self._busy += 1
+        try:
+            return await self._answer(scope, receive, send)
+        finally:
+            with self._idle:
+                self._busy -= 1
+                self._idle.notify_all()
+
+    async def _answer(self, scope: Scope, receive: Receive, send: Send) -> Receive | None:
         path: str = scope["path"]
         root: str = scope.get("root_path", "")
         if root:

@@ -59,7 +59,9 @@ class Front:
     """The ASGI app a server runs before the full app exists (module docstring).
 
     ``on_start`` is called when the server starts (its lifespan startup), ``on_stop`` when it begins to stop,
-    before the app's own lifespan ends. ``static_dir`` is the built UI (default: the package's).
+    before the app's own lifespan ends, ``on_hold`` (from the event loop) each time a request has to wait for the
+    app: neither the page's files nor the early answers answer it. ``static_dir`` is the built UI (default: the
+    package's).
     """
 
     def __init__(
@@ -68,11 +70,13 @@ class Front:
         static_dir: Path | None = None,
         on_start: Callable[[], None] | None = None,
         on_stop: Callable[[], None] | None = None,
+        on_hold: Callable[[], None] | None = None,
     ) -> None:
         self._root = (static_dir or STATIC_DIR).resolve()
         self._app: concurrent.futures.Future[ASGIApp] = concurrent.futures.Future()
         self._on_start = on_start
         self._on_stop = on_stop
+        self._on_hold = on_hold
         self._early: concurrent.futures.Future[EarlyAnswers] = concurrent.futures.Future()
 
     # --- from any thread ----------------------------------------------------------------------------------------
@@ -103,6 +107,8 @@ class Front:
                 if unanswered is None:
                     return
                 receive = unanswered  # what reads the body again, if the early answers read it
+        if not self._app.done() and self._on_hold is not None:
+            self._on_hold()
         try:
             app = await asyncio.wrap_future(self._app)
         except Exception as error:  # the app failed to build: the server is stopping
