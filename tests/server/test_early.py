@@ -10,6 +10,7 @@ import re
 import subprocess
 import sys
 import textwrap
+import threading
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
@@ -230,3 +231,47 @@ def test_the_early_answers_import_no_web_framework() -> None:
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=WAIT_S)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[-1] == "[]"
+
+
+def test_a_request_the_early_answers_leave_asks_for_the_app(logs: Path) -> None:
+    """``on_hold``: the page's first request for the app (``/api/plugins``) has the app built at once, even while
+    the first pass still runs; what the early answers answer does not."""
+    held: list[str] = []
+    front = Front(on_hold=lambda: held.append("held"))
+    front.answer_early(early_for(ridgeline.api.open(logs, cache=False)))
+
+    async def scenario() -> None:
+        _, sent, _ = await asgi(front, "GET", "/api/runs")
+        assert sent[0]["status"] == 200 and held == []
+        waiting = asyncio.ensure_future(asgi(front, "GET", "/api/plugins"))
+        while not held and not waiting.done():
+            await asyncio.sleep(0)
+        front.failed(RuntimeError("no app in this test"))
+        _, sent, _ = await waiting
+        assert sent[0]["status"] == 503
+
+    asyncio.run(asyncio.wait_for(scenario(), WAIT_S))
+    assert held == ["held"]
+
+
+def test_imports_inside_giving_way_wait_for_idle_on_that_thread_only(tmp_path: Path) -> None:
+    from ridgeline.server.yielding import giving_way
+
+    for name in ("rl_give_way_a", "rl_give_way_b"):
+        (tmp_path / f"{name}.py").write_text("VALUE = 1\n")
+    sys.path.insert(0, str(tmp_path))
+    asked: list[float] = []
+    try:
+        with giving_way(asked.append, longest=0.5):
+            import rl_give_way_a  # type: ignore[import-not-found]  # noqa: F401
+
+            other = threading.Thread(target=__import__, args=("rl_give_way_b",))
+            other.start()
+            other.join(WAIT_S)
+        assert asked == [0.5]  # once, for the module this thread imported; not for the other thread's
+        assert "rl_give_way_b" in sys.modules
+        assert not any(type(finder).__name__ == "_GiveWay" for finder in sys.meta_path)
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("rl_give_way_a", None)
+        sys.modules.pop("rl_give_way_b", None)
