@@ -25,12 +25,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
-from rich.console import Console
 
 from ridgeline.cli._support import LateProgress, logdir_option, open_logdir, read_config, setting_options
 from ridgeline.settings import for_command
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from ridgeline.analysis.alert_config import AlertConfig
     from ridgeline.analysis.diagnosis import DiagnosisConfig
     from ridgeline.api import Opening
@@ -40,7 +41,31 @@ if TYPE_CHECKING:
     from ridgeline.server.run import Server
     from ridgeline.store.logdir import LogDir
 
-console = Console(stderr=True)
+
+class _LazyConsole:
+    """rich's console on stderr, made on first use (or by calling this): importing rich costs tens of
+    milliseconds, and the fast start says its first lines without it (:func:`_say`)."""
+
+    def __init__(self) -> None:
+        self._console: Console | None = None
+
+    def __call__(self) -> Console:
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(stderr=True)
+        return self._console
+
+    def print(self, *objects: Any, **options: Any) -> None:
+        self().print(*objects, **options)
+
+
+console = _LazyConsole()
+
+
+def _say(line: str) -> None:
+    """A plain line on stderr, without rich."""
+    click.echo(line, err=True)
 
 
 @click.command("serve")
@@ -128,7 +153,7 @@ def serve(
         if logdir is None:
             _get(build, _open_replica(store), get_path)
         else:
-            opened = open_logdir(logdir, console, cache=not no_cache, check_crc=not no_checksum, delay=0, store=store)
+            opened = open_logdir(logdir, console(), cache=not no_cache, check_crc=not no_checksum, delay=0, store=store)
             _get(build, opened, get_path)
         return
     sock = _bind(host, port)
@@ -173,7 +198,7 @@ def serve(
     startup.front = front
     server = make_server(protect(front, token=token, prefix=prefix), sock, allow_hosts=allow_host)
     startup.server = server
-    console.print(f"reading {source}; answering on port {actual_port} meanwhile")
+    _say(f"reading {source}; answering on port {actual_port} meanwhile")
     if sweeper is not None:
         sweeper.start()
     try:
@@ -401,6 +426,7 @@ def _check_logdir(logdir: str) -> None:
 
 
 def _alert_config(table: dict[str, Any]) -> AlertConfig:
+
     from ridgeline.analysis.alert_config import AlertConfig
 
     return AlertConfig.from_mapping(table)
@@ -489,7 +515,7 @@ def _bind(host: str, port: int) -> socket.socket:
 def _say_what_was_read(opened: LogDir, logdir: str) -> None:
     runs = opened.runs()
     problems = opened.problems()
-    console.print(f"read {len(runs)} run{'s' if len(runs) != 1 else ''} from {logdir}")
+    _say(f"read {len(runs)} run{'s' if len(runs) != 1 else ''} from {logdir}")
     from ridgeline.api import scalars_only
 
     if scalars_only(opened):
