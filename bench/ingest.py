@@ -250,6 +250,17 @@ def proc_status(pid: int | str = "self") -> dict[str, int]:
     return out
 
 
+def process_cpu(pid: int) -> float | None:
+    """The CPU seconds (user + system, all threads) a process has used so far, from /proc; None when gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as file:
+            stat = file.read()
+    except OSError:
+        return None
+    fields = stat[stat.rfind(")") + 2 :].split()  # after the command name: state is field 3, utime field 14
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def reset_peak_rss() -> bool:
     """Reset this process's VmHWM to its current RSS (Linux: writing 5 to clear_refs)."""
     try:
@@ -663,6 +674,7 @@ def poll_serve(
             query = urllib.parse.urlencode({"run": run, "tag": tag})  # no max_points: every point
             points += len(http_json(f"{base}/api/scalars?{query}", timeout=120)["step"])
     result["e2e_s"] = time.time() - start
+    result["server_cpu_s"] = process_cpu(process.pid)
     result["points"] = points
     result["runs_listed"] = len(names)
     wrong = names != dataset.run_names() or points != dataset.events
@@ -706,7 +718,16 @@ def summarize(results: list[dict[str, Any]]) -> Figures:
     figures.load_average = (min(loads), max(loads)) if loads else None
     points = [r["points"] for r in ok if "points" in r]
     figures.points = points[0] if points and len(set(points)) == 1 else (max(points) if points else None)
-    extras = ("http_up_s", "index_s", "first_fetch_s", "fetches", "server_peak_mb", "tensorboard_peak_mb")
+    extras = (
+        "http_up_s",
+        "all_listed_s",
+        "server_cpu_s",
+        "index_s",
+        "first_fetch_s",
+        "fetches",
+        "server_peak_mb",
+        "tensorboard_peak_mb",
+    )
     for key in (*extras, "fill_load_s", "fill_memory_mb"):
         figures.extra[key] = median_of(ok, key)
     return figures
@@ -962,7 +983,9 @@ def report(
             say(
                 f"ridgeline serve vs TensorBoard + Rust, process start -> every point over HTTP: "
                 f"{serve.e2e_s:.2f} s vs {tb.e2e_s:.2f} s, {ratio(tb.e2e_s, serve.e2e_s)} faster "
-                f"(ridgeline's HTTP up after {fmt(serve.extra.get('http_up_s'), '.2f')} s)"
+                f"(ridgeline's HTTP up after {fmt(serve.extra.get('http_up_s'), '.2f')} s, every run listed after "
+                f"{fmt(serve.extra.get('all_listed_s'), '.2f')} s; its CPU until every point was served "
+                f"{fmt(serve.extra.get('server_cpu_s'), '.2f')} s)"
             )
         prefix = f"{dataset.name}: "
         targets += issue_15_targets(dataset, figures)
