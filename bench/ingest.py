@@ -26,6 +26,7 @@ themselves are in the operating system's page cache: they were just written or r
 - ridgeline serve: ``ridgeline serve --logdir PATH --no-cache --port P`` on 127.0.0.1, timed as TensorBoard is
   below: from starting the process until ``/api/runs`` has listed every run and ``/api/scalars`` (no
   ``max_points``: every point) has returned every point of every run and tag.
+- ridgeline serve before (``--before REF``): the same with ridgeline's ``src/`` as of git commit REF.
 - ridgeline (numpy path): the same with ``ridgeline.ingest.fastpath.IMPLEMENTATION = "numpy"``, the fallback
   for an installation without the compiled core.
 - ridgeline before (``--before REF``): the same with ridgeline's ``src/`` as of git commit REF (exported into
@@ -100,6 +101,7 @@ COMPETITORS = (
     "ridgeline",
     "ridgeline 1 thread",
     "ridgeline serve",
+    "ridgeline serve before",
     "ridgeline numpy",
     "ridgeline before",
     "ridgeline warm",
@@ -624,9 +626,10 @@ def poll_tensorboard(
 
 
 # --- ridgeline serve -----------------------------------------------------------------------------------------
-def run_serve(path: Path, dataset: Dataset, timeout: float) -> dict[str, Any]:
+def run_serve(path: Path, dataset: Dataset, timeout: float, source: Path | None = None) -> dict[str, Any]:
     """``ridgeline serve`` from process start until its HTTP API has served every point (as for TensorBoard:
-    every run and tag listed by /api/runs, then /api/scalars for every run and tag); stopped in every case."""
+    every run and tag listed by /api/runs, then /api/scalars for every run and tag); stopped in every case. With
+    ``source``: ridgeline's ``src/`` of another commit (``--before``)."""
     port = free_port()
     command = [sys.executable, "-m", "ridgeline.cli", "serve", "--logdir", str(path), "--no-cache"]
     command += ["--host", "127.0.0.1", "--port", str(port), "--reload-interval", "0"]
@@ -634,7 +637,8 @@ def run_serve(path: Path, dataset: Dataset, timeout: float) -> dict[str, Any]:
     with tempfile.TemporaryFile() as log:
         start = time.time()
         load = os.getloadavg()[0]
-        process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+        env = None if source is None else {**os.environ, "PYTHONPATH": str(source)}
+        process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=env)
         try:
             result = poll_serve(process, base, dataset, start, timeout)
         except (urllib.error.URLError, ConnectionError, TimeoutError, json.JSONDecodeError) as error:
@@ -743,7 +747,7 @@ def bench_dataset(
 ) -> dict[str, Figures]:
     results: dict[str, list[dict[str, Any]]] = {name: [] for name in COMPETITORS}
     if before is None:
-        competitors = tuple(name for name in competitors if name != "ridgeline before")
+        competitors = tuple(name for name in competitors if name not in ("ridgeline before", "ridgeline serve before"))
     for repeat in range(repeats):
         order = competitors[repeat % len(competitors) :] + competitors[: repeat % len(competitors)]
         for name in order:
@@ -754,6 +758,8 @@ def bench_dataset(
                 result = run_child("ridgeline", path, dataset, timeout, one_thread=True)
             elif name == "ridgeline serve":
                 result = run_serve(path, dataset, timeout)
+            elif name == "ridgeline serve before":
+                result = run_serve(path, dataset, timeout, source=before)
             elif name == "ridgeline numpy":
                 result = run_child("ridgeline", path, dataset, timeout, implementation="numpy")
             elif name == "ridgeline before":
@@ -931,6 +937,7 @@ def report(
             ("ridgeline", figures["ridgeline"]),
             ("ridgeline (one thread)", figures["ridgeline 1 thread"]),
             ("ridgeline serve", figures["ridgeline serve"]),
+            (f"ridgeline serve before ({args.before})", figures["ridgeline serve before"]),
             ("ridgeline (numpy path)", figures["ridgeline numpy"]),
             (f"ridgeline before ({args.before})", figures["ridgeline before"]),
             ("ridgeline (warm restart)", figures["ridgeline warm"]),
