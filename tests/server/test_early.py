@@ -275,3 +275,15 @@ def test_imports_inside_giving_way_wait_for_idle_on_that_thread_only(tmp_path: P
         sys.path.remove(str(tmp_path))
         sys.modules.pop("rl_give_way_a", None)
         sys.modules.pop("rl_give_way_b", None)
+
+
+def test_waiting_for_quiet_ends_when_woken_or_when_nothing_is_answered(logs: Path) -> None:
+    """The app is built once the early answers are quiet, or at once when woken (a request needs the app)."""
+    early = early_for(ridgeline.api.open(logs, cache=False))
+    early.wait_quiet(0.0, 10 * WAIT_S)  # nothing being answered: quiet at once
+    waiting = threading.Thread(target=early.wait_quiet, args=(10 * WAIT_S, 10 * WAIT_S))
+    waiting.start()
+    early.wake()
+    waiting.join(WAIT_S)
+    assert not waiting.is_alive()
+    early.wait_quiet(10 * WAIT_S, 10 * WAIT_S)  # woken once: woken for good

@@ -62,6 +62,12 @@ class _LazyConsole:
 
 console = _LazyConsole()
 
+# After the first pass the app is built once the early answers have answered nothing for QUIET_S (a client
+# fetching what was read goes first), and at the latest LONGEST_DEFERRAL_S after the pass (the app's lifespan
+# starts the background reload); at once when a request needs the app.
+QUIET_S = 0.3
+LONGEST_DEFERRAL_S = 3.0
+
 
 def _say(line: str) -> None:
     """A plain line on stderr, without rich."""
@@ -262,6 +268,7 @@ class _Startup:
         self.opening: Opening | None = None
         self._go = threading.Event()  # build the app now: the first pass is over, or a request waits for the app
         self._early: EarlyAnswers | None = None
+        self._wanted = False
         self._lock = threading.Lock()
         self._waiting = 2
         self._stopping = threading.Event()
@@ -272,12 +279,17 @@ class _Startup:
 
     def wanted(self) -> None:
         """A request waits for the app: build it now, even if the first pass still runs."""
+        self._wanted = True
         self._go.set()
+        if self._early is not None:
+            self._early.wake()
 
     def stop(self) -> None:
         """The server is stopping: the first pass ends after the run it is reading."""
         self._stopping.set()
         self._go.set()
+        if self._early is not None:
+            self._early.wake()
         if self.opening is not None:
             self.opening.cancel()
 
@@ -321,6 +333,9 @@ class _Startup:
             self._go.wait()
             if self.opening is None:  # it could not be opened: _read reported it
                 raise RuntimeError("the log directory could not be opened")
+            if self._early is not None and not self._wanted and not self._stopping.is_set():
+                # A client fetching the data just read is not slowed by the build (it needs a core too).
+                self._early.wait_quiet(QUIET_S, LONGEST_DEFERRAL_S)
             from ridgeline.server.yielding import giving_way
 
             with giving_way(self._early.wait_idle) if self._early is not None else nullcontext():

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import re
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qsl
@@ -61,11 +62,31 @@ class EarlyAnswers:
         self.run_index = RunIndex(logdir, crashed_after=crashed_after)
         self._busy = 0
         self._idle = threading.Condition()
+        self._last = time.monotonic()  # when the last answer ended (or these answers began)
+        self._woken = False
 
     def wait_idle(self, timeout: float) -> bool:
         """Wait until no request is being answered here (at most ``timeout`` seconds); whether none is."""
         with self._idle:
             return self._idle.wait_for(lambda: self._busy == 0, timeout)
+
+    def wait_quiet(self, quiet: float, longest: float) -> None:
+        """Wait until nothing was answered here for ``quiet`` seconds, :meth:`wake` was called, or ``longest``
+        seconds passed."""
+        deadline = time.monotonic() + longest
+        with self._idle:
+            while not self._woken:
+                now = time.monotonic()
+                if now >= deadline or (self._busy == 0 and now - self._last >= quiet):
+                    return
+                until = deadline if self._busy else min(deadline, self._last + quiet)
+                self._idle.wait(until - now)
+
+    def wake(self) -> None:
+        """End every :meth:`wait_quiet`, now and later."""
+        with self._idle:
+            self._woken = True
+            self._idle.notify_all()
 
     async def answer(self, scope: Scope, receive: Receive, send: Send) -> Receive | None:
         """Answer the request, returning None; or leave it unanswered, returning what reads its body (the body
@@ -77,6 +98,7 @@ class EarlyAnswers:
         finally:
             with self._idle:
                 self._busy -= 1
+                self._last = time.monotonic()
                 self._idle.notify_all()
 
     async def _answer(self, scope: Scope, receive: Receive, send: Send) -> Receive | None:
