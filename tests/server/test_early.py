@@ -287,3 +287,27 @@ def test_waiting_for_quiet_ends_when_woken_or_when_nothing_is_answered(logs: Pat
     waiting.join(WAIT_S)
     assert not waiting.is_alive()
     early.wait_quiet(10 * WAIT_S, 10 * WAIT_S)  # woken once: woken for good
+
+
+def test_giving_way_stops_waiting_once_its_budget_is_spent(tmp_path: Path) -> None:
+    from ridgeline.server.yielding import giving_way
+
+    names = [f"rl_budget_{i}" for i in range(3)]
+    for name in names:
+        (tmp_path / f"{name}.py").write_text("VALUE = 1\n")
+    sys.path.insert(0, str(tmp_path))
+    asked: list[float] = []
+
+    def never_idle(longest: float) -> None:  # a client asking without pause: every wait runs out
+        asked.append(longest)
+        threading.Event().wait(longest)
+
+    try:
+        with giving_way(never_idle, longest=0.05, budget=0.05):
+            for name in names:
+                __import__(name)
+        assert len(asked) == 1 and all(name in sys.modules for name in names)
+    finally:
+        sys.path.remove(str(tmp_path))
+        for name in names:
+            sys.modules.pop(name, None)
