@@ -26,6 +26,7 @@ themselves are in the operating system's page cache: they were just written or r
 - ridgeline serve: ``ridgeline serve --logdir PATH --no-cache --port P`` on 127.0.0.1, timed as TensorBoard is
   below: from starting the process until ``/api/runs`` has listed every run and ``/api/scalars`` (no
   ``max_points``: every point) has returned every point of every run and tag.
+- ridgeline serve before (``--before REF``): the same with ridgeline's ``src/`` as of git commit REF.
 - ridgeline (numpy path): the same with ``ridgeline.ingest.fastpath.IMPLEMENTATION = "numpy"``, the fallback
   for an installation without the compiled core.
 - ridgeline before (``--before REF``): the same with ridgeline's ``src/`` as of git commit REF (exported into
@@ -50,7 +51,7 @@ figure is the median over the repeats; the competitors take turns within each re
 The 1-minute load average is taken as each load starts; its range is printed beside each row.
 
     python bench/ingest.py [--repeats R] [--quick] [--large] [--before REF] [--only NAME] [--reader NAME]
-                           [--data-dir DIR] [--json PATH]
+                           [--data-dir DIR] [--json PATH] [--client-json json|orjson]
 """
 
 from __future__ import annotations
@@ -100,6 +101,7 @@ COMPETITORS = (
     "ridgeline",
     "ridgeline 1 thread",
     "ridgeline serve",
+    "ridgeline serve before",
     "ridgeline numpy",
     "ridgeline before",
     "ridgeline warm",
@@ -248,6 +250,17 @@ def proc_status(pid: int | str = "self") -> dict[str, int]:
     except OSError:
         pass
     return out
+
+
+def process_cpu(pid: int) -> float | None:
+    """The CPU seconds (user + system, all threads) a process has used so far, from /proc; None when gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as file:
+            stat = file.read()
+    except OSError:
+        return None
+    fields = stat[stat.rfind(")") + 2 :].split()  # after the command name: state is field 3, utime field 14
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def reset_peak_rss() -> bool:
@@ -473,12 +486,25 @@ def free_port() -> int:
         return port
 
 
+# How the HTTP scenarios (ridgeline serve, TensorBoard + Rust) parse the JSON they fetch: the standard library's
+# json by default; --client-json orjson parses about 5x faster, closer to a browser's JSON.parse, so that less of
+# "process start -> every point over HTTP" is the benchmark's own parsing (3M numbers at 1M points).
+CLIENT_JSON: dict[str, Callable[[bytes], Any]] = {"json": json.loads, "orjson": lambda body: _orjson().loads(body)}
+client_parse: Callable[[bytes], Any] = json.loads
+
+
+def _orjson() -> Any:
+    import orjson
+
+    return orjson
+
+
 def http_json(url: str, data: bytes | None = None, timeout: float = 60.0) -> Any:
     request = urllib.request.Request(url, data=data)
     if data is not None:
         request.add_header("Content-Type", "application/x-www-form-urlencoded")
     with urllib.request.urlopen(request, timeout=timeout) as response:
-        return json.loads(response.read())
+        return client_parse(response.read())
 
 
 def find_data_server(tb_pid: int) -> int | None:
@@ -600,9 +626,10 @@ def poll_tensorboard(
 
 
 # --- ridgeline serve -----------------------------------------------------------------------------------------
-def run_serve(path: Path, dataset: Dataset, timeout: float) -> dict[str, Any]:
+def run_serve(path: Path, dataset: Dataset, timeout: float, source: Path | None = None) -> dict[str, Any]:
     """``ridgeline serve`` from process start until its HTTP API has served every point (as for TensorBoard:
-    every run and tag listed by /api/runs, then /api/scalars for every run and tag); stopped in every case."""
+    every run and tag listed by /api/runs, then /api/scalars for every run and tag); stopped in every case. With
+    ``source``: ridgeline's ``src/`` of another commit (``--before``)."""
     port = free_port()
     command = [sys.executable, "-m", "ridgeline.cli", "serve", "--logdir", str(path), "--no-cache"]
     command += ["--host", "127.0.0.1", "--port", str(port), "--reload-interval", "0"]
@@ -610,7 +637,8 @@ def run_serve(path: Path, dataset: Dataset, timeout: float) -> dict[str, Any]:
     with tempfile.TemporaryFile() as log:
         start = time.time()
         load = os.getloadavg()[0]
-        process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+        env = None if source is None else {**os.environ, "PYTHONPATH": str(source)}
+        process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=env)
         try:
             result = poll_serve(process, base, dataset, start, timeout)
         except (urllib.error.URLError, ConnectionError, TimeoutError, json.JSONDecodeError) as error:
@@ -650,6 +678,7 @@ def poll_serve(
             query = urllib.parse.urlencode({"run": run, "tag": tag})  # no max_points: every point
             points += len(http_json(f"{base}/api/scalars?{query}", timeout=120)["step"])
     result["e2e_s"] = time.time() - start
+    result["server_cpu_s"] = process_cpu(process.pid)
     result["points"] = points
     result["runs_listed"] = len(names)
     wrong = names != dataset.run_names() or points != dataset.events
@@ -693,7 +722,16 @@ def summarize(results: list[dict[str, Any]]) -> Figures:
     figures.load_average = (min(loads), max(loads)) if loads else None
     points = [r["points"] for r in ok if "points" in r]
     figures.points = points[0] if points and len(set(points)) == 1 else (max(points) if points else None)
-    extras = ("http_up_s", "index_s", "first_fetch_s", "fetches", "server_peak_mb", "tensorboard_peak_mb")
+    extras = (
+        "http_up_s",
+        "all_listed_s",
+        "server_cpu_s",
+        "index_s",
+        "first_fetch_s",
+        "fetches",
+        "server_peak_mb",
+        "tensorboard_peak_mb",
+    )
     for key in (*extras, "fill_load_s", "fill_memory_mb"):
         figures.extra[key] = median_of(ok, key)
     return figures
@@ -709,7 +747,7 @@ def bench_dataset(
 ) -> dict[str, Figures]:
     results: dict[str, list[dict[str, Any]]] = {name: [] for name in COMPETITORS}
     if before is None:
-        competitors = tuple(name for name in competitors if name != "ridgeline before")
+        competitors = tuple(name for name in competitors if name not in ("ridgeline before", "ridgeline serve before"))
     for repeat in range(repeats):
         order = competitors[repeat % len(competitors) :] + competitors[: repeat % len(competitors)]
         for name in order:
@@ -720,6 +758,8 @@ def bench_dataset(
                 result = run_child("ridgeline", path, dataset, timeout, one_thread=True)
             elif name == "ridgeline serve":
                 result = run_serve(path, dataset, timeout)
+            elif name == "ridgeline serve before":
+                result = run_serve(path, dataset, timeout, source=before)
             elif name == "ridgeline numpy":
                 result = run_child("ridgeline", path, dataset, timeout, implementation="numpy")
             elif name == "ridgeline before":
@@ -884,6 +924,7 @@ def report(
     versions = " ".join(f"{k} {v}" for k, v in info["versions"].items())
     say(f"{info['cpus']} CPUs, Python {info['python']}; {versions}; commit {info['commit']}")
     say(f"every figure: the median of {args.repeats} runs, each load in a fresh process, competitors alternated")
+    say(f"the HTTP scenarios parse what they fetch with {args.client_json}")
     targets: list[tuple[str, bool, str]] = []
     for dataset, size, figures in measured:
         say(f"\n{dataset.name}: {dataset.label} = {dataset.events:,} scalar events, {size / MB:.1f} MB")
@@ -896,6 +937,7 @@ def report(
             ("ridgeline", figures["ridgeline"]),
             ("ridgeline (one thread)", figures["ridgeline 1 thread"]),
             ("ridgeline serve", figures["ridgeline serve"]),
+            (f"ridgeline serve before ({args.before})", figures["ridgeline serve before"]),
             ("ridgeline (numpy path)", figures["ridgeline numpy"]),
             (f"ridgeline before ({args.before})", figures["ridgeline before"]),
             ("ridgeline (warm restart)", figures["ridgeline warm"]),
@@ -948,7 +990,9 @@ def report(
             say(
                 f"ridgeline serve vs TensorBoard + Rust, process start -> every point over HTTP: "
                 f"{serve.e2e_s:.2f} s vs {tb.e2e_s:.2f} s, {ratio(tb.e2e_s, serve.e2e_s)} faster "
-                f"(ridgeline's HTTP up after {fmt(serve.extra.get('http_up_s'), '.2f')} s)"
+                f"(ridgeline's HTTP up after {fmt(serve.extra.get('http_up_s'), '.2f')} s, every run listed after "
+                f"{fmt(serve.extra.get('all_listed_s'), '.2f')} s; its CPU until every point was served "
+                f"{fmt(serve.extra.get('server_cpu_s'), '.2f')} s)"
             )
         prefix = f"{dataset.name}: "
         targets += issue_15_targets(dataset, figures)
@@ -1011,6 +1055,12 @@ def main(argv: list[str] | None = None) -> int:
         choices=COMPETITORS,
         help="only this reader (e.g. 'ridgeline', 'TensorBoard+Rust'; repeatable): a shorter run",
     )
+    parser.add_argument(
+        "--client-json",
+        choices=sorted(CLIENT_JSON),
+        default="json",
+        help="how the HTTP scenarios parse what they fetch (default json, the standard library; orjson: faster)",
+    )
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--logdir", help=argparse.SUPPRESS)
     parser.add_argument("--dataset", help=argparse.SUPPRESS)
@@ -1020,6 +1070,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.child:
         return child_main(args)
+    global client_parse
+    client_parse = CLIENT_JSON[args.client_json]
     if args.quick:
         args.repeats = 1
         args.timeout = min(args.timeout, 60.0)
@@ -1046,7 +1098,12 @@ def main(argv: list[str] | None = None) -> int:
             "date": datetime.now(UTC).isoformat(timespec="seconds"),
             "command": " ".join([os.path.basename(sys.executable), *sys.argv]),
             "machine": info,
-            "parameters": {"repeats": args.repeats, "quick": args.quick, "statistic": "median over repeats"},
+            "parameters": {
+                "repeats": args.repeats,
+                "quick": args.quick,
+                "statistic": "median over repeats",
+                "client_json": args.client_json,
+            },
             "datasets": [
                 {
                     "dataset": asdict(dataset),

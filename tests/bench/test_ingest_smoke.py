@@ -22,6 +22,7 @@ def test_ingest_bench_quick_runs(tmp_path: Path) -> None:
             "ridgeline",
             "ridgeline 1 thread",
             "ridgeline serve",
+            "ridgeline serve before",
             "ridgeline numpy",
             "ridgeline before",
             "ridgeline warm",

@@ -4,7 +4,8 @@ directory read behind a progress bar, a bad one a usage error naming the option)
 error naming the option, and progress bars shown only for waits over a second (out of the way of quick commands
 and of pipes).
 
-Imports nothing heavy: every ``ridgeline`` call imports this module, ``ridgeline --help`` included.
+Imports nothing heavy: every ``ridgeline`` call imports this module, ``ridgeline --help`` included (rich, too, only
+once a progress bar is shown).
 """
 
 from __future__ import annotations
@@ -16,12 +17,13 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ridgeline import settings as settings_table
 
 if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.progress import Progress
+
     from ridgeline.store.logdir import LogDir
     from ridgeline.store.selection import Matcher
 
@@ -169,38 +171,51 @@ def open_logdir(
 
 class LateProgress:
     """A progress bar that appears only once the work has taken more than ``delay`` seconds (quick commands print
-    nothing but their result). ``update(done, total)`` is the ``progress`` callback of ``ridgeline.open``."""
+    nothing but their result). ``update(done, total)`` is the ``progress`` callback of ``ridgeline.open``. rich is
+    imported only when the bar is shown; ``console`` may be a function that makes the console then."""
 
-    def __init__(self, label: str, console: Console, delay: float = 1.0) -> None:
+    def __init__(self, label: str, console: Console | Callable[[], Console], delay: float = 1.0) -> None:
+        self._label = label
+        self._console = console
+        self._progress: Progress | None = None
+        self._task: Any = None
+        self._start = time.monotonic()
+        self._delay = delay
+        self._shown = False
+
+    def update(self, done: int, total: int | None) -> None:
+        if not self._shown and time.monotonic() - self._start > self._delay:
+            self._show()
+        if self._progress is not None:
+            self._progress.update(self._task, completed=done, total=total)
+            self._progress.refresh()
+
+    def _show(self) -> None:
+        self._shown = True
+        from rich.console import Console
+
+        console = self._console if isinstance(self._console, Console) else self._console()
+        if not console.is_terminal:
+            return
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
         self._progress = Progress(
-            TextColumn(label),
+            TextColumn(self._label),
             BarColumn(),
             MofNCompleteColumn(),
             TimeElapsedColumn(),
             console=console,
             transient=True,
             auto_refresh=False,  # no refresh thread: the bar is redrawn by the reader, between files
-            disable=not console.is_terminal,
         )
-        self._task = self._progress.add_task(label, total=None)
-        self._start = time.monotonic()
-        self._delay = delay
-        self._shown = False
-
-    def update(self, done: int, total: int | None) -> None:
-        self._progress.update(self._task, completed=done, total=total)
-        if not self._shown and time.monotonic() - self._start > self._delay:
-            self._progress.start()
-            self._shown = True
-        if self._shown:
-            self._progress.refresh()
+        self._task = self._progress.add_task(self._label, total=None)
+        self._progress.start()
 
     def __enter__(self) -> LateProgress:
         if self._delay <= 0:
-            self._progress.start()
-            self._shown = True
+            self._show()
         return self
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None) -> None:
-        if self._shown:
+        if self._progress is not None:
             self._progress.stop()

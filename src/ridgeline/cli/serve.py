@@ -2,10 +2,13 @@
 training jobs append. The server (FastAPI, uvicorn) is imported only here, when the command runs.
 
 It answers before it has read or imported everything (issue 15's fast start): the socket is bound, the log
-directory opened (a bad one fails at once), and uvicorn serves :class:`ridgeline.server.front.Front` while the
-first pass reads the log directory in one thread and FastAPI and the dashboards are imported in another. Runs are
-listed as the first pass reaches them, and ``/api/runs`` says how far it got (``loading``). The line with the URL
-is printed once both are done, so a script that waits for it sees everything read.
+directory checked (a bad one fails at once), and uvicorn serves :class:`ridgeline.server.front.Front`, which
+answers the page's files at once and, from the moment the log directory is open, the first data requests
+(``/api/runs``, ``/api/scalars``, ``/api/scalars/batch``: :mod:`ridgeline.server.early`) while the first pass
+reads it. FastAPI and the dashboards are imported after the first pass (or as soon as a request needs them),
+giving way to the requests being answered. Runs are listed as the first pass reaches them, and ``/api/runs``
+says how far it got (``loading``). The line with the URL is printed once both are done, so a script that waits
+for it sees everything read.
 """
 
 from __future__ import annotations
@@ -16,26 +19,59 @@ import socket
 import sys
 import threading
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
-from rich.console import Console
 
 from ridgeline.cli._support import LateProgress, logdir_option, open_logdir, read_config, setting_options
 from ridgeline.settings import for_command
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from ridgeline.analysis.alert_config import AlertConfig
     from ridgeline.analysis.diagnosis import DiagnosisConfig
     from ridgeline.api import Opening
     from ridgeline.retention.background import Sweeper
+    from ridgeline.server.early import EarlyAnswers
     from ridgeline.server.front import Front
     from ridgeline.server.run import Server
     from ridgeline.store.logdir import LogDir
 
-console = Console(stderr=True)
+
+class _LazyConsole:
+    """rich's console on stderr, made on first use (or by calling this): importing rich costs tens of
+    milliseconds, and the fast start says its first lines without it (:func:`_say`)."""
+
+    def __init__(self) -> None:
+        self._console: Console | None = None
+
+    def __call__(self) -> Console:
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(stderr=True)
+        return self._console
+
+    def print(self, *objects: Any, **options: Any) -> None:
+        self().print(*objects, **options)
+
+
+console = _LazyConsole()
+
+# After the first pass the app is built once the early answers have answered nothing for QUIET_S (a client
+# fetching what was read goes first), and at the latest LONGEST_DEFERRAL_S after the pass (the app's lifespan
+# starts the background reload); at once when a request needs the app.
+QUIET_S = 0.3
+LONGEST_DEFERRAL_S = 3.0
+
+
+def _say(line: str) -> None:
+    """A plain line on stderr, without rich."""
+    click.echo(line, err=True)
 
 
 @click.command("serve")
@@ -123,7 +159,7 @@ def serve(
         if logdir is None:
             _get(build, _open_replica(store), get_path)
         else:
-            opened = open_logdir(logdir, console, cache=not no_cache, check_crc=not no_checksum, delay=0, store=store)
+            opened = open_logdir(logdir, console(), cache=not no_cache, check_crc=not no_checksum, delay=0, store=store)
             _get(build, opened, get_path)
         return
     sock = _bind(host, port)
@@ -164,11 +200,11 @@ def serve(
         source,
         f"ridgeline is serving {source} at {shown}  (Ctrl-C to stop)",
     )
-    front = Front(on_start=startup.start, on_stop=startup.stop)
+    front = Front(on_start=startup.start, on_stop=startup.stop, on_hold=startup.wanted)
     startup.front = front
     server = make_server(protect(front, token=token, prefix=prefix), sock, allow_hosts=allow_host)
     startup.server = server
-    console.print(f"reading {source}; answering on port {actual_port} meanwhile")
+    _say(f"reading {source}; answering on port {actual_port} meanwhile")
     if sweeper is not None:
         sweeper.start()
     try:
@@ -217,9 +253,9 @@ class _AppSpec:
 
 class _Startup:
     """What runs once the server answers (:meth:`start`, called when it starts, so its own start is not slowed):
-    the log directory opened and its first pass read in one thread, the app built in another (once the log
-    directory is open). When both are done it says what was read and prints the URL line; when either fails it
-    stops the server, which then exits with status 1."""
+    the log directory opened (the early answers from then on) and its first pass read in one thread, the app
+    built in another once the pass is over or a request waits for it. When both are done it says what was read
+    and prints the URL line; when either fails it stops the server, which then exits with status 1."""
 
     def __init__(self, open_logdir: Callable[[], Opening], spec: _AppSpec, logdir: str, serving_line: str) -> None:
         self.open_logdir = open_logdir
@@ -230,7 +266,9 @@ class _Startup:
         self.server: Server | None = None
         self.error: BaseException | None = None
         self.opening: Opening | None = None
-        self._opened = threading.Event()
+        self._go = threading.Event()  # build the app now: the first pass is over, or a request waits for the app
+        self._early: EarlyAnswers | None = None
+        self._wanted = False
         self._lock = threading.Lock()
         self._waiting = 2
         self._stopping = threading.Event()
@@ -239,20 +277,31 @@ class _Startup:
         threading.Thread(target=self._read, name="ridgeline-first-read", daemon=True).start()
         threading.Thread(target=self._build, name="ridgeline-app", daemon=True).start()
 
+    def wanted(self) -> None:
+        """A request waits for the app: build it now, even if the first pass still runs."""
+        self._wanted = True
+        self._go.set()
+        if self._early is not None:
+            self._early.wake()
+
     def stop(self) -> None:
         """The server is stopping: the first pass ends after the run it is reading."""
         self._stopping.set()
+        self._go.set()
+        if self._early is not None:
+            self._early.wake()
         if self.opening is not None:
             self.opening.cancel()
 
     def _read(self) -> None:
         try:
             self.opening = self.open_logdir()
-            self._opened.set()
+            self._answer_early(self.opening)
             if self._stopping.is_set():
                 self.opening.cancel()
             with LateProgress("reading event files", console) as progress:
                 self.opening.load(progress.update)
+            self._go.set()
         except BaseException as error:
             self._fail(error)
             return
@@ -260,15 +309,37 @@ class _Startup:
             _say_what_was_read(self.opening.logdir, self.logdir)
             self._done()
 
+    def _answer_early(self, opening: Opening) -> None:
+        """The first data requests answered from now on, before the app is built."""
+        from ridgeline.server.early import EarlyAnswers
+
+        assert self.front is not None
+        early = EarlyAnswers(
+            opening.logdir,
+            loading=opening.state,
+            reload_interval=self.spec.reload_interval,
+            logdir_label=self.spec.logdir_label,
+            crashed_after=float(self.spec.settings["crashed_after"]),
+        )
+        self._early = early
+        self.front.answer_early(early)
+
     def _build(self) -> None:
         assert self.front is not None
         try:
-            from ridgeline.server import create_app  # noqa: F401  (imported while the log directory opens)
-
-            self._opened.wait()
+            # Built once the first pass is over, or earlier when a request waits for the app (the page's, during
+            # a long first pass): the early answers serve the data meanwhile. Both the first pass (between its
+            # compiled core's calls) and these imports want the GIL, and sharing it slows the pass several times.
+            self._go.wait()
             if self.opening is None:  # it could not be opened: _read reported it
                 raise RuntimeError("the log directory could not be opened")
-            app = self.spec.create(self.opening.logdir, loading=self.opening.state, with_middleware=False)
+            if self._early is not None and not self._wanted and not self._stopping.is_set():
+                # A client fetching the data just read is not slowed by the build (it needs a core too).
+                self._early.wait_quiet(QUIET_S, LONGEST_DEFERRAL_S)
+            from ridgeline.server.yielding import giving_way
+
+            with giving_way(self._early.wait_idle) if self._early is not None else nullcontext():
+                app = self.spec.create(self.opening.logdir, loading=self.opening.state, with_middleware=False)
         except BaseException as error:
             self.front.failed(error)
             self._fail(error)
@@ -287,7 +358,7 @@ class _Startup:
     def _fail(self, error: BaseException) -> None:
         if self.error is None:
             self.error = error
-        self._opened.set()
+        self._go.set()
         if self.server is not None:
             self.server.should_exit = True
 
@@ -370,6 +441,7 @@ def _check_logdir(logdir: str) -> None:
 
 
 def _alert_config(table: dict[str, Any]) -> AlertConfig:
+
     from ridgeline.analysis.alert_config import AlertConfig
 
     return AlertConfig.from_mapping(table)
@@ -458,7 +530,7 @@ def _bind(host: str, port: int) -> socket.socket:
 def _say_what_was_read(opened: LogDir, logdir: str) -> None:
     runs = opened.runs()
     problems = opened.problems()
-    console.print(f"read {len(runs)} run{'s' if len(runs) != 1 else ''} from {logdir}")
+    _say(f"read {len(runs)} run{'s' if len(runs) != 1 else ''} from {logdir}")
     from ridgeline.api import scalars_only
 
     if scalars_only(opened):

@@ -4,9 +4,9 @@ Importing FastAPI and every dashboard takes most of a second, and the first pass
 longer; neither has to finish before the server answers (issue 15's fast start). :class:`Front` is a pure ASGI
 app, imported with nothing of the web stack: until :meth:`Front.ready` hands it the full app, it answers the
 built page's own files itself (``index.html``, ``boot.js``, ``assets/...``: the browser loads and parses the
-page meanwhile) and holds every other request until the app is there, then passes it on; from then on
-everything is the app's. It drives the app's lifespan as a server would, once the app is there, and ends it
-when the server stops.
+page meanwhile), once the log directory is open the first data requests (:mod:`ridgeline.server.early`), and
+holds every other request until the app is there, then passes it on; from then on everything is the app's. It
+drives the app's lifespan as a server would, once the app is there, and ends it when the server stops.
 
 :func:`protect` wraps an app in the middleware every answer goes through (security headers, the path prefix,
 the body limit, the token), in the order :func:`ridgeline.server.app.create_app` adds them: around the front,
@@ -20,7 +20,7 @@ import concurrent.futures
 import mimetypes
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -29,6 +29,9 @@ from ridgeline.server.auth import TokenAuth
 from ridgeline.server.files import STATIC_DIR, cache_control, resolve
 from ridgeline.server.prefix import PathPrefix
 from ridgeline.server.security import BodyLimit, SecurityHeaders
+
+if TYPE_CHECKING:
+    from ridgeline.server.early import EarlyAnswers
 
 __all__ = ["Front", "middleware", "protect"]
 
@@ -56,7 +59,9 @@ class Front:
     """The ASGI app a server runs before the full app exists (module docstring).
 
     ``on_start`` is called when the server starts (its lifespan startup), ``on_stop`` when it begins to stop,
-    before the app's own lifespan ends. ``static_dir`` is the built UI (default: the package's).
+    before the app's own lifespan ends, ``on_hold`` (from the event loop) each time a request has to wait for the
+    app: neither the page's files nor the early answers answer it. ``static_dir`` is the built UI (default: the
+    package's).
     """
 
     def __init__(
@@ -65,13 +70,21 @@ class Front:
         static_dir: Path | None = None,
         on_start: Callable[[], None] | None = None,
         on_stop: Callable[[], None] | None = None,
+        on_hold: Callable[[], None] | None = None,
     ) -> None:
         self._root = (static_dir or STATIC_DIR).resolve()
         self._app: concurrent.futures.Future[ASGIApp] = concurrent.futures.Future()
         self._on_start = on_start
         self._on_stop = on_stop
+        self._on_hold = on_hold
+        self._early: concurrent.futures.Future[EarlyAnswers] = concurrent.futures.Future()
 
     # --- from any thread ----------------------------------------------------------------------------------------
+    def answer_early(self, early: EarlyAnswers) -> None:
+        """Until the full app is there, let ``early`` answer the first data requests it can answer as the app
+        would (:mod:`ridgeline.server.early`); it leaves the others to be held."""
+        self._early.set_result(early)
+
     def ready(self, app: ASGIApp) -> None:
         """Hand over the full app: held requests go to it, and so does everything after."""
         self._app.set_result(app)
@@ -85,8 +98,17 @@ class Front:
         if scope["type"] == "lifespan":
             await self._lifespan(receive, send)
             return
-        if not self._app.done() and scope["type"] == "http" and await self._page_file(scope, send):
-            return
+        if not self._app.done() and scope["type"] == "http":
+            if await self._page_file(scope, send):
+                return
+            early = await self._early_answers()
+            if early is not None:
+                unanswered = await early.answer(scope, receive, send)
+                if unanswered is None:
+                    return
+                receive = unanswered  # what reads the body again, if the early answers read it
+        if not self._app.done() and self._on_hold is not None:
+            self._on_hold()
         try:
             app = await asyncio.wrap_future(self._app)
         except Exception as error:  # the app failed to build: the server is stopping
@@ -94,6 +116,16 @@ class Front:
                 await _json(send, 503, {"error": f"ridgeline could not start: {error}"})
             return
         await app(scope, receive, send)
+
+    async def _early_answers(self) -> EarlyAnswers | None:
+        """The early answers once the log directory is open, or None once the app is there (whichever first)."""
+        if not self._early.done():
+            # Not cancelled after: cancelling a wrapped future would cancel the one it wraps.
+            waiting: set[asyncio.Future[Any]] = {asyncio.wrap_future(self._early), asyncio.wrap_future(self._app)}
+            await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+        if self._app.done() or not self._early.done():
+            return None
+        return self._early.result()
 
     async def _page_file(self, scope: Scope, send: Send) -> bool:
         """Answer a GET or HEAD of the page itself or one of its files, if that is what it asks; False if not."""

@@ -5,7 +5,7 @@ Served under ``/api`` (the documented ``/api/scalars``, ``/api/scalars/batch``, 
 "nonfinite"}`` plus ``band_low``/``band_high`` when reduced (see :mod:`ridgeline.plugins.scalars.series`).
 The routes are plain ``def``: FastAPI runs them in its thread pool, so reducing a long series never stalls the
 event loop (and every other request with it). Reduced answers are remembered per series version
-(:class:`ReducedAnswers`): a chart polled while its series does not change is answered without a rescan, and a
+(``answers.ReducedAnswers``): a chart polled while its series does not change is answered without a rescan, and a
 long series of the on-disk store is reduced from its level-of-detail pyramid, never scanned (``indexed_payload``).
 """
 
@@ -13,9 +13,7 @@ from __future__ import annotations
 
 import csv
 import io
-import threading
-from collections import OrderedDict
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 from urllib.parse import quote
 
 import orjson
@@ -25,45 +23,13 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from ridgeline.plugins.kit import OrjsonResponse, logdir_of, missing_as_404
 from ridgeline.plugins.scalars import binary
-from ridgeline.plugins.scalars.series import Window, indexed_payload, series_payload
+from ridgeline.plugins.scalars.answers import MAX_BATCH_SERIES, REDUCED, batch_entries
+from ridgeline.plugins.scalars.series import Window, series_payload
 from ridgeline.store.logdir import LogDir
 from ridgeline.store.provider import Scalars
 
 router = APIRouter()
 
-
-class ReducedAnswers:
-    """The last ``limit`` reduced answers, keyed by the series' change token (never stale: a series that changed
-    has a new token) and the window asked for."""
-
-    def __init__(self, limit: int = 128) -> None:
-        self.limit = limit
-        self._answers: OrderedDict[tuple[Any, ...], dict[str, Any]] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def payload(self, logdir: LogDir, run: str, tag: str, window: Window) -> dict[str, Any]:
-        if window.max_points is None:
-            return series_payload(logdir.scalars(run, tag), window)
-        key = (id(logdir), run, tag, logdir.version(run, "scalars", tag), window)  # the token before the data
-        with self._lock:
-            found = self._answers.get(key)
-            if found is not None:
-                self._answers.move_to_end(key)
-                return found
-        indexed = logdir.indexed_scalars(run, tag)
-        answer = (
-            indexed_payload(indexed, window)
-            if indexed is not None
-            else series_payload(logdir.scalars(run, tag), window)
-        )
-        with self._lock:
-            self._answers[key] = answer
-            while len(self._answers) > self.limit:
-                self._answers.popitem(last=False)
-        return answer
-
-
-REDUCED = ReducedAnswers()
 
 MaxPoints = Annotated[
     int | None,
@@ -72,10 +38,6 @@ MaxPoints = Annotated[
 SinceStep = Annotated[int | None, Query(description="only the points with a step greater than this (live polling)")]
 MinStep = Annotated[int | None, Query(description="only the points with a step >= this (applied before reduction)")]
 MaxStep = Annotated[int | None, Query(description="only the points with a step <= this (applied before reduction)")]
-
-
-# A page asks in chunks of 2,000; the bound keeps one request's work to seconds (100,000 series took a minute).
-MAX_BATCH_SERIES = 10_000
 
 
 def _no_bool(value: object) -> object:
@@ -184,14 +146,7 @@ def batch(
     """Many series in one request (JSON, or the binary form with ``?format=binary``)."""
     logdir = _logdir(request)
     window = Window(body.max_points, body.since_step, body.min_step, body.max_step)
-    results: list[dict[str, Any]] = []
-    for key in body.series:
-        try:
-            answer = REDUCED.payload(logdir, key.run, key.tag, window)
-        except KeyError as missing:
-            results.append({"run": key.run, "tag": key.tag, "error": str(missing.args[0]) if missing.args else ""})
-            continue
-        results.append({"run": key.run, "tag": key.tag, **answer})
+    results = batch_entries(logdir, [(key.run, key.tag) for key in body.series], window)
     if _wants_binary(request, format):
         return Response(binary.encode_batch(results), media_type=binary.MEDIA_TYPE)
     return OrjsonResponse({"series": results})
