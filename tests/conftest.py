@@ -5,11 +5,13 @@ NaN/±Inf, steps going backwards, one point); waiting for a condition on a busy 
 
 from __future__ import annotations
 
+import asyncio
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 import pytest
@@ -83,6 +85,14 @@ TORCH_SERIES: dict[str, list[tuple[int, float]]] = {
     "train/acc": [(step, 0.25 + step / 400) for step in range(0, 300, 3)],
 }
 HPARAMS = {"lr": 0.001, "optimiser": "adam", "augment": True, "layers": 4}
+
+
+def run_coroutine(coroutine: Coroutine[Any, Any, T]) -> T:
+    """``asyncio.run(coroutine)`` in a thread of its own: the test's thread may already run an event loop (a
+    pytest worker that ran a browser test first keeps Playwright's sync API loop there), which ``asyncio.run``
+    refuses, so a test calling it directly passed or failed by which tests its worker had run before."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
 
 
 def wall(step: int) -> float:

@@ -26,7 +26,7 @@ from ridgeline.server.early import EarlyAnswers
 from ridgeline.server.front import Front, protect
 from ridgeline.store.logdir import LogDir
 from ridgeline.store.status import CRASHED_AFTER_S
-from tests.conftest import WAIT_S
+from tests.conftest import WAIT_S, run_coroutine
 from tests.server.conftest import in_thread
 
 LABEL = "the logs"
@@ -184,14 +184,14 @@ BATCHES_LEFT: list[tuple[bytes, bytes, list[tuple[bytes, bytes]]]] = [
 def test_what_it_cannot_answer_exactly_is_left_unanswered(logs: Path) -> None:
     early = early_for(ridgeline.api.open(logs, cache=False))
     for method, path, query in LEFT_TO_THE_APP:
-        returned, sent, _ = asyncio.run(asgi(early.answer, method, path, query))
+        returned, sent, _ = run_coroutine(asgi(early.answer, method, path, query))
         assert returned is not None and sent == [], (method, path, query)
     for body, query, headers in BATCHES_LEFT:
         headers = headers or ([(b"content-type", b"application/json")] if body != b'{"series": []}' else [])
-        returned, sent, left = asyncio.run(asgi(early.answer, "POST", "/api/scalars/batch", query, body, headers))
+        returned, sent, left = run_coroutine(asgi(early.answer, "POST", "/api/scalars/batch", query, body, headers))
         assert returned is not None and sent == [], body
         assert left == []  # the body was read: what it returned gives it again
-        replayed = asyncio.run(returned())
+        replayed = run_coroutine(returned())
         assert replayed == {"type": "http.request", "body": body, "more_body": False}
 
 
@@ -214,7 +214,7 @@ def test_a_batch_through_the_front_is_answered_as_the_app_answers_it(logs: Path,
         _, direct, _ = await asgi(app, "POST", "/api/scalars/batch", b"", body, JSON)
         return through_front, direct
 
-    through_front, direct = asyncio.run(asyncio.wait_for(scenario(), WAIT_S))
+    through_front, direct = run_coroutine(asyncio.wait_for(scenario(), WAIT_S))
     assert through_front == direct
     assert through_front[0]["status"] in (200, 400)
 
@@ -250,7 +250,7 @@ def test_a_request_the_early_answers_leave_asks_for_the_app(logs: Path) -> None:
         _, sent, _ = await waiting
         assert sent[0]["status"] == 503
 
-    asyncio.run(asyncio.wait_for(scenario(), WAIT_S))
+    run_coroutine(asyncio.wait_for(scenario(), WAIT_S))
     assert held == ["held"]
 
 
