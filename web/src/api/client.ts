@@ -130,26 +130,47 @@ function jsonPost(body: unknown, options: RequestOptions): RequestInit {
   };
 }
 
+/** A binary answer: its bytes and its content type. */
+export interface BinaryAnswer {
+  buffer: ArrayBuffer;
+  contentType: string;
+}
+
 /**
  * POST `body` as JSON to `path` and read the answer as bytes (`Accept: application/octet-stream`), for routes
  * with a binary form such as `POST /api/scalars/batch?format=binary`. Throws {@link ApiError} like
  * {@link postJson}; the error body is JSON either way.
  */
-export async function postBinary(
+export function postBinary(
   path: PostPath,
   body: unknown,
   params?: Record<string, QueryValue>,
   options: RequestOptions = {},
-): Promise<{ buffer: ArrayBuffer; contentType: string }> {
-  const url = apiUrl(path, params);
+): Promise<BinaryAnswer> {
+  return binary(apiUrl(path, params), {
+    method: "POST",
+    headers: { Accept: "application/octet-stream", "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+    signal: options.signal,
+  });
+}
+
+/**
+ * GET `path?params` and read the answer as bytes (`Accept: application/octet-stream`), for routes with a binary
+ * form such as `GET /api/profile/timeline?format=binary`. Throws {@link ApiError} like {@link getJson}.
+ */
+export function getBinary(
+  path: ApiPath,
+  params?: Record<string, QueryValue>,
+  options: RequestOptions = {},
+): Promise<BinaryAnswer> {
+  return binary(apiUrl(path, params), { headers: { Accept: "application/octet-stream" }, signal: options.signal });
+}
+
+async function binary(url: string, init: RequestInit): Promise<BinaryAnswer> {
   let response: Response;
   try {
-    response = await fetch(url, {
-      method: "POST",
-      headers: { Accept: "application/octet-stream", "Content-Type": "application/json" },
-      body: JSON.stringify(body),
-      signal: options.signal,
-    });
+    response = await fetch(url, init);
   } catch (err) {
     if (err instanceof DOMException && err.name === "AbortError") throw err;
     throw new ApiError(0, `cannot reach the ridgeline server (${err instanceof Error ? err.message : String(err)})`);

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ridgeline.plugins.kit.params import RunRegex, TagRegex, compile_regex, regex_query
 from ridgeline.plugins.kit.plugin import BuiltinPlugin, Plugin
-from ridgeline.plugins.kit.responses import ApiError, OrjsonResponse, error, missing_as_404
+from ridgeline.plugins.kit.responses import ApiError, OrjsonResponse, error, missing_as_404, wants_binary
 from ridgeline.plugins.kit.state import app_service, logdir_of, setting
 
 __all__ = [
@@ -28,4 +28,5 @@ __all__ = [
     "missing_as_404",
     "regex_query",
     "setting",
+    "wants_binary",
 ]

@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import orjson
+from starlette.requests import Request
 from starlette.responses import JSONResponse
 
 
@@ -19,6 +20,17 @@ class OrjsonResponse(JSONResponse):
 
     def render(self, content: Any) -> bytes:
         return orjson.dumps(content, option=orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS)
+
+
+BINARY_MEDIA_TYPE = "application/octet-stream"
+
+
+def wants_binary(request: Request, format: str | None) -> bool:
+    """Whether a route with a binary form answers in it: ``?format=binary`` (``format=json`` says no), else an
+    ``Accept`` header naming application/octet-stream."""
+    if format is not None:
+        return format == "binary"
+    return BINARY_MEDIA_TYPE in request.headers.get("accept", "")
 
 
 def error(status_code: int, message: str, headers: dict[str, str] | None = None) -> OrjsonResponse:

@@ -14,7 +14,15 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Query, Request
 from starlette.responses import FileResponse, Response
 
-from ridgeline.plugins.kit import ApiError, OrjsonResponse, app_service, compile_regex, logdir_of, regex_query
+from ridgeline.plugins.kit import (
+    ApiError,
+    OrjsonResponse,
+    app_service,
+    compile_regex,
+    logdir_of,
+    regex_query,
+    wants_binary,
+)
 from ridgeline.profile import frame_bytes, kinds, memory, operators, overview, ranks, timeline
 from ridgeline.services.profile import Loaded, ProfileService, TraceError, find_traces
 from ridgeline.store.logdir import LogDir
@@ -151,12 +159,6 @@ the columns, each all rows' values in row order: `ts`, `dur` (float64), `blocks`
 (uint32), `name` (int32). An error is still a JSON answer."""
 
 
-def _wants_binary(request: Request, format: str | None) -> bool:
-    if format is not None:
-        return format == "binary"
-    return frame_bytes.MEDIA_TYPE in request.headers.get("accept", "")
-
-
 @router.get(
     "/profile/timeline",
     description=TIMELINE_DESCRIPTION,
@@ -188,7 +190,7 @@ def profile_timeline(
     frame = timeline.window(loaded.trace, loaded.rows, begin, finish, width)
     lanes = loaded.answer(("lanes",), lambda: timeline.lanes(loaded.trace, loaded.rows))
     answer = {"run": run, "trace": trace, "extent": [first, last], "lanes": lanes, **frame}
-    if _wants_binary(request, format):
+    if wants_binary(request, format):
         return Response(frame_bytes.encode(answer), media_type=frame_bytes.MEDIA_TYPE)
     return OrjsonResponse(answer)
 

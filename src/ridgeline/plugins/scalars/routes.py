@@ -21,7 +21,7 @@ from fastapi import APIRouter, Body, Query, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
-from ridgeline.plugins.kit import OrjsonResponse, logdir_of, missing_as_404
+from ridgeline.plugins.kit import OrjsonResponse, logdir_of, missing_as_404, wants_binary
 from ridgeline.plugins.scalars import binary
 from ridgeline.plugins.scalars.answers import MAX_BATCH_SERIES, REDUCED, batch_entries
 from ridgeline.plugins.scalars.series import Window, series_payload
@@ -123,12 +123,6 @@ Steps travel as float64 (exact below 2^53); NaN and ±Inf travel as themselves (
 and a band value is NaN where the JSON form has null). A malformed body is still a JSON 400."""
 
 
-def _wants_binary(request: Request, format: str | None) -> bool:
-    if format is not None:
-        return format == "binary"
-    return binary.MEDIA_TYPE in request.headers.get("accept", "")
-
-
 @router.post(
     "/scalars/batch",
     description=BATCH_DESCRIPTION,
@@ -147,7 +141,7 @@ def batch(
     logdir = _logdir(request)
     window = Window(body.max_points, body.since_step, body.min_step, body.max_step)
     results = batch_entries(logdir, [(key.run, key.tag) for key in body.series], window)
-    if _wants_binary(request, format):
+    if wants_binary(request, format):
         return Response(binary.encode_batch(results), media_type=binary.MEDIA_TYPE)
     return OrjsonResponse({"series": results})
 

@@ -2,7 +2,7 @@
  * Timeline frames in the route's binary form (`GET /api/profile/timeline?format=binary`, ridgeline/profile/
  * frame_bytes.py): a JSON header, then typed columns read as views of the answer's buffer, no number parsed.
  */
-import { ApiError, apiUrl } from "@api/client";
+import { ApiError, getBinary } from "@api/client";
 import type { Lane } from "./api";
 
 export interface FrameRow {
@@ -71,23 +71,6 @@ export interface FrameQuery { run: string; trace: string; width: number; start?:
 
 /** One frame of the timeline in the binary form; errors as {@link ApiError} (their body is JSON). */
 export async function fetchFrame(query: FrameQuery, signal: AbortSignal): Promise<TimelineFrame> {
-  const url = apiUrl("/api/profile/timeline", { ...query, format: "binary" });
-  let response: Response;
-  try {
-    response = await fetch(url, { headers: { Accept: "application/octet-stream" }, signal });
-  } catch (err) {
-    if (err instanceof DOMException && err.name === "AbortError") throw err;
-    throw new ApiError(0, `cannot reach the ridgeline server (${err instanceof Error ? err.message : String(err)})`);
-  }
-  if (!response.ok) {
-    let message: string | null = null;
-    try {
-      const body = JSON.parse(await response.text()) as { error?: unknown };
-      message = typeof body.error === "string" ? body.error : null;
-    } catch {
-      // not JSON: the status line
-    }
-    throw new ApiError(response.status, message ?? `${response.status} ${response.statusText || "error"}`.trim());
-  }
-  return decodeFrame(await response.arrayBuffer());
+  const { buffer } = await getBinary("/api/profile/timeline", { ...query, format: "binary" }, { signal });
+  return decodeFrame(buffer);
 }
