@@ -6,19 +6,17 @@ in-process through click's runner, which saves a second of imports per case.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 import signal
 import socket
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
 from click.testing import CliRunner, Result
 
 from ridgeline.cli import main
-from tests.conftest import write_ridgeline_run
+from tests.conftest import run_coroutine, write_ridgeline_run
 from tests.server.conftest import Served, clean_env, serving
 
 
@@ -67,8 +65,7 @@ def test_get_works_where_an_event_loop_already_runs(tmp_path: Path) -> None:
     async def inside_a_loop() -> Result:
         return run_serve("--logdir", str(tmp_path), "--no-cache", "--get", "/api/scalars?run=exp1&tag=loss")
 
-    with ThreadPoolExecutor(max_workers=1) as pool:  # its own thread: this one may already run a loop too
-        done = pool.submit(asyncio.run, inside_a_loop()).result()
+    done = run_coroutine(inside_a_loop())
     assert done.exit_code == 0, done.stderr
     assert json.loads(done.stdout)["value"] == [1.0]
 

@@ -8,8 +8,6 @@ routes, and its web half (the folder its ``web`` attribute names), which the pag
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import subprocess
 import sys
 import zipfile
@@ -23,6 +21,7 @@ from fastapi.testclient import TestClient
 
 import ridgeline
 from ridgeline.server import create_app
+from tests.conftest import run_coroutine
 from tests.plugins.installed_example import EXAMPLE, install_example
 
 
@@ -189,10 +188,7 @@ def _raw_get(app: FastAPI, path: str) -> tuple[int, bytes]:
     async def send(message: dict[str, Any]) -> None:
         sent.append(message)
 
-    # In a thread of its own: where Playwright's sync API is active (a browser test ran first on this worker) the
-    # calling thread already runs an event loop, which asyncio.run refuses.
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        pool.submit(asyncio.run, app(scope, receive, send)).result()
+    run_coroutine(app(scope, receive, send))
     return sent[0]["status"], b"".join(m.get("body", b"") for m in sent[1:])
 
 
