@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from typing import Annotated, Any
 
 import numpy as np
@@ -18,6 +16,7 @@ from ridgeline.services.distributed import (
     common_tags,
     tag_across_ranks,
 )
+from ridgeline.services.recent import RecentAnswers
 from ridgeline.store.logdir import LogDir
 
 router = APIRouter()
@@ -39,22 +38,11 @@ class Aggregates:
 
     def __init__(self, logdir: LogDir) -> None:
         self._logdir = logdir
-        self._lock = threading.Lock()
-        self._kept: OrderedDict[tuple[int, str, str], dict[str, Any]] = OrderedDict()
+        self._kept: RecentAnswers[tuple[int, str, str], dict[str, Any]] = RecentAnswers(KEPT_AGGREGATES)
 
     def get(self, report: DistributedReport, tag: str) -> dict[str, Any]:
         key = (self._logdir.generation, report.group.name, tag)
-        with self._lock:
-            found = self._kept.get(key)
-            if found is not None:
-                self._kept.move_to_end(key)
-                return found
-        answer = _series(self._logdir, report, tag, lines=False)
-        with self._lock:
-            self._kept[key] = answer
-            while len(self._kept) > KEPT_AGGREGATES:
-                self._kept.popitem(last=False)
-        return answer
+        return self._kept.get(key, lambda: _series(self._logdir, report, tag, lines=False))
 
 
 def _aggregates(request: Request) -> Aggregates:

@@ -4,8 +4,6 @@ every reload, and a GraphDef of thousands of nodes takes a while to turn into JS
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from typing import Annotated, Any
 
 import orjson
@@ -15,13 +13,13 @@ from starlette.responses import Response
 from ridgeline.format.tags import GRAPH_TAG
 from ridgeline.plugins.graphs.model import build
 from ridgeline.plugins.kit import ApiError, logdir_of, missing_as_404
+from ridgeline.services.recent import RecentAnswers
 from ridgeline.store.payloads import DecodeError
 
 router = APIRouter()
 
 _CACHE_SIZE = 8
-_cache: OrderedDict[tuple[int, str, str, int, float], bytes] = OrderedDict()
-_lock = threading.Lock()
+_cache: RecentAnswers[tuple[int, str, str, int, float], bytes] = RecentAnswers(_CACHE_SIZE)
 
 GraphTag = Annotated[
     str | None,
@@ -91,20 +89,14 @@ def graphs(request: Request, run: str, tag: GraphTag = None) -> Response:
         raise ApiError(404, f"run {run!r} has no graph tag {chosen!r}; it has: {tags}")
     entry = entries[-1]
     key = (id(logdir), run, chosen, entry.step, entry.wall_time)
-    with _lock:
-        body = _cache.get(key)
-        if body is not None:
-            _cache.move_to_end(key)
-    if body is None:
+
+    def shaped_graph() -> bytes:
         try:
             value = entry.value
             shaped: dict[str, Any] = build(value)
         except DecodeError as problem:
             raise ApiError(422, f"the graph of run {run!r} ({chosen!r}) cannot be read: {problem}") from None
         head = {"run": run, "tag": chosen, "tags": tags, "format": value.format, "step": entry.step}
-        body = orjson.dumps({**head, **shaped})
-        with _lock:
-            _cache[key] = body
-            while len(_cache) > _CACHE_SIZE:
-                _cache.popitem(last=False)
-    return Response(body, media_type="application/json")
+        return orjson.dumps({**head, **shaped})
+
+    return Response(_cache.get(key, shaped_graph), media_type="application/json")

@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
@@ -12,28 +10,15 @@ from fastapi import APIRouter, Query, Request
 from ridgeline.analysis.forecast import ForecastError, forecast
 from ridgeline.analysis.phases import progress_of, segment
 from ridgeline.plugins.kit import ApiError, OrjsonResponse, logdir_of, missing_as_404
+from ridgeline.services.recent import RecentAnswers
 
 router = APIRouter()
 CACHE_ENTRIES = 512
 
 # Answers by (route, run, tag, points, last step, last value, until): a page polling every few seconds asks again
 # for series that did not change; a new point changes the key.
-_answers: OrderedDict[tuple[object, ...], dict[str, Any]] = OrderedDict()
-_lock = threading.Lock()  # sync routes run in a thread pool
-
-
-def _remembered(key: tuple[object, ...], compute: Any) -> dict[str, Any]:
-    with _lock:
-        found = _answers.get(key)
-        if found is not None:
-            _answers.move_to_end(key)
-            return found
-    found = compute()  # outside the lock: a slow forecast does not hold up the others
-    with _lock:
-        _answers[key] = found
-        while len(_answers) > CACHE_ENTRIES:
-            _answers.popitem(last=False)
-    return found
+_answers: RecentAnswers[tuple[object, ...], dict[str, Any]] = RecentAnswers(CACHE_ENTRIES)
+_remembered = _answers.get
 
 
 def _key(route: str, run: str, tag: str, step: Any, value: Any, until: int | None = None) -> tuple[object, ...]:

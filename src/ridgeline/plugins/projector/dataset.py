@@ -19,7 +19,6 @@ import math
 import os
 import tempfile
 import threading
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,6 +26,7 @@ import numpy as np
 
 from ridgeline.plugins.kit.media import image_size
 from ridgeline.search.rows import RowSearch
+from ridgeline.services.recent import RecentAnswers
 from ridgeline.store.embeddings import EmbeddingRef, ProjectorError
 from ridgeline.store.media import image_content_type
 
@@ -311,28 +311,8 @@ class DatasetCache:
 
     def __init__(self, cache_dir: Path | None, capacity: int = 6) -> None:
         self.cache_dir = cache_dir
-        self.capacity = capacity
-        self._datasets: OrderedDict[tuple[object, ...], Dataset] = OrderedDict()
-        self._lock = threading.Lock()
-        self._loading: dict[tuple[object, ...], threading.Lock] = {}
+        self._datasets: RecentAnswers[tuple[object, ...], Dataset] = RecentAnswers(capacity)
 
     def get(self, run: str, ref: EmbeddingRef) -> Dataset:
         key = (run, ref.config_path, ref.name, ref.tensor_path, ref.metadata_path, ref.sprite_path, ref.stamp())
-        with self._lock:
-            found = self._datasets.get(key)
-            if found is not None:
-                self._datasets.move_to_end(key)
-                return found
-            loading = self._loading.setdefault(key, threading.Lock())
-        with loading:
-            with self._lock:
-                found = self._datasets.get(key)
-            if found is None:
-                found = load(ref, self.cache_dir)
-            with self._lock:
-                self._datasets[key] = found
-                self._datasets.move_to_end(key)
-                while len(self._datasets) > self.capacity:
-                    self._datasets.popitem(last=False)
-                self._loading.pop(key, None)
-        return found
+        return self._datasets.get(key, lambda: load(ref, self.cache_dir))

@@ -5,11 +5,10 @@ store only, never FastAPI or pydantic.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from typing import Any
 
 from ridgeline.plugins.scalars.series import Window, indexed_payload, series_payload
+from ridgeline.services.recent import RecentAnswers
 from ridgeline.store.logdir import LogDir
 
 # A page asks in chunks of 2,000; the bound keeps one request's work to seconds (100,000 series took a minute).
@@ -21,30 +20,20 @@ class ReducedAnswers:
     has a new token) and the window asked for."""
 
     def __init__(self, limit: int = 128) -> None:
-        self.limit = limit
-        self._answers: OrderedDict[tuple[Any, ...], dict[str, Any]] = OrderedDict()
-        self._lock = threading.Lock()
+        self._answers: RecentAnswers[tuple[Any, ...], dict[str, Any]] = RecentAnswers(limit)
 
     def payload(self, logdir: LogDir, run: str, tag: str, window: Window) -> dict[str, Any]:
         if window.max_points is None:
             return series_payload(logdir.scalars(run, tag), window)
         key = (id(logdir), run, tag, logdir.version(run, "scalars", tag), window)  # the token before the data
-        with self._lock:
-            found = self._answers.get(key)
-            if found is not None:
-                self._answers.move_to_end(key)
-                return found
-        indexed = logdir.indexed_scalars(run, tag)
-        answer = (
-            indexed_payload(indexed, window)
-            if indexed is not None
-            else series_payload(logdir.scalars(run, tag), window)
-        )
-        with self._lock:
-            self._answers[key] = answer
-            while len(self._answers) > self.limit:
-                self._answers.popitem(last=False)
-        return answer
+
+        def reduced() -> dict[str, Any]:
+            indexed = logdir.indexed_scalars(run, tag)
+            if indexed is not None:
+                return indexed_payload(indexed, window)
+            return series_payload(logdir.scalars(run, tag), window)
+
+        return self._answers.get(key, reduced)
 
 
 REDUCED = ReducedAnswers()
