@@ -9,37 +9,19 @@ import pytest
 
 import ridgeline
 from ridgeline import SummaryWriter
+from tests.s3 import aws_env, moto_endpoint
 
 
 @pytest.fixture(scope="module")
 def s3_endpoint() -> Iterator[str]:
-    from moto.server import ThreadedMotoServer
-
-    # Port 0: the server binds a free port itself. Probing for one first and handing it over left a window in
-    # which another process on a busy machine could take it (and a test then met "connection refused").
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    try:
-        host, port = server.get_host_and_port()
-        yield f"http://{host}:{port}"
-    finally:
-        server.stop()
-        # fsspec keeps one S3FileSystem per set of arguments, and the endpoint comes from the environment, not
-        # the arguments: without this the next module's server (another port) would be asked on this one's.
-        import s3fs
-
-        s3fs.S3FileSystem.clear_instance_cache()
+    with moto_endpoint() as endpoint:
+        yield endpoint
 
 
 def test_runs_on_s3_read_like_local_ones(s3_endpoint: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import boto3
 
-    for name, value in {
-        "AWS_ENDPOINT_URL": s3_endpoint,
-        "AWS_ACCESS_KEY_ID": "testing",
-        "AWS_SECRET_ACCESS_KEY": "testing",
-        "AWS_DEFAULT_REGION": "us-east-1",
-    }.items():
+    for name, value in aws_env(s3_endpoint).items():
         monkeypatch.setenv(name, value)
     for run in ("exp1", "exp2/rank0"):
         with SummaryWriter(tmp_path / run) as writer:

@@ -12,6 +12,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from tests.s3 import moto_s3
+
 HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "content-length", "proxy-connection"}
 
 
@@ -94,23 +96,15 @@ class CountedS3:
 
 @pytest.fixture(scope="module")
 def counted_s3() -> Iterator[CountedS3]:
-    from moto.server import ThreadedMotoServer
-
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
     recorder = Recorder()
-    host, port = server.get_host_and_port()
-    proxy = ThreadingHTTPServer(("127.0.0.1", 0), _proxy((host, port), recorder))
-    proxy.daemon_threads = True
-    thread = threading.Thread(target=proxy.serve_forever, name="counting-proxy", daemon=True)
-    thread.start()
-    try:
-        yield CountedS3(f"http://{host}:{port}", f"http://127.0.0.1:{proxy.server_address[1]}", recorder)
-    finally:
-        proxy.shutdown()
-        proxy.server_close()
-        thread.join()
-        server.stop()
-        import s3fs
-
-        s3fs.S3FileSystem.clear_instance_cache()
+    with moto_s3() as (host, port):
+        proxy = ThreadingHTTPServer(("127.0.0.1", 0), _proxy((host, port), recorder))
+        proxy.daemon_threads = True
+        thread = threading.Thread(target=proxy.serve_forever, name="counting-proxy", daemon=True)
+        thread.start()
+        try:
+            yield CountedS3(f"http://{host}:{port}", f"http://127.0.0.1:{proxy.server_address[1]}", recorder)
+        finally:
+            proxy.shutdown()
+            proxy.server_close()
+            thread.join()

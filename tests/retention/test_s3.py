@@ -19,6 +19,7 @@ from ridgeline.retention.policy import Policy
 from ridgeline.retention.sweep import Action, sweep
 from tests.ingest.test_s3 import s3_endpoint
 from tests.retention.logs import DAY, ago, files_below, write_run
+from tests.s3 import aws_env
 
 __all__ = ["s3_endpoint"]
 
@@ -28,20 +29,11 @@ def bucket(s3_endpoint: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     """A fresh bucket on moto's server, with the environment that s3fs (and a subprocess) reads credentials from."""
     import boto3
 
-    for name, value in s3_env(s3_endpoint).items():
+    for name, value in aws_env(s3_endpoint).items():
         monkeypatch.setenv(name, value)
     name = f"logs-{os.urandom(4).hex()}"
     boto3.client("s3", endpoint_url=s3_endpoint).create_bucket(Bucket=name)
     yield name
-
-
-def s3_env(endpoint: str) -> dict[str, str]:
-    return {
-        "AWS_ENDPOINT_URL": endpoint,
-        "AWS_ACCESS_KEY_ID": "testing",
-        "AWS_SECRET_ACCESS_KEY": "testing",
-        "AWS_DEFAULT_REGION": "us-east-1",
-    }
 
 
 def upload(local: Path, bucket: str, prefix: str, *, days_ago: float | None = None) -> None:
@@ -111,7 +103,7 @@ def test_ridgeline_clean_works_on_an_s3_url(bucket: str, s3_endpoint: str, tmp_p
     upload(tmp_path / "old", bucket, "runs/old", days_ago=40)
     upload(tmp_path / "new", bucket, "runs/new", days_ago=1.5)
     command = [sys.executable, "-m", "ridgeline.cli", "clean", "--logdir", f"s3://{bucket}/runs", "--older-than", "30d"]
-    env = {**os.environ, **s3_env(s3_endpoint), "COLUMNS": "200"}
+    env = {**os.environ, **aws_env(s3_endpoint), "COLUMNS": "200"}
     dry = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120, check=False)
     assert dry.returncode == 0, dry.stderr
     assert "Would delete 1 run" in dry.stdout and "old" in dry.stdout and "dry run" in dry.stdout
