@@ -19,14 +19,16 @@ export function lazyDashboard(entry: DashboardEntry): Dashboard {
   };
 
   function LazyDashboard(props: DashboardProps) {
-    const [, setShown] = useState<Loaded | null>(loaded);
+    // Whether this instance has seen the component arrive (a component is a function: never a state's value,
+    // which useState would call as an initialiser).
+    const [, setArrived] = useState(false);
     const [failure, setFailure] = useState<string | null>(null);
     if (!loaded) void preload().catch(() => undefined); // the effect below reports a failure
     useEffect(() => {
       if (loaded) return;
       let live = true;
       preload().then(
-        (component) => live && setShown(() => component),
+        () => live && setArrived(true),
         (err: unknown) => {
           // A failed import() is not retried by the browser: the next preload() asks again.
           pending = null;
