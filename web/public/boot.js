@@ -26,3 +26,18 @@ try {
     window.__ridgelinePrefetch["api/distributed/runs"] = first;
   }
 } catch (e) {}
+// The code of the tab the page opens on (the URL's, else the remembered one), fetched now in parallel with the
+// shell's: each dashboard is a chunk of its own that the shell would import only once it has run. The build
+// writes each dashboard's chunk files below (vite.config.ts, dashboardChunks); `npm run dev` leaves it empty.
+try {
+  var chunks = /*dashboard-chunks*/{};
+  var tab = new URLSearchParams(location.search).get("tab");
+  if (tab === null) tab = localStorage.getItem("ridgeline.tab");
+  (chunks[tab || ""] || []).forEach(function (file) {
+    var link = document.createElement("link");
+    link.rel = "modulepreload";
+    link.crossOrigin = ""; // as Vite's own preloads, so that the import() finds the module fetched
+    link.href = file;
+    document.head.appendChild(link);
+  });
+} catch (e) {}

@@ -1,15 +1,14 @@
 /** The hparams dashboard's registration with the shell (see web/src/app/types.ts). */
-import type { Dashboard } from "@app/types";
-import { HParamsDashboard } from "./HParamsDashboard";
+import type { DashboardEntry } from "@app/types";
 import "./hparams.css";
 
-const dashboard: Dashboard = {
+const dashboard: DashboardEntry = {
   name: "hparams",
   title: "HParams",
   order: 90,
   // /api/runs lists a run that recorded hyperparameters (a session start) under the kind "hparams".
   hasData: (runs) => runs.some((r) => (r.tags.hparams ?? []).length > 0),
-  component: HParamsDashboard,
+  load: () => import("./HParamsDashboard").then((m) => m.HParamsDashboard),
 };
 
 export default dashboard;

@@ -1,21 +1,20 @@
 /** The profile dashboard's registration with the shell (see web/src/app/types.ts). */
-import type { Dashboard } from "@app/types";
+import type { DashboardEntry } from "@app/types";
 import { registerCardOverlay } from "@charts/overlays";
-import { ProfileDashboard } from "./ProfileDashboard";
 import { useProfileCardOverlay } from "./overlay";
 import "./profile.css";
 
 // The profiled steps marked on every scalar card (the time series and scalars dashboards'), with their step times.
 registerCardOverlay("profile", useProfileCardOverlay);
 
-const dashboard: Dashboard = {
+const dashboard: DashboardEntry = {
   name: "profile",
   title: "Profile",
   order: 115,
   // Traces are files beside the event files, not tags: /api/runs lists each run's trace files under the kind
   // "profile", so a log directory without traces has no Profile tab (none is shown while that is unknown).
   hasData: (runs) => runs.some((r) => (r.tags.profile ?? []).length > 0),
-  component: ProfileDashboard,
+  load: () => import("./ProfileDashboard").then((m) => m.ProfileDashboard),
 };
 
 export default dashboard;

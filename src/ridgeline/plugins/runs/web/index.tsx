@@ -1,14 +1,13 @@
 /** The Runs dashboard's registration with the shell (see web/src/app/types.ts). */
-import type { Dashboard } from "@app/types";
-import { RunsDashboard } from "./RunsDashboard";
+import type { DashboardEntry } from "@app/types";
 import "./runs.css";
 
-const dashboard: Dashboard = {
+const dashboard: DashboardEntry = {
   name: "runs",
   title: "Runs",
   order: 92,
   hasData: (runs) => runs.length > 0,
-  component: RunsDashboard,
+  load: () => import("./RunsDashboard").then((m) => m.RunsDashboard),
 };
 
 export default dashboard;

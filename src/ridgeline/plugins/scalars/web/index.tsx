@@ -1,14 +1,13 @@
 /** The scalars dashboard's registration with the shell (see web/src/app/types.ts). */
-import type { Dashboard } from "@app/types";
-import { ScalarsDashboard } from "./ScalarsDashboard";
+import type { DashboardEntry } from "@app/types";
 import "./scalars.css";
 
-const dashboard: Dashboard = {
+const dashboard: DashboardEntry = {
   name: "scalars",
   title: "Scalars",
   order: 0,
   hasData: (runs) => runs.some((r) => (r.tags.scalars ?? []).length > 0),
-  component: ScalarsDashboard,
+  load: () => import("./ScalarsDashboard").then((m) => m.ScalarsDashboard),
 };
 
 export default dashboard;

@@ -1,14 +1,13 @@
 /** The text dashboard's registration with the shell (see web/src/app/types.ts). */
-import type { Dashboard } from "@app/types";
-import { TextDashboard } from "./TextDashboard";
+import type { DashboardEntry } from "@app/types";
 import "./text.css";
 
-const dashboard: Dashboard = {
+const dashboard: DashboardEntry = {
   name: "text",
   title: "Text",
   order: 60,
   hasData: (runs) => runs.some((r) => (r.tags.text ?? []).length > 0),
-  component: TextDashboard,
+  load: () => import("./TextDashboard").then((m) => m.TextDashboard),
 };
 
 export default dashboard;

@@ -4,16 +4,15 @@
  * and every other dashboard (and its tests and benchmarks) expects to be that one for its own kind of data.
  * TensorBoard opens on Time Series; making it the default is the shell's call.
  */
-import type { Dashboard } from "@app/types";
-import { TimeSeriesDashboard } from "./TimeSeriesDashboard";
+import type { DashboardEntry } from "@app/types";
 import "./time_series.css";
 
-const dashboard: Dashboard = {
+const dashboard: DashboardEntry = {
   name: "time_series",
   title: "Time Series",
   order: 95,
   hasData: (runs) => runs.some((r) => ["scalars", "histograms", "images"].some((k) => (r.tags[k] ?? []).length > 0)),
-  component: TimeSeriesDashboard,
+  load: () => import("./TimeSeriesDashboard").then((m) => m.TimeSeriesDashboard),
 };
 
 export default dashboard;
