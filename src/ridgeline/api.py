@@ -12,29 +12,32 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ridgeline.format.proto.summary_pb2 import SummaryMetadata
 from ridgeline.ingest.decode import decode_value
 from ridgeline.ingest.discovery import FileSystem, LogDirError, filesystem_for, sources_from
 from ridgeline.ingest.loop import Ingestor, PassStats, Progress
 from ridgeline.ingest.projector import read_projector
 from ridgeline.ingest.remote import storage_options
-from ridgeline.store.base import BlobRef, Kind
-from ridgeline.store.cache import default_cache_dir, open_store
-from ridgeline.store.disk import DiskStore
-from ridgeline.store.disk_provider import DiskProvider
-from ridgeline.store.embeddings import EmbeddingRef
-from ridgeline.store.files import StoreError, private_directory, read_json
 from ridgeline.store.logdir import Entry, LogDir
 from ridgeline.store.memory import MemoryProvider
-from ridgeline.store.payloads import DecodedPayload
-from ridgeline.store.provider import MAX_NOTES_BYTES, NOTES_FILES, Scalars
-from ridgeline.store.remote_store import Mirror, Publisher
-from ridgeline.store.replica import SOURCES_FILE, RecordsUnavailable, Replica
+from ridgeline.store.provider import MAX_NOTES_BYTES, NOTES_FILES, Provider, Scalars
+
+# The on-disk store (the cache, --store, replicas) is imported when one is opened: a read without a cache
+# (``cache=False``, ``ridgeline serve --no-cache``) needs none of it, nor the crc32c package its files check
+# with (importing that costs tens of milliseconds of a server's start; issue 15).
+if TYPE_CHECKING:
+    from ridgeline.format.proto.summary_pb2 import SummaryMetadata
+    from ridgeline.store.base import BlobRef, Kind
+    from ridgeline.store.disk import DiskStore
+    from ridgeline.store.embeddings import EmbeddingRef
+    from ridgeline.store.payloads import DecodedPayload
+    from ridgeline.store.remote_store import Publisher
+    from ridgeline.store.replica import RecordsUnavailable, Replica
 
 __all__ = [
     "Entry",
@@ -48,6 +51,15 @@ __all__ = [
     "opening",
     "scalars_only",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """``RecordsUnavailable``, imported with the store on first use (see the imports above)."""
+    if name == "RecordsUnavailable":
+        from ridgeline.store.replica import RecordsUnavailable
+
+        return RecordsUnavailable
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def open(
@@ -83,6 +95,8 @@ def open(
     restored, _ = ingestor.load(progress)
     caches = _caches(cache, cache_dir, store)
     if opened is not None:
+        from ridgeline.store.disk_provider import DiskProvider
+
         return LogDir(DiskProvider(opened, ingestor, restored_runs=restored), cache_dir=caches)
     return LogDir(MemoryProvider(ingestor.store, ingestor), cache_dir=caches)
 
@@ -97,6 +111,8 @@ def open_replica(store: str | os.PathLike[str], *, records: bool | None = None) 
     ``records=None`` reads them when every log directory the indexer recorded can be read from here, and serves
     scalars only otherwise (a record asked for raises ``RecordsUnavailable``, a StoreError saying so; see
     :func:`scalars_only`). Raises StoreError when ``store`` is not a store this version reads."""
+    from ridgeline.store.disk_provider import DiskProvider
+
     replica = _replica(store, records)
     replica.reload()
     return LogDir(DiskProvider(replica.store, replica, directory=replica.directory), cache_dir=None)
@@ -108,6 +124,11 @@ def replica_label(store: str | os.PathLike[str]) -> str:
 
 
 def _replica(store: str | os.PathLike[str], records: bool | None) -> Replica:
+    from ridgeline.store.cache import default_cache_dir
+    from ridgeline.store.files import StoreError
+    from ridgeline.store.remote_store import Mirror
+    from ridgeline.store.replica import Replica
+
     if _is_url(store):
         fs, root = _fsspec(str(store))
         mirror = Mirror(fs, root, default_cache_dir() / f"replica-{_digest(str(store))}")
@@ -133,9 +154,12 @@ def _replica(store: str | os.PathLike[str], records: bool | None) -> Replica:
 
 def scalars_only(logdir: LogDir) -> bool:
     """Whether ``logdir`` is a replica that cannot read the event files (it serves scalars only)."""
-    provider = logdir.provider
-    loader = provider.loader if isinstance(provider, DiskProvider) else None
-    return isinstance(loader, Replica) and loader.event_files is None
+    replica = sys.modules.get("ridgeline.store.replica")  # not imported: no replica was opened
+    disk = sys.modules.get("ridgeline.store.disk_provider")
+    if replica is None or disk is None or not isinstance(logdir.provider, disk.DiskProvider):
+        return False
+    loader = logdir.provider.loader
+    return isinstance(loader, replica.Replica) and loader.event_files is None
 
 
 def opening(
@@ -154,10 +178,17 @@ def opening(
     if logdir is None:
         if store is None:
             raise LogDirError("give a log directory to read, or a store to read as a replica (store=DIR)")
+        from ridgeline.store.disk_provider import DiskProvider
+
         replica = _replica(store, None)
         return Opening(LogDir(DiskProvider(replica.store, replica, directory=replica.directory)), replica)
     ingestor, opened = _ingestor(logdir, cache, cache_dir, check_crc, parallel, store)
-    provider = MemoryProvider(ingestor.store, ingestor) if opened is None else DiskProvider(opened, ingestor)
+    if opened is None:
+        provider: Provider = MemoryProvider(ingestor.store, ingestor)
+    else:
+        from ridgeline.store.disk_provider import DiskProvider
+
+        provider = DiskProvider(opened, ingestor)
     return Opening(LogDir(provider, cache_dir=_caches(cache, cache_dir, store)), ingestor)
 
 
@@ -168,7 +199,11 @@ def _caches(
     (nor beside a store of the user's choosing, unless a cache directory is named too)."""
     if not cache or (store is not None and cache_dir is None):
         return None
-    return Path(cache_dir) if cache_dir is not None else default_cache_dir()
+    if cache_dir is not None:
+        return Path(cache_dir)
+    from ridgeline.store.cache import default_cache_dir
+
+    return default_cache_dir()
 
 
 class Opening:
@@ -229,12 +264,20 @@ def _ingestor(
     sources = sources_from(logdir)
     named = [(s.name, s.path) for s in sources]
     publisher = None
+    opened = None
     if store is not None and _is_url(store):  # indexed here, published there (ridgeline.store.remote_store)
+        from ridgeline.store.cache import default_cache_dir
+        from ridgeline.store.files import private_directory
+        from ridgeline.store.remote_store import Publisher
+
         fs, root = _fsspec(str(store))
         local = Path(cache_dir) if cache_dir is not None else default_cache_dir()
         store = private_directory(local) / f"store-{_digest(str(store))}"
         publisher = Publisher(store, fs, root)
-    opened = open_store(named, {"check_crc": check_crc}, cache_dir, store=store) if cache or store else None
+    if cache or store:
+        from ridgeline.store.cache import open_store
+
+        opened = open_store(named, {"check_crc": check_crc}, cache_dir, store=store)
     ingestor = _Publishing(sources, check_crc=check_crc, parallel=parallel, store=opened)
     ingestor.publisher = publisher
     return ingestor, opened
@@ -268,6 +311,8 @@ def _digest(text: str) -> str:
 
 def _fsspec(url: str) -> tuple[Any, str]:
     """The fsspec file system of ``url`` (endpoint and credentials from the environment) and its path there."""
+    from ridgeline.store.files import StoreError
+
     try:
         import fsspec
     except ImportError as error:
@@ -281,6 +326,9 @@ def _fsspec(url: str) -> tuple[Any, str]:
 
 def _readable(directory: Path) -> bool:
     """Whether every log directory the store's indexer recorded can be read from here (URLs: assumed so)."""
+    from ridgeline.store.files import read_json
+    from ridgeline.store.replica import SOURCES_FILE
+
     sources = read_json(directory / SOURCES_FILE)
     if not isinstance(sources, dict) or not isinstance(sources.get("sources"), list):
         return False
@@ -304,6 +352,8 @@ class _EventFiles:
         try:
             data = self._fs(ref.path).read(ref.path, ref.offset, ref.length)
         except OSError as error:
+            from ridgeline.store.replica import RecordsUnavailable
+
             raise RecordsUnavailable(
                 error.errno or 0, f"event file {ref.path!r} cannot be read from this replica: {error}"
             ) from None

@@ -19,6 +19,7 @@ import ridgeline
 from ridgeline import SummaryWriter
 from ridgeline.format import records
 from ridgeline.format.proto import event_pb2
+from ridgeline.ingest.fastpath import implementations
 
 
 def tree_digest(root: Path) -> dict[str, str]:
@@ -288,6 +289,34 @@ def test_reading_imports_neither_the_server_nor_the_writer(tmp_path: Path) -> No
         assert logdir.scalars("run", "loss").step.tolist() == [0, 1, 2]
         heavy = [m for m in ("fastapi", "starlette", "uvicorn", "ridgeline.writer.summary_writer") if m in sys.modules]
         print(heavy)
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
+
+
+@pytest.mark.skipif("core" not in implementations(), reason="the compiled core is not built")
+def test_a_read_without_a_cache_imports_no_crc32c_disk_store_or_trace_parser(tmp_path: Path) -> None:
+    """Issue 15's fast start: with the compiled core (which checks the CRCs itself), a read without a cache and
+    the first answers of ``ridgeline serve`` (the run listing, a series) import neither the crc32c package (tens
+    of milliseconds, its version look-up), nor the on-disk store, nor the profiler trace parsers."""
+    write_scalars(tmp_path / "run", "loss", [0, 1, 2], [0.5, 0.25, 0.125])
+    script = textwrap.dedent(
+        f"""
+        import sys
+        import ridgeline.api
+        from ridgeline.plugins.scalars.answers import REDUCED
+        from ridgeline.plugins.scalars.series import Window
+        from ridgeline.server.early import EarlyAnswers
+        from ridgeline.services.runs import RunIndex
+        opening = ridgeline.api.opening({str(tmp_path)!r}, cache=False)
+        opening.load()
+        _, listed = RunIndex(opening.logdir).current()
+        assert [entry["run"] for entry in listed] == ["run"], listed
+        series = REDUCED.payload(opening.logdir, "run", "loss", Window(None, None, None, None))
+        assert series["step"].tolist() == [0, 1, 2]
+        heavy = ("crc32c", "ridgeline.store.disk", "ridgeline.store.files", "ridgeline.profile")
+        print(sorted(m for m in heavy if m in sys.modules))
         """
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)

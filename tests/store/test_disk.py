@@ -241,6 +241,7 @@ def _anon_growth(logs: Path, option: str) -> dict[str, int]:
     script = textwrap.dedent(
         f"""
         import json, ridgeline, ridgeline.ingest.loop, numpy
+        import ridgeline.store.cache, ridgeline.store.disk_provider  # what a cache opens: imported, not measured
         def anon():
             with open("/proc/self/status") as status:
                 return next(int(line.split()[1]) * 1024 for line in status if line.startswith("RssAnon:"))

@@ -384,14 +384,17 @@ def _opening(logdir: str | None, *, cache: bool, check_crc: bool, store: str | N
     """The log directory opened, not read yet; a missing or unreadable one is a usage error naming --logdir.
     Without a log directory: the store, opened as a read-only replica."""
     from ridgeline.api import opening
-    from ridgeline.store.files import StoreError
 
     try:
         return opening(logdir, cache=cache, check_crc=check_crc, store=store)
     except ValueError as error:
         raise click.BadParameter(str(error), param_hint="--logdir") from None
-    except StoreError as error:
-        if store is None:  # the cache directory: not an option's fault
+    except OSError as error:
+        # A StoreError (an OSError): its module is imported here only when one was raised, as the on-disk
+        # store is only with a cache (--no-cache starts without it; issue 15).
+        from ridgeline.store.files import StoreError
+
+        if store is None or not isinstance(error, StoreError):  # the cache directory: not an option's fault
             raise
         raise click.BadParameter(str(error), param_hint="--store") from None
 

@@ -13,11 +13,10 @@ contains CRCs does not degenerate.
 
 from __future__ import annotations
 
+import functools
 import struct
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-
-from crc32c import crc32c as _crc32c
 
 HEADER_SIZE = 12  # length + its CRC
 FOOTER_SIZE = 4  # CRC of the data
@@ -28,9 +27,23 @@ HEADER = struct.Struct("<QI")  # the length and its masked CRC
 CRC = struct.Struct("<I")
 
 
+def crc32c(data: bytes | memoryview, value: int = 0) -> int:
+    """The CRC32C of ``data`` (continuing from ``value``): the ``crc32c`` package's, imported on first use.
+    Importing it costs tens of milliseconds (it looks up its own version in the installed distributions), which
+    a reader whose compiled core checks the CRCs itself (``ridgeline.ingest.fastpath``) never pays."""
+    return _crc32c_function()(data, value=value)
+
+
+@functools.cache
+def _crc32c_function() -> Callable[..., int]:
+    from crc32c import crc32c as function
+
+    return function  # type: ignore[no-any-return]
+
+
 def masked_crc32c(data: bytes | memoryview) -> int:
     """The masked CRC32C that TFRecord stores beside the length and the data."""
-    return mask(_crc32c(data))
+    return mask(_crc32c_function()(data))
 
 
 def mask(crc: int) -> int:

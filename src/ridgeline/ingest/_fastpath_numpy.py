@@ -40,8 +40,15 @@ from numpy.lib.stride_tricks import sliding_window_view
 from ridgeline.format.records import FOOTER_SIZE, HEADER_SIZE
 from ridgeline.format.records import HEADER as _HEADER
 from ridgeline.format.records import MASK_DELTA as _MASK_DELTA
-from ridgeline.format.records import masked_crc32c as _masked_crc
+from ridgeline.format.records import mask as _record_mask
 from ridgeline.format.wire import encode_varint as _varint
+from ridgeline.ingest.fastpath import DATA_CRC, FOUND, LENGTH_CRC, NONE, PAST_END, UNDECIDED
+
+
+def _masked_crc(data: Any) -> int:
+    """``records.masked_crc32c`` with the crc32c package imported here (this fallback checks CRCs in Python)."""
+    return _record_mask(_crc32c(data))
+
 
 _FRAMING = HEADER_SIZE + FOOTER_SIZE
 _POLY = 0x82F63B78  # CRC32C (Castagnoli), reflected
@@ -178,8 +185,6 @@ def _u32_at_every_byte(arr: U8) -> U32:
 
 # --- framing -----------------------------------------------------------------------------------------------
 _MORE, _END, _BAD, _PAST = 0, 1, 2, 3
-FOUND, NONE, UNDECIDED = 0, 1, 2  # what a resync finds (the compiled core's codes)
-LENGTH_CRC, DATA_CRC, PAST_END = "length CRC mismatch", "data CRC mismatch", "length past the end of the file"
 
 
 def _walk(

@@ -69,8 +69,7 @@ from typing import Any
 
 import numpy as np
 
-from ridgeline.ingest import _fastpath_numpy
-from ridgeline.ingest._fastpath_numpy import DATA_CRC, FOUND, LENGTH_CRC, NONE, PAST_END, UNDECIDED
+from ridgeline.format import records
 
 __all__ = [
     "DATA_CRC",
@@ -82,6 +81,7 @@ __all__ = [
     "UNDECIDED",
     "ParsedRecords",
     "implementations",
+    "masked_crc32c",
     "parse_records",
     "resume_point",
 ]
@@ -96,6 +96,9 @@ except ImportError as error:  # a source install without a C compiler
     log.debug("ridgeline's compiled record loop is not built (%s): using the numpy one", error)
 
 IMPLEMENTATION = "numpy" if _core is None else "core"
+
+FOUND, NONE, UNDECIDED = 0, 1, 2  # what a resync finds (the compiled core's codes)
+LENGTH_CRC, DATA_CRC, PAST_END = "length CRC mismatch", "data CRC mismatch", "length past the end of the file"
 
 # The dtypes of the compiled core's columns, in the order of its tuple (after end, tags and corrupt).
 _COLUMN_DTYPES = (np.int32, np.int64, np.float64, np.float64, np.int64, np.int64, np.int64, np.int64, np.int64)
@@ -169,7 +172,7 @@ def parse_records(
         end, tags, corrupt, *columns = _core.parse(buffer, check_crc, available)
         arrays = [np.frombuffer(column, dtype=dtype) for column, dtype in zip(columns, _COLUMN_DTYPES, strict=True)]
     else:
-        end, tags, corrupt, *arrays = _fastpath_numpy.parse(buffer, check_crc, available)
+        end, tags, corrupt, *arrays = _numpy_loop().parse(buffer, check_crc, available)
     tag_index, step, wall_time, value, scalar_order, other_offsets, other_lengths, other_order, bounds = arrays
     return ParsedRecords(
         end,
@@ -211,8 +214,24 @@ def resume_point(
         assert _core is not None
         status, position = _core.resume_point(buffer, first, available, intact)
     else:
-        status, position = _fastpath_numpy.resume_point(buffer, first, available, intact)
+        status, position = _numpy_loop().resume_point(buffer, first, available, intact)
     return int(status), int(position)
+
+
+def masked_crc32c(data: bytes | memoryview) -> int:
+    """TFRecord's masked CRC32C of ``data``: the compiled core's when it is built (then the crc32c package is
+    never imported), else :func:`ridgeline.format.records.masked_crc32c`."""
+    if _core is not None:
+        return _core.masked_crc32c(data)
+    return records.masked_crc32c(data)
+
+
+def _numpy_loop() -> ModuleType:
+    """The numpy record loop, imported on first use: it imports the crc32c package and builds its tables, which
+    the compiled core needs neither of."""
+    from ridgeline.ingest import _fastpath_numpy
+
+    return _fastpath_numpy
 
 
 def _use_core(implementation: str | None) -> bool:

@@ -9,13 +9,14 @@ thread; later passes read only new bytes.
 from __future__ import annotations
 
 import base64
+import sys
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, TypeGuard
 
 from ridgeline.format.proto.summary_pb2 import SummaryMetadata
-from ridgeline.format.records import masked_crc32c
 from ridgeline.ingest.ahead import ReadAhead, worth_threads
 from ridgeline.ingest.decode import EventDecoder, decode_value
 from ridgeline.ingest.discovery import (
@@ -26,13 +27,16 @@ from ridgeline.ingest.discovery import (
     filesystem_for,
     find_runs,
 )
+from ridgeline.ingest.fastpath import masked_crc32c
 from ridgeline.ingest.projector import EmbeddingRef, read_projector
 from ridgeline.ingest.tail import FileTail, read_new
 from ridgeline.store.base import BlobRef, Kind, Problem
-from ridgeline.store.disk import DiskStore
 from ridgeline.store.payloads import DecodedPayload
 from ridgeline.store.provider import MAX_NOTES_BYTES, NOTES_FILES
 from ridgeline.store.run import Store
+
+if TYPE_CHECKING:
+    from ridgeline.store.disk import DiskStore
 
 # Called with (files read, files to read) as the first pass goes: the CLI's progress bar.
 Progress = Callable[[int, int], None]
@@ -183,7 +187,7 @@ class Ingestor:
         stats.seconds = time.perf_counter() - started
         if stats.records or set(self.store.runs) != known:
             self.store.generation += 1
-        if isinstance(self.store, DiskStore):
+        if _on_disk(self.store):
             self.store.checkpoint({name: self._resume_state(state) for name, state in self.states.items()})
         return stats
 
@@ -280,7 +284,7 @@ class Ingestor:
         first read (``Store.rewind``: per file, not per run) and is not counted; where the store cannot, it is
         dropped and read from scratch.
         """
-        if not isinstance(self.store, DiskStore):
+        if not _on_disk(self.store):
             return 0
         restored = 0
         for name, (run, resume) in self.store.stored_runs().items():
@@ -352,6 +356,13 @@ def _state_from(name: str, resume: object, fs: FileSystem) -> RunState | None:
     except Exception:  # anything unexpected in the file: read the run again
         return None
     return RunState(name, fs, EventDecoder(metadata), tails)
+
+
+def _on_disk(store: Store) -> TypeGuard[DiskStore]:
+    """Whether ``store`` is an on-disk store. Its module is imported only by whoever makes one (a read without a
+    cache never does): not imported, ``store`` is none."""
+    disk = sys.modules.get("ridgeline.store.disk")
+    return disk is not None and isinstance(store, disk.DiskStore)
 
 
 def _fingerprint(tail: FileTail, fs: FileSystem, whole: bytes | None = None) -> int | None:

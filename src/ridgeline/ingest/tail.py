@@ -30,7 +30,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
-from crc32c import crc32c
 
 from ridgeline.format import records
 from ridgeline.ingest.decode import DecodedEvent, EventDecoder
@@ -212,7 +211,7 @@ def _intact(fs: FileSystem, path: str, at: int, data_end: int) -> bool:
         piece = fs.read(path, position, min(WINDOW_BYTES, end - position))
         if not piece:
             return False
-        crc = crc32c(piece, value=crc)
+        crc = records.crc32c(piece, value=crc)
         position += len(piece)
     stored = fs.read(path, end, records.FOOTER_SIZE)
     return len(stored) == records.FOOTER_SIZE and records.mask(crc) == _CRC.unpack(stored)[0]

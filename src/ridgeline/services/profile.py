@@ -5,13 +5,12 @@ A trace belongs to the run whose directory holds it: what ``torch.profiler.tenso
 Kineto) beside the event files, one file per worker or rank. Parsed columns are cached in
 ``<the log directory's cache dir>/profile/`` (:mod:`ridgeline.profile.cache`; nowhere when it was opened without a
 cache) and the last few traces kept loaded; a trace is parsed by
-one thread while others asking for it wait. Only local run directories are searched.
+one thread while others asking for it wait. Only local run directories are searched (:mod:`ridgeline.services.traces`).
 """
 
 from __future__ import annotations
 
 import os
-import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -24,28 +23,15 @@ from ridgeline.profile.columns import Trace
 from ridgeline.profile.parse import parse_trace, read_event
 from ridgeline.profile.split import NotATrace
 from ridgeline.profile.timeline import Rows, rows
+from ridgeline.services.traces import TraceFile, find_traces
 from ridgeline.store.logdir import LogDir
 
-SUFFIXES = (".trace.json", ".trace.json.gz")
-_WORKER = re.compile(r"^(?P<worker>.+?)\.(?P<stamp>\d+)\.pt\.trace\.json(\.gz)?$")
 T = TypeVar("T")
 MAX_TRACE_BYTES = 8 << 30  # larger files are refused rather than risking the server's memory
 
 
 class TraceError(Exception):
     """A trace that cannot be read (named, with why)."""
-
-
-@dataclass(frozen=True)
-class TraceFile:
-    name: str  # the file name, what the API calls the trace
-    path: str
-    size: int
-
-    @property
-    def worker(self) -> str:
-        found = _WORKER.match(self.name)
-        return found.group("worker") if found else self.name.split(".trace.json")[0]
 
 
 @dataclass
@@ -62,20 +48,6 @@ class Loaded:
             self.answers[key] = compute()
         found: T = self.answers[key]
         return found
-
-
-def find_traces(logdir: LogDir, run: str) -> list[TraceFile]:
-    """The run's trace files, by name (KeyError-like UnknownRun from the store for an unknown run)."""
-    directory = logdir.run_directory(run)
-    if "://" in directory or not os.path.isdir(directory):
-        return []
-    found = []
-    with os.scandir(directory) as entries:
-        for entry in entries:
-            # A link is not followed: it could lead out of the log directory, and nothing outside it is served.
-            if entry.name.endswith(SUFFIXES) and entry.is_file(follow_symlinks=False):
-                found.append(TraceFile(entry.name, entry.path, entry.stat().st_size))
-    return sorted(found, key=lambda t: t.name)
 
 
 class ProfileService:

@@ -9,7 +9,7 @@ the trial says which run it is attached to in ``attached_to``.
 
 Two kinds are not tags of the event files but name their dashboards: "projector" (the embedding tags of the run's
 projector config) and "profile" (the file names of the profiler traces in the run's directory,
-:func:`ridgeline.services.profile.find_traces`), so that a page knows which tabs the log directory has without
+:func:`ridgeline.services.traces.find_traces`), so that a page knows which tabs the log directory has without
 asking each dashboard. Both are looked at when the listing is rebuilt: a trace that appears while nothing else
 changes is listed once the run's event files change (or the server restarts).
 
@@ -25,7 +25,7 @@ import time
 from typing import Any
 
 from ridgeline.format.tags import HPARAMS_SESSION_START_TAG
-from ridgeline.services.profile import find_traces
+from ridgeline.services.traces import find_traces
 from ridgeline.store.logdir import LogDir, user_tags
 from ridgeline.store.provider import RunInfo
 from ridgeline.store.status import CRASHED_AFTER_S
