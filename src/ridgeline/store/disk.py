@@ -40,7 +40,7 @@ import numpy as np
 
 from ridgeline.store.base import KINDS, BlobRef, Kind, Problem
 from ridgeline.store.blobs import BlobSeries
-from ridgeline.store.disk_series import BYTES, DiskScalarSeries, OwnFiles, PackedFile
+from ridgeline.store.disk_series import BYTES, DiskScalarSeries, OwnFiles, PackedFile, Staged, stage_all
 from ridgeline.store.files import (
     MANIFEST,
     ColumnFile,
@@ -105,15 +105,12 @@ class DiskRunData(RunData):
             self.packed = PackedFile(ColumnFile(self.directory / f"{self.reading}-packed.segments", BYTES))
         return self.packed
 
-    def flush(self) -> None:
+    def flush(self, staged: list[Staged] | None = None) -> None:
         """Write every series' pending points and the records met since the last flush: the short series' new
-        segments in one write to the packed file (per-series writes were most of a store of many short series'
-        build time), then published."""
-        staged = [
-            one
-            for series in list(self.scalars.values())
-            if isinstance(series, DiskScalarSeries) and (one := series.stage()) is not None
-        ]
+        segments (``staged``: staged already, with other runs') in one write to the packed file (per-series
+        writes were most of a store of many short series' build time), then published."""
+        if staged is None:
+            staged = stage_all(self.disk_series())
         if staged:
             packed = self.packed_columns()
             start = packed.file.length
@@ -128,6 +125,9 @@ class DiskRunData(RunData):
             self.blob_table.append(rows)
             for key, blobs in list(self.blobs.items()):
                 self._blobs_written[key] = len(blobs)
+
+    def disk_series(self) -> list[DiskScalarSeries]:
+        return [series for series in list(self.scalars.values()) if isinstance(series, DiskScalarSeries)]
 
     def _new_blob_rows(self) -> np.ndarray:
         chunks = []
@@ -284,10 +284,14 @@ class DiskStore(Store):
         what ingest needs to continue where this pass stopped (JSON-able). OSError (a full disk) leaves what
         was committed before intact and the unwritten points pending."""
         try:
-            for name, data in list(self.runs.items()):
-                if not isinstance(data, DiskRunData):
-                    continue
-                data.flush()
+            runs = [(name, data) for name, data in list(self.runs.items()) if isinstance(data, DiskRunData)]
+            # Every short series of the pass encoded at once (one numpy pass, not 20,000 small ones).
+            staged = stage_all([series for _, data in runs for series in data.disk_series()])
+            by_run: dict[int, list[Staged]] = {}
+            for one in staged:
+                by_run.setdefault(id(one.series), []).append(one)
+            for name, data in runs:
+                data.flush([one for series in data.disk_series() for one in by_run.get(id(series), ())])
                 state = resume.get(name)
                 signature = data.signature(state)
                 if signature != data._signature:

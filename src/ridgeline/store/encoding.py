@@ -23,6 +23,7 @@ never the column.
 
 from __future__ import annotations
 
+import struct
 from typing import Any
 
 import numpy as np
@@ -273,3 +274,73 @@ def _run_position(offset: int, stride: int, side: str) -> int:
     if side == "left":
         return -(-offset // stride)
     return offset // stride + 1
+
+
+_ONE_PIECE = struct.Struct("<qq6q")  # a chunk's header and its one piece
+_NO_PIECES = struct.pack("<qq", 0, 0)
+_ZEROS = bytes(8)
+_GENERAL = -1  # a column encode_many leaves to encode
+
+
+def encode_many(columns: list[np.ndarray]) -> list[bytes]:
+    """``[encode(column, 0) for column in columns]``, the same bytes, for many short columns at once (the steps or
+    wall times of every short series a pass writes: one call per series was most of a first pass over 10,000
+    series). A column that is one constant stride, or at most :data:`PIECE_POINTS` points with no run of
+    constant stride in it (one piece of deltas or raw values), is encoded from numpy reductions over all the
+    columns together; any other goes through :func:`encode`."""
+    if not columns:
+        return []
+    lengths = np.fromiter((len(column) for column in columns), dtype=np.int64, count=len(columns))
+    x = np.ascontiguousarray(np.concatenate([np.asarray(column, dtype="<i8") for column in columns]), dtype="<i8")
+    starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+    with np.errstate(over="ignore"):
+        # d[i] = x[i+1] - x[i], and one more (masked) so that every column's deltas and the one after its last
+        # point lie in d: the deltas of column k are d[starts[k] : starts[k] + n - 1]
+        d = np.append(np.diff(x), np.int64(0))
+    inside = np.ones(len(d), dtype=bool)  # a delta between two points of one column
+    inside[(starts + lengths - 1)[lengths > 0]] = False
+    at = np.minimum(starts, len(d) - 1)  # reduceat: column k reduces d[at[k] : at[k + 1]]
+    has_deltas = lengths >= 2
+    low = np.where(has_deltas, np.minimum.reduceat(np.where(inside, d, np.iinfo(np.int64).max), at), 0)
+    high = np.where(has_deltas, np.maximum.reduceat(np.where(inside, d, np.iinfo(np.int64).min), at), 0)
+    kinds = np.full(len(columns), RAW, dtype=np.int64)
+    for kind, dtype in reversed(DELTA_DTYPES.items()):  # the narrowest that holds them wins: DELTA8 last
+        bottom, top = _BOUNDS[dtype]
+        kinds[(bottom <= low) & (high <= top)] = kind
+    constant = (lengths >= MIN_RUN) & (low == high)
+    kinds[constant] = RUN
+    kinds[(_has_run(d, inside, starts, lengths) | (lengths > PIECE_POINTS)) & ~constant] = _GENERAL
+    bases = x[np.minimum(starts, max(len(x) - 1, 0))].tolist() if len(x) else [0] * len(columns)
+    payloads = {kind: d.astype(dtype).tobytes() for kind, dtype in DELTA_DTYPES.items() if (kinds == kind).any()}
+    payloads[RAW] = x.tobytes() if (kinds == RAW).any() else b""
+    out: list[bytes] = []
+    for n, begin, kind, base, stride in zip(
+        lengths.tolist(), starts.tolist(), kinds.tolist(), bases, low.tolist(), strict=True
+    ):
+        if n == 0:
+            out.append(_NO_PIECES)
+        elif kind == RUN:
+            out.append(_ONE_PIECE.pack(1, 0, 0, n, base, stride, -1, RUN))
+        elif kind == _GENERAL:
+            out.append(encode(x[begin : begin + n], 0))
+        else:
+            width = 8 if kind == RAW else DELTA_DTYPES[kind].itemsize
+            size = width * (n if kind == RAW else n - 1)
+            data = payloads[kind][begin * width : begin * width + size]
+            padding = -size % 8
+            out.append(_ONE_PIECE.pack(1, size + padding, 0, n, base, 0, 0, kind) + data + _ZEROS[:padding])
+    return out
+
+
+def _has_run(d: np.ndarray, inside: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Per column (see :func:`encode_many`), whether it holds a run of constant stride :func:`encode` would keep:
+    :data:`MIN_RUN` points, i.e. ``MIN_RUN - 2`` pairs of equal neighbouring deltas in a row (no pair spans two
+    columns: the delta between them is not inside either)."""
+    equal = np.zeros(len(d), dtype=bool)  # equal[i]: deltas i and i + 1 are equal, in one column
+    equal[:-1] = (d[1:] == d[:-1]) & inside[1:] & inside[:-1]
+    breaks = np.concatenate(([-1], np.flatnonzero(~equal), [len(d)]))
+    long = np.flatnonzero(np.diff(breaks) - 1 >= MIN_RUN - 2)  # equal pairs breaks[i] + 1 .. breaks[i + 1] - 1
+    out = np.zeros(len(lengths), dtype=bool)
+    if len(long):
+        out[np.searchsorted(starts, breaks[long] + 1, side="right") - 1] = True
+    return out
