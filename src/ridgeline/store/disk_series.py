@@ -38,10 +38,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import crc32c
 import numpy as np
 
 from ridgeline.store.encoding import Column, encode, encode_many
-from ridgeline.store.files import ColumnFile
+from ridgeline.store.files import FILE_MODE, ColumnFile, private_directory, write_all
 from ridgeline.store.lod import BLOCK, BLOCK_POINTS, IndexedScalars, Pyramid, block_stats
 from ridgeline.store.restarts import RestartLog, SeriesRestarts
 from ridgeline.store.series import Restarts, ScalarSeries, ScalarSnapshot
@@ -55,7 +56,8 @@ FLOAT32, FLOAT64 = np.dtype("<f4"), np.dtype("<f8")
 SEGMENT_HEADER = np.dtype([("count", "<i8"), ("itemsize", "<i8"), ("step", "<i8"), ("wall_time", "<i8")])
 
 Points = tuple[np.ndarray, np.ndarray, np.ndarray]
-Segment = tuple[int, int, int]  # (byte offset, byte length, points) in the run's packed file
+Segment = tuple[int, int, int, int]  # (pack number, byte offset, byte length, points): where in the store's packs
+PackRange = tuple[int, int, int, int]  # (pack number, byte offset, byte length, CRC32C): one run's bytes of a pack
 Segments = tuple[Segment, ...]
 
 
@@ -129,29 +131,54 @@ def decode_segment(data: bytes) -> Points:
     return step, wall_time, value
 
 
-class PackedFile:
-    """One run's shared file of packed segments (its short series)."""
+class Packs:
+    """The store's pack files, ``packs/<number, 16 hex digits>.segments``: the segments of the short series of
+    every run one pass wrote, each run's end to end, written once (whole, in one write) and never again; a
+    pack no run's manifest refers to any more is deleted (:meth:`ridgeline.store.disk.DiskStore.checkpoint`)."""
 
-    __slots__ = ("file",)
+    __slots__ = ("directory", "next")
 
-    def __init__(self, file: ColumnFile) -> None:
-        self.file = file
+    def __init__(self, directory: Path, next_number: int = 0) -> None:
+        self.directory = directory
+        self.next = next_number
 
-    def append(self, points: Points, dtype: np.dtype[Any]) -> Segment:
-        """Write the points as one segment; returns where it is."""
-        data = encode_segment(points, dtype)
-        start = self.file.length
-        self.file.append(np.frombuffer(data, BYTES))
-        return (start, len(data), len(points[0]))
+    def path(self, number: int) -> Path:
+        return self.directory / pack_name(number)
+
+    def write(self, data: bytes) -> int:
+        """A new pack holding ``data``; returns its number. OSError (a full disk) leaves no pack behind."""
+        while True:
+            number, self.next = self.next, self.next + 1
+            try:
+                fd = os.open(self.path(number), os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
+            except FileExistsError:
+                continue
+            break
+        try:
+            try:
+                write_all(fd, data, 0)
+            finally:
+                os.close(fd)
+        except OSError:
+            self.path(number).unlink(missing_ok=True)
+            raise
+        return number
 
     def read(self, segments: Segments) -> Points:
         """The points of ``segments``, concatenated (read-only arrays; float64 values if any segment has them)."""
         parts: list[Points] = []
-        if segments:
-            fd = os.open(self.file.path, os.O_RDONLY)
-            try:
-                parts = [decode_segment(os.pread(fd, length, offset)) for offset, length, _ in segments]
-            finally:
+        fds: dict[int, int] = {}
+        try:
+            for pack, offset, length, _ in segments:
+                fd = fds.get(pack)
+                if fd is None:
+                    fd = fds[pack] = os.open(self.path(pack), os.O_RDONLY)
+                data = os.pread(fd, length, offset)
+                if len(data) != length:
+                    raise OSError(f"{self.path(pack)} is shorter than its manifest says")
+                parts.append(decode_segment(data))
+        finally:
+            for fd in fds.values():
                 os.close(fd)
         dtype = FLOAT64 if any(part[2].dtype == FLOAT64 for part in parts) else FLOAT32
         out = (
@@ -162,6 +189,32 @@ class PackedFile:
         for array in out:
             array.flags.writeable = False
         return out
+
+
+def pack_name(number: int) -> str:
+    return f"{number:016x}.segments"
+
+
+def write_staged(packs: Packs, groups: list[list[Staged]]) -> list[PackRange | None]:
+    """Write the staged segments of ``groups`` (one group a run) end to end into one new pack, then publish them;
+    returns each group's range of the pack (None for an empty group). OSError: nothing published."""
+    datas = [b"".join(one.data for one in group) for group in groups]
+    if not any(datas):
+        return [None] * len(groups)
+    number = packs.write(b"".join(datas))
+    ranges: list[PackRange | None] = []
+    start = 0
+    for group, data in zip(groups, datas, strict=True):
+        if not data:
+            ranges.append(None)
+            continue
+        ranges.append((number, start, len(data), crc32c.crc32c(data)))
+        at = start
+        for one in group:
+            one.publish(number, at)
+            at += len(one.data)
+        start += len(data)
+    return ranges
 
 
 @dataclass
@@ -175,6 +228,7 @@ class OwnFiles:
 
     @classmethod
     def create(cls, base: Path, dtype: np.dtype[Any]) -> OwnFiles:
+        private_directory(base.parent)  # the run's directory: made when its first series grows long
         own = cls(
             ColumnFile(base.with_suffix(".step"), BYTES),
             ColumnFile(base.with_suffix(".wall_time"), BYTES),
@@ -338,9 +392,9 @@ class Staged:
     segments: Segments  # its segments before this one
     steps: np.ndarray  # the steps it adds
 
-    def publish(self, start: int) -> None:
-        """The segment is in the packed file at byte ``start``: the series now shows its points."""
-        segment = (start, len(self.data), self.length - sum(count for _, _, count in self.segments))
+    def publish(self, pack: int, start: int) -> None:
+        """The segment is in pack ``pack`` at byte ``start``: the series now shows its points."""
+        segment = (pack, start, len(self.data), self.length - sum(segment[3] for segment in self.segments))
         self.series._published((self.length, None, (*self.segments, segment)), self.steps)
 
 
@@ -377,7 +431,7 @@ class DiskScalarSeries(ScalarSeries):
     def __init__(  # the in-memory columns of ScalarSeries.__init__ are deliberately not allocated
         self,
         base: str,
-        packed: PackedFile,
+        packed: Packs,
         *,
         own: OwnFiles | None = None,
         segments: Segments = (),
@@ -392,7 +446,7 @@ class DiskScalarSeries(ScalarSeries):
         its view of the run's log; ``increasing``: whether its steps strictly increase, point after point)."""
         self._base = base
         self._packed = packed
-        length = own.value.length if own is not None else sum(count for _, _, count in segments)
+        length = own.value.length if own is not None else sum(segment[3] for segment in segments)
         self._state: State = (length, own, segments)
         self._pending: Pending | None = None
         self._restarts = restarts if restarts is not None else SeriesRestarts(restart_log)
@@ -484,9 +538,7 @@ class DiskScalarSeries(ScalarSeries):
         writes them again at the same place."""
         staged = self.stage()
         if staged is not None:
-            start = self._packed.file.length
-            self._packed.file.append(np.frombuffer(staged.data, BYTES))
-            staged.publish(start)
+            write_staged(self._packed, [[staged]])
 
     def stage(self) -> Staged | None:
         """Flush a long series (its own files, written and published here); for a short one, the segment its

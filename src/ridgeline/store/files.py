@@ -91,7 +91,7 @@ def write_atomically(path: Path, data: bytes) -> None:
     temporary = path.with_name(f".tmp-{os.getpid()}-{path.name}")
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
     try:
-        _write_all(fd, data, 0)
+        write_all(fd, data, 0)
     finally:
         os.close(fd)
     os.replace(temporary, path)
@@ -135,7 +135,7 @@ def read_manifest(path: Path) -> Any | None:
     return decode_manifest(data)
 
 
-def _write_all(fd: int, data: bytes | memoryview, offset: int) -> None:
+def write_all(fd: int, data: bytes | memoryview, offset: int) -> None:
     view = memoryview(data)
     while view:
         written = os.pwrite(fd, view, offset)
@@ -158,7 +158,7 @@ class ColumnFile:
         data = np.ascontiguousarray(values, dtype=self.dtype)
         fd = os.open(self.path, os.O_WRONLY | os.O_CREAT, FILE_MODE)
         try:
-            _write_all(fd, data.data.cast("B"), self.length * self.dtype.itemsize)
+            write_all(fd, data.data.cast("B"), self.length * self.dtype.itemsize)
         finally:
             os.close(fd)
         self.crc = crc32c.crc32c(data.data.cast("B"), value=self.crc)
@@ -248,6 +248,46 @@ class ColumnFile:
             "bytes": self.length * self.dtype.itemsize,
             "crc": self.crc,
         }
+
+
+class PackPart:
+    """One run's bytes of a pack file (:class:`ridgeline.store.disk_series.Packs`): ``length`` bytes from
+    ``start``, and their CRC32C, as the run's manifest committed them. A pack is written once, whole, and never
+    changes: there is nothing to trim, and a part checked once stays checked."""
+
+    __slots__ = ("crc", "length", "number", "path", "start")
+
+    def __init__(self, path: Path, number: int, start: int, length: int, crc: int) -> None:
+        self.path = path
+        self.number = number
+        self.start = start
+        self.length = length
+        self.crc = crc
+
+    def verify(self) -> bool:
+        return self.check()
+
+    def check(self, known: tuple[int, int] | None = None) -> bool:
+        """Whether the bytes are there and match the CRC (``known``: this part's ``(length, crc)``, checked)."""
+        if known == (self.length, self.crc):
+            return True
+        try:
+            fd = os.open(self.path, os.O_RDONLY)
+        except OSError:
+            return False
+        try:
+            data = os.pread(fd, self.length, self.start)
+        except OSError:
+            return False
+        finally:
+            os.close(fd)
+        return len(data) == self.length and bool(crc32c.crc32c(data) == self.crc)
+
+    def describe(self) -> list[int]:
+        return [self.number, self.start, self.length, self.crc]
+
+
+Checked = ColumnFile | PackPart  # what a run's manifest commits, and a check of it takes
 
 
 class WriterLock:
