@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import crc32c
 import numpy as np
 
 from ridgeline.store.base import KINDS, BlobRef, Kind, Problem
@@ -378,6 +379,7 @@ class DiskStore(Store):
         """Every run the store holds intact, with the resume state it was written with. Not yet in
         :attr:`runs`: ingest puts back (:meth:`replace_run`) those whose files are unchanged, drops the rest."""
         found: dict[str, tuple[RunData, Any]] = {}
+        check = _PackReader()
         for shard in SHARDS:
             entries = read_shard(shard_path(self.directory, shard), FORMAT)
             if entries is None:
@@ -386,7 +388,7 @@ class DiskStore(Store):
                 continue
             for key, manifest in entries.items():
                 data = (
-                    _run_from(manifest, self._runs_directory / str(key), self.packs)
+                    _run_from(manifest, self._runs_directory / str(key), self.packs, check)
                     if isinstance(manifest, dict)
                     else None
                 )
@@ -477,6 +479,26 @@ def _checked(column: Checked) -> bool:
     return column.verify()
 
 
+class _PackReader:
+    """The writer's check on open (:meth:`ColumnFile.verify`), each pack read once for all the runs it holds."""
+
+    def __init__(self) -> None:
+        self._packs: dict[Path, bytes | None] = {}
+
+    def __call__(self, column: Checked) -> bool:
+        if not isinstance(column, PackPart):
+            return column.verify()
+        if column.path not in self._packs:
+            try:
+                self._packs[column.path] = column.path.read_bytes()
+            except OSError:
+                self._packs[column.path] = None
+        data = self._packs[column.path]
+        if data is None or column.start < 0 or column.start + column.length > len(data):
+            return False
+        return bool(crc32c.crc32c(memoryview(data)[column.start : column.start + column.length]) == column.crc)
+
+
 def _run_from(
     manifest: dict[str, Any], directory: Path, packs: Packs, check: Callable[[Checked], bool] = _checked
 ) -> DiskRunData | None:
@@ -494,15 +516,14 @@ def _run_from(
             data.parts[int(number)] = PackPart(packs.path(int(number)), int(number), int(start), int(length), int(crc))
         if not all(check(part) for part in data.parts.values()):
             return None
+        base = f"{os.fspath(directory)}{os.sep}{data.reading}-"
         for entry in manifest["scalars"]:
             number = next(data._series_numbers)
             own = None if entry["own"] is None else _own(directory, entry["own"], check)
-            segments = tuple((int(p), int(start), int(size), int(count)) for p, start, size, count in entry["segments"])
-            if not all(_within(data.parts.get(segment[0]), segment) for segment in segments):
-                return None
+            segments = tuple(_segment(segment, data.parts) for segment in entry["segments"])
             last_step = entry["last_step"]
             data.scalars[str(entry["tag"])] = DiskScalarSeries(
-                os.path.join(directory, f"{data.reading}-{number}"),
+                f"{base}{number}",
                 packs,
                 own=own,
                 segments=segments,
@@ -522,12 +543,15 @@ def _run_from(
         return None
 
 
-def _within(part: PackPart | None, segment: tuple[int, int, int, int]) -> bool:
-    """Whether a segment lies inside the run's committed bytes of its pack."""
-    _, start, size, count = segment
-    return (
-        part is not None and part.start <= start and start + size <= part.start + part.length and min(size, count) >= 0
-    )
+def _segment(found: Any, parts: dict[int, PackPart]) -> tuple[int, int, int, int]:
+    """A segment from a manifest, checked to lie inside the run's committed bytes of its pack (ValueError)."""
+    pack, start, size, count = found
+    part = parts[pack]  # KeyError: a pack the run does not name
+    if type(start) is not int or type(size) is not int or type(count) is not int or min(size, count) < 0:
+        raise ValueError("bad segment")
+    if start < part.start or start + size > part.start + part.length:
+        raise ValueError("segment outside the run's bytes of its pack")
+    return (part.number, start, size, count)
 
 
 def _load_blobs(data: DiskRunData, manifest: dict[str, Any], check: Callable[[Checked], bool]) -> None:

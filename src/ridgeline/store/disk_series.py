@@ -136,14 +136,18 @@ class Packs:
     every run one pass wrote, each run's end to end, written once (whole, in one write) and never again; a
     pack no run's manifest refers to any more is deleted (:meth:`ridgeline.store.disk.DiskStore.checkpoint`)."""
 
-    __slots__ = ("directory", "next")
+    __slots__ = ("_paths", "directory", "next")
 
     def __init__(self, directory: Path, next_number: int = 0) -> None:
         self.directory = directory
         self.next = next_number
+        self._paths: dict[int, Path] = {}
 
     def path(self, number: int) -> Path:
-        return self.directory / pack_name(number)
+        path = self._paths.get(number)
+        if path is None:
+            path = self._paths[number] = self.directory / pack_name(number)
+        return path
 
     def write(self, data: bytes) -> int:
         """A new pack holding ``data``; returns its number. OSError (a full disk) leaves no pack behind."""
@@ -323,6 +327,7 @@ class _Mappings:
 
 
 MAPPINGS = _Mappings(MAPPED_SERIES)
+_MAP_LOCK = threading.Lock()  # held while a series' mapping is made (rare: one lock for all is cheaper to create)
 
 State = tuple[int, OwnFiles | None, Segments]
 
@@ -453,7 +458,7 @@ class DiskScalarSeries(ScalarSeries):
         self._increasing = increasing
         self._last_step = last_step
         self._mapped: Mapped | None = None
-        self._map_lock = threading.Lock()
+        self._map_lock = _MAP_LOCK
 
     def __len__(self) -> int:
         return self._state[0]

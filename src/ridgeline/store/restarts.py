@@ -165,7 +165,8 @@ class SeriesRestarts:
     @classmethod
     def restored(cls, log: RestartLog, state: Sequence[Any]) -> SeriesRestarts:
         """The view :meth:`state` described, over ``log`` (ValueError when it does not fit the log)."""
-        view = cls(log)
+        view = cls.__new__(cls)
+        view._log = log
         view._first, view._seen = int(state[0]), int(state[1])
         view._spans = [(int(span[0]), int(span[1]), int(span[2])) for span in state[2:]]
         ends = [view._first, view._seen, *(end for _, _, end in view._spans)]
