@@ -82,19 +82,39 @@ def _delta_pieces(
     pieces: list[tuple[int, int, int, int, int, int]],
     payload: list[bytes],
 ) -> None:
+    """Points ``start`` to ``end`` as pieces of at most :data:`PIECE_POINTS` points: each one's deltas in the
+    narrowest of int8/16/32 that holds them, or raw. The widths of all the pieces are found at once (a 1M-point
+    series is 3,900 pieces: one Python step and two numpy reductions each were most of its encoding)."""
+    if end <= start:
+        return
     offset = sum(len(part) for part in payload)
-    for begin in range(start, end, PIECE_POINTS):
-        stop = min(begin + PIECE_POINTS, end)
-        deltas = d[begin : stop - 1]
-        low, high = (int(deltas.min()), int(deltas.max())) if len(deltas) else (0, 0)
-        kind = next((k for k, t in DELTA_DTYPES.items() if _fits(t, low, high)), RAW)
-        if kind != RAW:
-            data = deltas.astype(DELTA_DTYPES[kind]).tobytes()
-            pieces.append((first + begin, stop - begin, int(x[begin]), 0, offset, kind))
+    begins = np.arange(start, end, PIECE_POINTS, dtype=np.int64)
+    counts = np.minimum(begins + PIECE_POINTS, end) - begins
+    deltas = d[start : end - 1]
+    # Piece i's deltas are deltas[at[i] : at[i] + counts[i] - 1]; reduceat also takes the one after them (between
+    # two pieces), so that one is neutralised, and one neutral more at the end stands in for a piece of one point.
+    at = begins - start
+    top, bottom = np.iinfo(np.int64).max, np.iinfo(np.int64).min
+    lows, highs = np.append(deltas, top), np.append(deltas, bottom)
+    lows[at[1:] - 1], highs[at[1:] - 1] = top, bottom
+    low = np.minimum.reduceat(lows, at)
+    high = np.maximum.reduceat(highs, at)
+    single = counts == 1
+    low[single], high[single] = 0, 0
+    kinds = np.full(len(begins), RAW, dtype=np.int64)
+    for kind, dtype in reversed(DELTA_DTYPES.items()):  # the narrowest that holds them wins: DELTA8 last
+        least, most = _BOUNDS[dtype]
+        kinds[(least <= low) & (high <= most)] = kind
+    views = {kind: deltas.astype(dtype).tobytes() for kind, dtype in DELTA_DTYPES.items() if (kinds == kind).any()}
+    raw = x[start:end].tobytes() if (kinds == RAW).any() else b""
+    for begin, count, kind in zip(at.tolist(), counts.tolist(), kinds.tolist(), strict=True):
+        if kind == RAW:
+            data = raw[begin * 8 : (begin + count) * 8]
         else:
-            data = x[begin:stop].tobytes()
-            pieces.append((first + begin, stop - begin, int(x[begin]), 0, offset, RAW))
-        data += b"\0" * (-len(data) % 8)  # every payload 8-byte aligned: the column is viewed as int8..int64
+            width = DELTA_DTYPES[kind].itemsize
+            data = views[kind][begin * width : (begin + count - 1) * width]
+        pieces.append((first + start + begin, count, int(x[start + begin]), 0, offset, kind))
+        data += _ZEROS[: -len(data) % 8]  # every payload 8-byte aligned: the column is viewed as int8..int64
         payload.append(data)
         offset += len(data)
 
