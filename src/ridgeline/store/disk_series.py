@@ -100,7 +100,19 @@ def encode_segment(points: Points, dtype: np.dtype[Any]) -> bytes:
 
 def encode_segments(points: list[Points], dtypes: list[np.dtype[Any]] | None = None) -> list[bytes]:
     """Packed segments of many series at once (see :func:`encode_segment`); ``dtypes`` by default each series'
-    :func:`value_dtype` (each segment has its own)."""
+    :func:`value_dtype` (each segment has its own). Encoded :data:`BATCH_POINTS` points at a time, so that the
+    temporary arrays stay small whatever the pass wrote."""
+    out: list[bytes] = []
+    begin = total = 0
+    for end, (step, _, _) in enumerate(points, 1):
+        total += len(step)
+        if total >= BATCH_POINTS or end == len(points):
+            out += _encode_batch(points[begin:end], None if dtypes is None else dtypes[begin:end])
+            begin, total = end, 0
+    return out
+
+
+def _encode_batch(points: list[Points], dtypes: list[np.dtype[Any]] | None) -> list[bytes]:
     if dtypes is None:
         dtypes = value_dtypes([value for _, _, value in points])
     steps = encode_many([np.asarray(step, np.int64) for step, _, _ in points])
@@ -113,6 +125,7 @@ def encode_segments(points: list[Points], dtypes: list[np.dtype[Any]] | None = N
     return out
 
 
+BATCH_POINTS = 1 << 19  # points encoded at once by encode_segments (about 40 MB of temporary arrays)
 _SEGMENT_HEADER = struct.Struct("<qqqq")  # SEGMENT_HEADER's layout
 
 
@@ -344,9 +357,7 @@ class Pending:
         self.count = 0
 
     def append(self, step: np.ndarray, wall_time: np.ndarray, value: np.ndarray) -> None:
-        steps = np.array(step, dtype=np.int64)
-        wall_times = np.array(wall_time, dtype=np.float64)
-        values = np.array(value, dtype=np.float64)
+        steps, wall_times, values = _kept(step, np.int64), _kept(wall_time, np.float64), _kept(value, np.float64)
         count = steps.shape[0] if steps.ndim == 1 else -1
         if count < 0 or wall_times.shape != (count,) or values.shape != (count,):
             raise ValueError(
@@ -382,6 +393,13 @@ class Pending:
             )
             self._chunks = [joined] if self.count else []
         return self._chunks[0] if self._chunks else _EMPTY
+
+
+def _kept(column: Any, dtype: Any) -> np.ndarray:
+    """``column`` as an array of ``dtype`` that nobody can change under us: a read-only array as it is (ingest's
+    parsed columns are views of immutable bytes: copying them was a third of appending), anything else copied."""
+    array = np.asarray(column, dtype=dtype)
+    return array if not array.flags.writeable else np.array(array, dtype=dtype)
 
 
 _EMPTY: Points = (np.zeros(0, np.int64), np.zeros(0, np.float64), np.zeros(0, np.float64))

@@ -303,11 +303,11 @@ _GENERAL = -1  # a column encode_many leaves to encode
 
 
 def encode_many(columns: list[np.ndarray]) -> list[bytes]:
-    """``[encode(column, 0) for column in columns]``, the same bytes, for many short columns at once (the steps or
-    wall times of every short series a pass writes: one call per series was most of a first pass over 10,000
-    series). A column that is one constant stride, or at most :data:`PIECE_POINTS` points with no run of
-    constant stride in it (one piece of deltas or raw values), is encoded from numpy reductions over all the
-    columns together; any other goes through :func:`encode`."""
+    """``[encode(column, 0) for column in columns]``, the same bytes, for many columns at once (the steps or wall
+    times of every short series a pass writes: one call per series was most of a first pass over 10,000 series).
+    A column that is one constant stride, or has no run of constant stride in it (pieces of deltas or raw values
+    only: irregular wall times), is encoded from numpy reductions over all the columns' pieces together; any
+    other goes through :func:`encode`."""
     if not columns:
         return []
     lengths = np.fromiter((len(column) for column in columns), dtype=np.int64, count=len(columns))
@@ -319,37 +319,89 @@ def encode_many(columns: list[np.ndarray]) -> list[bytes]:
         d = np.append(np.diff(x), np.int64(0))
     inside = np.ones(len(d), dtype=bool)  # a delta between two points of one column
     inside[(starts + lengths - 1)[lengths > 0]] = False
+    top, bottom = np.iinfo(np.int64).max, np.iinfo(np.int64).min
+    lows, highs = np.where(inside, d, top), np.where(inside, d, bottom)
     at = np.minimum(starts, len(d) - 1)  # reduceat: column k reduces d[at[k] : at[k + 1]]
-    has_deltas = lengths >= 2
-    low = np.where(has_deltas, np.minimum.reduceat(np.where(inside, d, np.iinfo(np.int64).max), at), 0)
-    high = np.where(has_deltas, np.maximum.reduceat(np.where(inside, d, np.iinfo(np.int64).min), at), 0)
-    kinds = np.full(len(columns), RAW, dtype=np.int64)
-    for kind, dtype in reversed(DELTA_DTYPES.items()):  # the narrowest that holds them wins: DELTA8 last
-        bottom, top = _BOUNDS[dtype]
-        kinds[(bottom <= low) & (high <= top)] = kind
-    constant = (lengths >= MIN_RUN) & (low == high)
-    kinds[constant] = RUN
-    kinds[(_has_run(d, inside, starts, lengths) | (lengths > PIECE_POINTS)) & ~constant] = _GENERAL
+    low = np.minimum.reduceat(lows, at)
+    constant = (lengths >= MIN_RUN) & (low == np.maximum.reduceat(highs, at))
+    general = _has_run(d, inside, starts, lengths) & ~constant
+    pieces, tables, payloads = _pieces_of(x, d, lows, highs, starts, lengths, ~constant & ~general & (lengths > 0))
     bases = x[np.minimum(starts, max(len(x) - 1, 0))].tolist() if len(x) else [0] * len(columns)
-    payloads = {kind: d.astype(dtype).tobytes() for kind, dtype in DELTA_DTYPES.items() if (kinds == kind).any()}
-    payloads[RAW] = x.tobytes() if (kinds == RAW).any() else b""
     out: list[bytes] = []
-    for n, begin, kind, base, stride in zip(
-        lengths.tolist(), starts.tolist(), kinds.tolist(), bases, low.tolist(), strict=True
+    for k, (n, begin, base, stride) in enumerate(
+        zip(lengths.tolist(), starts.tolist(), bases, low.tolist(), strict=True)
     ):
         if n == 0:
             out.append(_NO_PIECES)
-        elif kind == RUN:
+        elif constant[k]:
             out.append(_ONE_PIECE.pack(1, 0, 0, n, base, stride, -1, RUN))
-        elif kind == _GENERAL:
+        elif general[k]:
             out.append(encode(x[begin : begin + n], 0))
         else:
-            width = 8 if kind == RAW else DELTA_DTYPES[kind].itemsize
-            size = width * (n if kind == RAW else n - 1)
-            data = payloads[kind][begin * width : begin * width + size]
-            padding = -size % 8
-            out.append(_ONE_PIECE.pack(1, size + padding, 0, n, base, 0, 0, kind) + data + _ZEROS[:padding])
+            payload = payloads[k]
+            out.append(_HEADER.pack(pieces[k], len(payload)) + tables[k] + payload)
     return out
+
+
+_HEADER = struct.Struct("<qq")
+
+
+def _pieces_of(
+    x: np.ndarray,
+    d: np.ndarray,
+    lows: np.ndarray,
+    highs: np.ndarray,
+    starts: np.ndarray,
+    lengths: np.ndarray,
+    chosen: np.ndarray,
+) -> tuple[dict[int, int], dict[int, bytes], dict[int, bytes]]:
+    """For each ``chosen`` column (see :func:`encode_many`): how many pieces, its piece table's bytes and its
+    payload, as :func:`encode` writes them for a column without runs (pieces of :data:`PIECE_POINTS` points)."""
+    columns = np.flatnonzero(chosen)
+    if not len(columns):
+        return {}, {}, {}
+    counts_per = (lengths[columns] + PIECE_POINTS - 1) // PIECE_POINTS
+    owner = np.repeat(np.arange(len(columns)), counts_per)
+    first_piece = np.cumsum(counts_per) - counts_per
+    local = (np.arange(len(owner)) - first_piece[owner]) * PIECE_POINTS
+    begin = starts[columns][owner] + local
+    count = np.minimum(PIECE_POINTS, lengths[columns][owner] - local)
+    # Each piece's deltas are d[begin : begin + count - 1]: the one after them is neutralised, and reduceat's
+    # ranges are cut at every other column's start too (so none reaches into a column not chosen).
+    lows, highs = lows.copy(), highs.copy()
+    lows[begin + count - 1], highs[begin + count - 1] = np.iinfo(np.int64).max, np.iinfo(np.int64).min
+    cuts = np.union1d(begin, starts[~chosen & (lengths > 0)])
+    where = np.searchsorted(cuts, begin)
+    low, high = np.minimum.reduceat(lows, cuts)[where], np.maximum.reduceat(highs, cuts)[where]
+    low[count == 1], high[count == 1] = 0, 0
+    kinds = np.full(len(begin), RAW, dtype=np.int64)
+    for kind, dtype in reversed(DELTA_DTYPES.items()):  # the narrowest that holds them wins: DELTA8 last
+        least, most = _BOUNDS[dtype]
+        kinds[(least <= low) & (high <= most)] = kind
+    widths = np.select([kinds == kind for kind in DELTA_DTYPES], [t.itemsize for t in DELTA_DTYPES.values()], 8)
+    sizes = np.where(kinds == RAW, count * 8, (count - 1) * widths)
+    padded = sizes + (-sizes % 8)
+    ends = np.cumsum(padded)
+    offsets = ends - padded - (ends - padded)[first_piece][owner]
+    table = np.zeros(len(begin), dtype=PIECE)
+    table["first"], table["count"], table["base"] = local, count, x[begin]
+    table["offset"], table["kind"] = offsets, kinds
+    table_bytes = table.tobytes()
+    views = {kind: d.astype(dtype).tobytes() for kind, dtype in DELTA_DTYPES.items() if (kinds == kind).any()}
+    views[RAW] = x.tobytes() if (kinds == RAW).any() else b""
+    parts: list[list[bytes]] = [[] for _ in columns]
+    for number, start, size, total, kind in zip(
+        owner.tolist(), begin.tolist(), sizes.tolist(), padded.tolist(), kinds.tolist(), strict=True
+    ):
+        width = 8 if kind == RAW else DELTA_DTYPES[kind].itemsize
+        parts[number].append(views[kind][start * width : start * width + size] + _ZEROS[: total - size])
+    pieces = dict(zip(columns.tolist(), counts_per.tolist(), strict=True))
+    tables = {
+        column: table_bytes[first * PIECE.itemsize : (first + many) * PIECE.itemsize]
+        for column, first, many in zip(columns.tolist(), first_piece.tolist(), counts_per.tolist(), strict=True)
+    }
+    payloads = {column: b"".join(part) for column, part in zip(columns.tolist(), parts, strict=True)}
+    return pieces, tables, payloads
 
 
 def _has_run(d: np.ndarray, inside: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
