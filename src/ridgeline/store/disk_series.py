@@ -13,9 +13,9 @@ time, nothing for steps.
 Two places a series' points are written, so that a run of many short series is a handful of files, not four
 per series (creating files is what made a first pass over 10,000 series slow):
 
-* **packed**: a short series (under :data:`FLUSH_POINTS` points) appends its points as *segments* to its run's
-  shared packed file (:class:`PackedFile`), each segment one self-describing encoded block; a snapshot reads and
-  decodes its segments (a few small reads);
+* **packed**: a short series (under :data:`FLUSH_POINTS` points) writes its points as *segments* into the
+  store's packs (:class:`Packs`: one file per pass for every run), each segment one self-describing encoded
+  block; a snapshot reads and decodes its segments (a few small reads);
 * **own files**: once a series reaches :data:`FLUSH_POINTS` points it moves to files of its own (its packed
   segments copied once): ``.step`` and ``.wall_time`` (encoded chunks), ``.value4`` or ``.value8`` (raw
   little-endian float32/float64, mapped read-only: a snapshot's values are a view of the mapping, zero-copy) and

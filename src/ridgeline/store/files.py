@@ -7,9 +7,9 @@ columns little-endian numbers (raw, or the chunks of :mod:`ridgeline.store.encod
 file can at worst be rejected, never run.
 
 A column file only grows (``pwrite`` at the committed end, so a write cut short by a full disk is overwritten by
-the next); its committed length and CRC32C live in the run's manifest, written after the bytes and swapped in
-atomically (a temporary file and ``os.replace``). Bytes past the committed length — a process killed between the
-two — are cut off when the store is opened again.
+the next); its committed length and CRC32C live in the run's manifest (in its shard), written after the bytes
+and swapped in atomically (a temporary file and ``os.replace``). Bytes past the committed length — a process
+killed between the two — are cut off when the store is opened again.
 """
 
 from __future__ import annotations
@@ -78,9 +78,6 @@ def check_store_directory(path: Path) -> Path:
     return path
 
 
-MANIFEST = "manifest.json.gz"  # a run's manifest: gzip'd JSON (``zcat`` reads it)
-
-
 def write_json(path: Path, value: Any) -> None:
     """Write ``value`` as JSON to ``path`` atomically, mode 0600."""
     write_atomically(path, json.dumps(value, separators=(",", ":"), allow_nan=True).encode())
@@ -106,33 +103,13 @@ def read_json(path: Path) -> Any | None:
         return None
 
 
-def encode_manifest(value: Any) -> bytes:
-    """A manifest's bytes: its JSON, gzip'd (a run's manifest repeats its tags and keys: 2.6 KB of JSON for a
-    run of 10 series is 0.75 KB, what a store of many short runs spends per run). No timestamp: equal
-    manifests are equal bytes."""
-    return gzip.compress(json.dumps(value, separators=(",", ":"), allow_nan=True).encode(), 6, mtime=0)
-
-
 def decode_manifest(data: bytes) -> Any | None:
-    """The manifest in ``data`` (see :func:`encode_manifest`); None when it is not one (the caller rebuilds)."""
+    """The gzip'd JSON in ``data`` (a manifest shard, :mod:`ridgeline.store.manifests`); None when it is not
+    (the caller rebuilds)."""
     try:
         return json.loads(gzip.decompress(data))
     except (OSError, EOFError, ValueError, zlib.error):  # gzip.BadGzipFile is an OSError
         return None
-
-
-def write_manifest(path: Path, value: Any) -> None:
-    write_atomically(path, encode_manifest(value))
-
-
-def read_manifest(path: Path) -> Any | None:
-    """The manifest in ``path``; None when it is missing or damaged."""
-    try:
-        with open(path, "rb") as file:
-            data = file.read()
-    except OSError:
-        return None
-    return decode_manifest(data)
 
 
 def write_all(fd: int, data: bytes | memoryview, offset: int) -> None:
