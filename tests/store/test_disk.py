@@ -20,7 +20,9 @@ import pytest
 
 import ridgeline
 from ridgeline.format.records import frame
+from ridgeline.store.disk import DiskRunData
 from ridgeline.store.disk_provider import DiskProvider
+from ridgeline.store.disk_series import pack_name
 from ridgeline.store.files import StoreError
 from ridgeline.writer.event_file import _scalar_head, encode_scalar_event
 
@@ -103,17 +105,27 @@ def test_a_damaged_column_is_detected_and_rebuilt_never_served(tmp_path: Path, d
 
 
 def test_bytes_past_the_manifest_from_a_killed_write_are_cut_off(tmp_path: Path) -> None:
-    write_run(tmp_path / "logs" / "run", ["loss"], range(50))
+    write_run(tmp_path / "logs" / "run", ["loss"], range(70_000))  # a long series: files of its own
+    write_run(tmp_path / "logs" / "short", ["loss"], range(50))  # and a short one: in the pass's pack
     open_disk(tmp_path / "logs", tmp_path / "cache").close()
-    for column in store_files(tmp_path / "cache", ".segments"):
+    for column in store_files(tmp_path / "cache", ".value4"):
         with open(column, "ab") as file:
             file.write(np.arange(7, dtype="<i8").tobytes())  # a flush the manifest never recorded
-    (run_directory,) = {path.parent for path in store_files(tmp_path / "cache", "manifest.json.gz")}
+    (run_directory,) = {path.parent for path in store_files(tmp_path / "cache", ".value4")}
     (run_directory / "deadbeef-0.value4").write_bytes(b"\0" * 24)  # a series whose manifest was never written
+    (pack,) = store_files(tmp_path / "cache", ".segments")
+    orphan = pack.with_name(f"{int(pack.stem, 16) + 7:016x}.segments")
+    orphan.write_bytes(b"\0" * 24)  # the pack of a pass killed before its manifests
+    unnamed = run_directory.parent / ("0" * 32)
+    unnamed.mkdir(mode=0o700)
+    (unnamed / "0123-0.step").write_bytes(b"\0" * 8)  # a run no manifest names
     provider = open_disk(tmp_path / "logs", tmp_path / "cache")
-    assert provider.restored_runs == 1
-    assert provider.scalars("run", "loss").step.tolist() == list(range(50))
+    assert provider.restored_runs == 2
+    assert provider.scalars("run", "loss").step.tolist() == list(range(70_000))
+    assert provider.scalars("short", "loss").step.tolist() == list(range(50))
     assert not (run_directory / "deadbeef-0.value4").exists()
+    assert not orphan.exists() and not unnamed.exists()
+    assert [path.stat().st_size for path in store_files(tmp_path / "cache", ".value4")] == [70_000 * 4], "cut back"
 
 
 @pytest.mark.slow
@@ -285,9 +297,13 @@ def test_a_series_grows_from_packed_segments_into_files_of_its_own(tmp_path: Pat
     assert provider.scalars("run", "grows").step.tolist() == list(range(70_000))
     assert provider.scalars("run", "stays").value.tolist() == expected(1, range(written))
     provider.close()
-    assert len(store_files(cache, ".segments")) == 1 and len(store_files(cache, ".step")) == 1, "packed and own"
+    assert len(store_files(cache, ".step")) == 1, "one series in files of its own"
     again = open_disk(logs, cache)
     assert again.restored_runs == 1
+    stored = again._disk.runs["run"]
+    assert isinstance(stored, DiskRunData)
+    named = {pack_name(number) for number in stored.parts}
+    assert named and {path.name for path in store_files(cache, ".segments")} == named, "only the packs it names"
     assert again.scalars("run", "grows").value.tolist() == expected(0, range(70_000))
     assert again.scalars("run", "stays").wall_time.tolist() == [WALL + step for step in range(written)]
 

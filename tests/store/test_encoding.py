@@ -122,42 +122,47 @@ def test_encoded_columns_decode_to_what_was_encoded(values: list[int], stride: i
         assert np.array_equal(column.searchsorted(queries, side), np.searchsorted(ordered, queries, side))  # type: ignore[call-overload]
 
 
-@pytest.mark.parametrize("old_format", [1, 2])
+@pytest.mark.parametrize("old_format", [1, 2, 3])
 def test_a_store_of_an_older_format_is_rebuilt_never_misread(tmp_path: Path, old_format: int) -> None:
-    """A store written by format 1 (raw 24-byte columns) or 2 (plain JSON manifests, the encoded columns of
-    today): its header says so, and it is emptied, not read."""
+    """A store written by format 1 (raw 24-byte columns), 2 (plain JSON manifests) or 3 (a directory, a packed
+    file and a gzip'd manifest per run): its header says so, and it is emptied, not read."""
     write_run(tmp_path / "logs" / "run", ["loss"], range(70_000))
     open_disk(tmp_path / "logs", tmp_path / "cache").close()
     (header,) = store_files(tmp_path / "cache", "store.json")
-    (manifest,) = store_files(tmp_path / "cache", "manifest.json.gz")
-    old = json.loads(gzip.decompress(manifest.read_bytes()))
+    (shard,) = store_files(tmp_path / "cache", ".json.gz")
+    (old,) = json.loads(gzip.decompress(shard.read_bytes()))["runs"].values()
     old["format"] = old_format
-    if old_format == 1:
-        for path in manifest.parent.iterdir():  # what format 1 wrote: raw int64 / float64 / float64 columns
-            path.unlink()
-        base = manifest.parent / "0123456789ab-0"
+    (run_directory,) = (header.parent / "runs").iterdir()
+    for path in run_directory.iterdir():
+        path.unlink()
+    base = run_directory / "0123456789ab-0"
+    if old_format == 1:  # what format 1 wrote: raw int64 / float64 / float64 columns
         np.arange(70_000, dtype="<i8").tofile(base.with_suffix(".step"))
         np.zeros(70_000, dtype="<f8").tofile(base.with_suffix(".wall_time"))
         np.full(70_000, 99.0, dtype="<f8").tofile(base.with_suffix(".value"))
+    if old_format < 3:
+        (run_directory / "manifest.json").write_text(json.dumps(old))  # both wrote plain JSON
     else:
-        manifest.unlink()
-    (manifest.parent / "manifest.json").write_text(json.dumps(old))  # both wrote plain JSON
+        (run_directory / "manifest.json.gz").write_bytes(gzip.compress(json.dumps(old).encode()))
+        (run_directory / "0123456789ab-packed.segments").write_bytes(bytes(64))
     header.write_text(json.dumps({"format": old_format, "byteorder": "little"}))
     provider = open_disk(tmp_path / "logs", tmp_path / "cache")
     assert provider.restored_runs == 0, f"nothing of format {old_format} is taken"
     assert provider.scalars("run", "loss").value.tolist() == expected(0, range(70_000))
-    assert json.loads(header.read_text())["format"] == 3
+    assert json.loads(header.read_text())["format"] == 4
     assert not list(tmp_path.rglob("*.value")), "the old columns are gone"
-    assert not list(tmp_path.rglob("manifest.json")), "and the old manifest"
+    assert not list(tmp_path.rglob("manifest.json*")), "and the old manifest"
+    assert not list(tmp_path.rglob("*-packed.segments")), "and the old packed file"
 
 
 def test_a_damaged_manifest_is_rebuilt_never_read(tmp_path: Path) -> None:
-    """A manifest cut short or with a flipped byte fails to decompress: its run is read again from its events."""
+    """A manifest shard cut short or with a flipped byte fails to decompress: its runs are read again from their
+    events."""
     write_run(tmp_path / "logs" / "run", ["loss"], range(100))
     open_disk(tmp_path / "logs", tmp_path / "cache").close()
-    (manifest,) = store_files(tmp_path / "cache", "manifest.json.gz")
-    data = manifest.read_bytes()
-    manifest.write_bytes(data[: len(data) // 2])
+    (shard,) = store_files(tmp_path / "cache", ".json.gz")
+    data = shard.read_bytes()
+    shard.write_bytes(data[: len(data) // 2])
     provider = open_disk(tmp_path / "logs", tmp_path / "cache")
     assert provider.restored_runs == 0
     assert provider.scalars("run", "loss").value.tolist() == expected(0, range(100))

@@ -84,7 +84,7 @@ def test_two_replicas_of_a_store_on_s3_answer_as_a_logdir_server(s3_endpoint: st
             assert long["step"] == list(range(LONG + 5_000)) and long["value"] == expected(0, range(LONG + 5_000))
     # With the indexer stopped, a replica reads the bucket and writes nothing into it.
     before = objects(s3_endpoint)
-    assert any(key.endswith("manifest.json.gz") for key in before)
+    assert any("/manifests/" in key and key.endswith(".json.gz") for key in before)
     with serving(*replica_args, env=env("replica-3")) as replica:
         grown = {**SERIES, "new": ["loss"]}
         with serving("--logdir", str(logs.resolve()), "--port", "0", "--no-cache") as reference:
@@ -177,7 +177,6 @@ def test_a_run_seen_half_uploaded_is_copied_once_its_manifest_arrives(
 
     import ridgeline
     from ridgeline.api import _fsspec
-    from ridgeline.store.files import MANIFEST
     from ridgeline.store.remote_store import Mirror
 
     for name, value in aws(s3_endpoint).items():
@@ -187,8 +186,8 @@ def test_a_run_seen_half_uploaded_is_copied_once_its_manifest_arrives(
     logs, local = tmp_path / "logs", tmp_path / "local"
     write_run(logs / "run", ["loss"], range(100))
     ridgeline.open(logs, store=local).provider.close()  # type: ignore[attr-defined]
-    (run,) = (local / "runs").iterdir()
-    columns = [path for path in run.iterdir() if path.name != MANIFEST]
+    (shard,) = (local / "manifests").iterdir()  # the one run's manifest, in its shard
+    columns = list((local / "packs").iterdir())  # its points, in the pass's pack
     assert columns
 
     def upload(path: Path) -> None:
@@ -199,9 +198,9 @@ def test_a_run_seen_half_uploaded_is_copied_once_its_manifest_arrives(
     fs, root = _fsspec("s3://halves/store")
     mirror = Mirror(fs, root, tmp_path / "copy")
     mirror.sync()  # lists the run's columns, no manifest yet: nothing to copy
-    assert not (mirror.local / "runs" / run.name / MANIFEST).exists()
-    upload(run / MANIFEST)
+    assert not (mirror.local / "manifests" / shard.name).exists()
+    upload(shard)
     mirror.sync()
-    assert (mirror.local / "runs" / run.name / MANIFEST).read_bytes() == (run / MANIFEST).read_bytes()
+    assert (mirror.local / "manifests" / shard.name).read_bytes() == shard.read_bytes()
     for path in columns:
-        assert (mirror.local / "runs" / run.name / path.name).read_bytes() == path.read_bytes()
+        assert (mirror.local / "packs" / path.name).read_bytes() == path.read_bytes()

@@ -2,25 +2,26 @@
 
 Layout (format :data:`FORMAT`; see docs/store.md)::
 
-    DIR/store.json                   {"format": 3, "byteorder": "little"}: another format is rebuilt, never read
+    DIR/store.json                   {"format": 4, "byteorder": "little"}: another format is rebuilt, never read
     DIR/writer.lock                  held by the one process writing the store
     DIR/problems.json                what could not be read from the log directories
-    DIR/runs/<sha256 of name>/manifest.json.gz
-                                     gzip'd JSON: the run's name, its series (column files, committed lengths,
-                                     CRC32C, restart marks), its facts (first/last wall time, last steps) and
-                                     ingest's resume state
-    DIR/runs/<...>/<reading>-packed.segments
-                                     the run's short series, one encoded segment per flush
-    DIR/runs/<...>/<reading>-<n>.step | .wall_time | .value4 (or .value8) | .lod
+    DIR/manifests/<0-f>.json.gz      every run's manifest, in 16 shards (:mod:`ridgeline.store.manifests`):
+                                     the run's name, its series (packed segments, or column files; committed
+                                     lengths and CRC32C, restart marks), its facts and ingest's resume state
+    DIR/packs/<n>.segments           the segments of the short series of every run one pass wrote, each run's
+                                     bytes end to end (one file a pass, written once: ``disk_series.Packs``)
+    DIR/runs/<sha256 of name>/<reading>-<n>.step | .wall_time | .value4 (or .value8) | .lod
                                      one long series: encoded steps and wall times, float32 (or float64)
                                      values raw, level-of-detail blocks (see ``disk_series``, ``lod``)
     DIR/runs/<...>/<reading>.blobs   every non-scalar record of the run: which series, which file, where
+                                     (a run's directory exists only once it has a long series or a record)
 
 Scalar points are appended to their column files as ingest reads them (:mod:`ridgeline.store.disk_series`) and
-read back as mappings of those files; a run's manifest is rewritten at the end of each ingest pass that changed
-the run (:meth:`DiskStore.checkpoint`). What a manifest says is what is there: on open, every column is cut back
-to its committed length and checked against its CRC, and a run that fails is dropped and read again from its
-event files. References to non-scalar records (small: images stay in their event files) are held in memory.
+read back as mappings of those files; a run's manifest (in its shard) is rewritten at the end of each ingest
+pass that changed the run (:meth:`DiskStore.checkpoint`). What a manifest says is what is there: on open, every
+column is cut back to its committed length and checked against its CRC, and a run that fails is dropped and read
+again from its event files. References to non-scalar records (small: images stay in their event files) are held
+in memory.
 """
 
 from __future__ import annotations
@@ -36,30 +37,40 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import crc32c
 import numpy as np
 
 from ridgeline.store.base import KINDS, BlobRef, Kind, Problem
 from ridgeline.store.blobs import BlobSeries
-from ridgeline.store.disk_series import BYTES, DiskScalarSeries, OwnFiles, PackedFile
+from ridgeline.store.disk_series import (
+    BYTES,
+    DiskScalarSeries,
+    OwnFiles,
+    PackRange,
+    Packs,
+    Staged,
+    stage_all,
+    write_staged,
+)
 from ridgeline.store.files import (
-    MANIFEST,
+    Checked,
     ColumnFile,
+    PackPart,
     StoreError,
     WriterLock,
     native_little_endian,
     private_directory,
     read_json,
-    read_manifest,
     write_json,
-    write_manifest,
 )
 from ridgeline.store.lod import BLOCK, BLOCK_POINTS
+from ridgeline.store.manifests import DIRECTORY, SHARDS, read_shard, shard_of, shard_path, to_json, write_shard
 from ridgeline.store.restarts import SeriesRestarts
 from ridgeline.store.rewind import Mark, checked_mark, earliest, mark_of, remove_reading, rewound
 from ridgeline.store.run import RunData, SeriesKey, Store
 from ridgeline.store.series import ScalarSeries
 
-FORMAT = 3  # 1: raw int64/float64/float64 columns, no level of detail; 2: manifests plain JSON
+FORMAT = 4  # 1: raw columns, no level of detail; 2: plain-JSON manifests; 3: a directory, packed file, manifest a run
 
 BLOB_ROW = np.dtype(
     [
@@ -84,7 +95,8 @@ class DiskRunData(RunData):
     directory: Path = field(default_factory=Path)
     reading: str = field(default_factory=lambda: secrets.token_hex(6))
     blob_table: ColumnFile | None = None
-    packed: PackedFile | None = None
+    packs: Packs = field(default_factory=lambda: Packs(Path("packs")))  # the store's
+    parts: dict[int, PackPart] = field(default_factory=dict, repr=False)  # pack number -> this run's bytes there
     _series_numbers: itertools.count[int] = field(default_factory=itertools.count, repr=False)
     _blob_series: list[SeriesKey] = field(default_factory=list, repr=False)
     _blobs_written: dict[SeriesKey, int] = field(default_factory=dict, repr=False)
@@ -96,38 +108,34 @@ class DiskRunData(RunData):
         series = self.scalars.get(tag)
         if series is None:
             base = os.path.join(self.directory, f"{self.reading}-{next(self._series_numbers)}")
-            series = self.scalars[tag] = DiskScalarSeries(base, self.packed_columns(), restart_log=self.restart_log)
+            series = self.scalars[tag] = DiskScalarSeries(base, self.packs, restart_log=self.restart_log)
         return series
 
-    def packed_columns(self) -> PackedFile:
-        """The run's shared file, where its short series are written."""
-        if self.packed is None:
-            self.packed = PackedFile(ColumnFile(self.directory / f"{self.reading}-packed.segments", BYTES))
-        return self.packed
-
     def flush(self) -> None:
-        """Write every series' pending points and the records met since the last flush: the short series' new
-        segments in one write to the packed file (per-series writes were most of a store of many short series'
-        build time), then published."""
-        staged = [
-            one
-            for series in list(self.scalars.values())
-            if isinstance(series, DiskScalarSeries) and (one := series.stage()) is not None
-        ]
-        if staged:
-            packed = self.packed_columns()
-            start = packed.file.length
-            packed.file.append(np.frombuffer(b"".join(one.data for one in staged), BYTES))
-            for one in staged:
-                one.publish(start)
-                start += len(one.data)
+        """Write every series' pending points (the short ones' in a pack of their own: the store's checkpoint
+        writes every run's into one) and the records met since the last flush."""
+        self.add_parts(write_staged(self.packs, [stage_all(self.disk_series())]))
+        self.flush_blobs()
+
+    def add_parts(self, ranges: list[PackRange | None]) -> None:
+        for found in ranges:
+            if found is not None:
+                number, start, length, crc = found
+                self.parts[number] = PackPart(self.packs.path(number), number, start, length, crc)
+
+    def flush_blobs(self) -> None:
+        """Write the records met since the last flush into the run's blob table."""
         rows = self._new_blob_rows()
         if len(rows):
             if self.blob_table is None:
+                private_directory(self.directory)
                 self.blob_table = ColumnFile(self.directory / f"{self.reading}.blobs", BLOB_ROW)
             self.blob_table.append(rows)
             for key, blobs in list(self.blobs.items()):
                 self._blobs_written[key] = len(blobs)
+
+    def disk_series(self) -> list[DiskScalarSeries]:
+        return [series for series in list(self.scalars.values()) if isinstance(series, DiskScalarSeries)]
 
     def _new_blob_rows(self) -> np.ndarray:
         chunks = []
@@ -152,6 +160,8 @@ class DiskRunData(RunData):
 
     def manifest(self, resume: Any) -> dict[str, Any]:
         scalars: list[dict[str, Any]] = []
+        used = {segment[0] for series in self.disk_series() for segment in series.segments}
+        self.parts = {number: part for number, part in self.parts.items() if number in used}
         for tag, series in list(self.scalars.items()):
             assert isinstance(series, DiskScalarSeries)
             own = series.own
@@ -176,7 +186,7 @@ class DiskRunData(RunData):
             "scalars": scalars,
             "blobs": blobs,
             "blob_table": self.blob_table.describe() if self.blob_table is not None else None,
-            "packed": None if self.packed is None else self.packed.file.describe(),
+            "packed": [part.describe() for part in self.parts.values()],
             "paths": sorted(self._paths, key=self._paths.__getitem__),
             "first_wall_time": self.first_wall_time,
             "last_wall_time": self.last_wall_time,
@@ -192,6 +202,7 @@ class DiskRunData(RunData):
             # A START changes the log's length; the span a series keeps for it is taken when it next appends.
             len(self.restart_log),
             len(self.marks),
+            tuple(self.parts),
             tuple((tag, len(s)) for tag, s in list(self.scalars.items())),
             tuple((key, len(s)) for key, s in list(self.blobs.items())),
             self.first_wall_time,
@@ -222,10 +233,18 @@ class DiskStore(Store):
         found = read_json(self.directory / "store.json")
         if found != header():
             # Another format (or none yet): start empty, never read what this version does not know.
-            shutil.rmtree(self._runs_directory, ignore_errors=True)
+            for name in ("runs", DIRECTORY, "packs"):
+                shutil.rmtree(self.directory / name, ignore_errors=True)
             with contextlib.suppress(FileNotFoundError):
                 (self.directory / "problems.json").unlink()
         private_directory(self._runs_directory)
+        private_directory(self.directory / DIRECTORY)
+        packs = private_directory(self.directory / "packs")
+        numbers = [_pack_number(entry.name) for entry in os.scandir(packs)]
+        self.packs = Packs(packs, max([n for n in numbers if n is not None], default=-1) + 1)
+        self._entries: dict[str, str | dict[str, Any]] = {}  # run directory -> its committed manifest
+        self._packs_used: dict[str, set[int]] = {}  # run directory -> the packs its committed manifest names
+        self._dirty: set[str] = set()  # shards to write at the next checkpoint
         if found != header():
             write_json(self.directory / "store.json", header())
 
@@ -237,8 +256,11 @@ class DiskStore(Store):
     def run(self, name: str) -> RunData:
         data = self.runs.get(name)
         if data is None:
-            data = self.runs[name] = DiskRunData(name, directory=private_directory(self._run_directory(name)))
+            data = self.runs[name] = self._new_run(name)
         return data
+
+    def _new_run(self, name: str, **fields: Any) -> DiskRunData:
+        return DiskRunData(name, directory=self._run_directory(name), packs=self.packs, **fields)
 
     def replace_run(self, data: RunData) -> None:
         """Put a run read elsewhere in place; a run read into memory (a worker process) is written out first."""
@@ -254,7 +276,7 @@ class DiskStore(Store):
         super().drop_run(name)
         if isinstance(data, DiskRunData):
             data.release()
-        shutil.rmtree(self._run_directory(name), ignore_errors=True)
+        self._uncommit(name)
 
     def file_started(self, run: str, path: str, offsets: dict[str, int]) -> None:
         data = self.runs.get(run)
@@ -268,7 +290,7 @@ class DiskStore(Store):
         path = earliest(data, paths) if isinstance(data, DiskRunData) else None
         if path is None or not isinstance(data, DiskRunData):
             return None
-        fresh = DiskRunData(run, directory=data.directory)
+        fresh = self._new_run(run)
         try:
             data.flush()
             offsets = rewound(data, path, fresh)
@@ -284,15 +306,26 @@ class DiskStore(Store):
         what ingest needs to continue where this pass stopped (JSON-able). OSError (a full disk) leaves what
         was committed before intact and the unwritten points pending."""
         try:
-            for name, data in list(self.runs.items()):
-                if not isinstance(data, DiskRunData):
-                    continue
-                data.flush()
+            runs = [(name, data) for name, data in list(self.runs.items()) if isinstance(data, DiskRunData)]
+            # Every short series of the pass encoded at once (one numpy pass, not 20,000 small ones), and
+            # written into one new pack, each run's segments end to end.
+            staged = stage_all([series for _, data in runs for series in data.disk_series()])
+            by_series: dict[int, list[Staged]] = {}
+            for one in staged:
+                by_series.setdefault(id(one.series), []).append(one)
+            groups = [
+                [one for series in data.disk_series() for one in by_series.get(id(series), ())] for _, data in runs
+            ]
+            for (_, data), found in zip(runs, write_staged(self.packs, groups), strict=True):
+                data.add_parts([found])
+            for name, data in runs:
+                data.flush_blobs()
                 state = resume.get(name)
                 signature = data.signature(state)
                 if signature != data._signature:
-                    write_manifest(data.directory / MANIFEST, data.manifest(state))
+                    self._commit(data, data.manifest(state))
                     data._signature = signature
+            self._write_shards()
             problems = self.problems()
             if len(problems) != self._problems_written:
                 write_json(self.directory / "problems.json", [[p.path, p.offset, p.reason] for p in problems])
@@ -305,43 +338,100 @@ class DiskStore(Store):
                 f"store {str(self.directory)!r} cannot be written ({error.strerror or error}): the points read since "
                 "are kept in memory and not shown until it can; free space or choose another cache directory",
             ) from error
+        self._remove_unused_packs()
+
+    def _commit(self, data: DiskRunData, manifest: dict[str, Any]) -> None:
+        key = run_directory_name(data.name)
+        self._entries[key] = to_json(manifest)
+        self._packs_used[key] = set(data.parts)
+        self._dirty.add(shard_of(key))
+
+    def _uncommit(self, name: str) -> None:
+        """Forget a run's manifest (its shard is written at the next checkpoint) and delete its directory."""
+        key = run_directory_name(name)
+        if self._entries.pop(key, None) is not None:
+            self._dirty.add(shard_of(key))
+        self._packs_used.pop(key, None)
+        shutil.rmtree(self._runs_directory / key, ignore_errors=True)
+
+    def _write_shards(self) -> None:
+        for shard in sorted(self._dirty):
+            entries = {
+                key: entry if isinstance(entry, str) else to_json(entry)
+                for key, entry in self._entries.items()
+                if shard_of(key) == shard
+            }
+            write_shard(self.directory, shard, FORMAT, entries)
+            self._dirty.discard(shard)
+
+    def _remove_unused_packs(self) -> None:
+        """Delete the packs no committed manifest names (a run read again, a series written again as one)."""
+        used = set().union(*self._packs_used.values()) if self._packs_used else set()
+        with contextlib.suppress(OSError):
+            for entry in os.scandir(self.packs.directory):
+                number = _pack_number(entry.name)
+                if number is not None and number not in used:
+                    with contextlib.suppress(OSError):
+                        os.unlink(entry.path)
 
     # --- what a restart takes back ------------------------------------------------------------------------------
     def stored_runs(self) -> dict[str, tuple[RunData, Any]]:
         """Every run the store holds intact, with the resume state it was written with. Not yet in
         :attr:`runs`: ingest puts back (:meth:`replace_run`) those whose files are unchanged, drops the rest."""
         found: dict[str, tuple[RunData, Any]] = {}
-        for directory in sorted(self._runs_directory.iterdir()):
-            manifest = read_manifest(directory / MANIFEST)
-            data = _run_from(manifest, directory) if isinstance(manifest, dict) else None
-            if data is None or self._run_directory(data.name) != directory or data.name in found:
-                if isinstance(manifest, dict) and isinstance(manifest.get("name"), str):
-                    self.rebuilt.append(manifest["name"])
-                shutil.rmtree(directory, ignore_errors=True)
+        check = _PackReader()
+        for shard in SHARDS:
+            entries = read_shard(shard_path(self.directory, shard), FORMAT)
+            if entries is None:
+                if shard_path(self.directory, shard).exists():
+                    self._dirty.add(shard)  # damaged: written again without its runs
                 continue
-            _remove_others(directory, data)
-            assert isinstance(manifest, dict)
-            data._signature = data.signature(manifest.get("resume"))
-            found[data.name] = (data, manifest.get("resume"))
+            for key, manifest in entries.items():
+                data = (
+                    _run_from(manifest, self._runs_directory / str(key), self.packs, check)
+                    if isinstance(manifest, dict)
+                    else None
+                )
+                if data is None or run_directory_name(data.name) != key or data.name in found:
+                    if isinstance(manifest, dict) and isinstance(manifest.get("name"), str):
+                        self.rebuilt.append(manifest["name"])
+                    self._dirty.add(shard)
+                    continue
+                assert isinstance(manifest, dict)
+                data._signature = data.signature(manifest.get("resume"))
+                found[data.name] = (data, manifest.get("resume"))
+                self._entries[key] = manifest
+                self._packs_used[key] = set(data.parts)
+        self._remove_unnamed({run_directory_name(name): data for name, (data, _) in found.items()})
         stored = read_json(self.directory / "problems.json")
         if isinstance(stored, list):
             self.add_problems([_problem(entry) for entry in stored if _problem(entry) is not None])  # type: ignore[misc]
             self._problems_written = len(self.problems())
         return found
 
+    def _remove_unnamed(self, runs: Mapping[str, RunData]) -> None:
+        """Delete what no manifest names: run directories, files of a reading that never got its manifest
+        written, packs of a pass cut short."""
+        for entry in os.scandir(self._runs_directory):
+            data = runs.get(entry.name)
+            if not isinstance(data, DiskRunData):
+                shutil.rmtree(entry.path, ignore_errors=True)
+            else:
+                _remove_others(Path(entry.path), data)
+        self._remove_unused_packs()
+
     def forget(self, name: str) -> None:
         """Delete a stored run that was not put back (its files changed)."""
         if name not in self.runs:
-            shutil.rmtree(self._run_directory(name), ignore_errors=True)
+            self._uncommit(name)
 
     # --- helpers ------------------------------------------------------------------------------------------------
     def _run_directory(self, name: str) -> Path:
         return self._runs_directory / run_directory_name(name)
 
     def _written_out(self, data: RunData) -> DiskRunData:
-        directory = self._run_directory(data.name)
-        shutil.rmtree(directory, ignore_errors=True)
-        disk = DiskRunData(data.name, directory=private_directory(directory), restart_log=data.restart_log)
+        shutil.rmtree(self._run_directory(data.name), ignore_errors=True)
+        disk = self._new_run(data.name, restart_log=data.restart_log)
         for tag, series in data.scalars.items():
             snapshot = series.snapshot()
             target = disk.scalar_series(tag)
@@ -356,17 +446,17 @@ class DiskStore(Store):
         return disk
 
 
-def run_from(manifest: Any, directory: Path, check: Callable[[ColumnFile], bool]) -> DiskRunData | None:
+def run_from(manifest: Any, directory: Path, packs: Packs, check: Callable[[Checked], bool]) -> DiskRunData | None:
     """The run ``manifest`` describes (see :func:`_run_from`), as a replica reads it: None when it is not a
     manifest of this format, names a file that is missing or damaged, or belongs in another directory."""
-    data = _run_from(manifest, directory, check) if isinstance(manifest, dict) else None
+    data = _run_from(manifest, directory, packs, check) if isinstance(manifest, dict) else None
     if data is None or run_directory_name(data.name) != directory.name:
         return None
     return data
 
 
 def run_directory_name(name: str) -> str:
-    """The directory under ``runs/`` of the run called ``name``."""
+    """The directory under ``runs/`` of the run called ``name`` (and its key in its manifest shard)."""
     return hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
@@ -375,34 +465,66 @@ def header() -> dict[str, Any]:
     return {"format": FORMAT, "byteorder": "little" if native_little_endian() else "big"}
 
 
+def _pack_number(name: str) -> int | None:
+    stem, _, suffix = name.partition(".")
+    if suffix != "segments" or len(stem) != 16:
+        return None
+    try:
+        return int(stem, 16)
+    except ValueError:
+        return None
+
+
+def _checked(column: Checked) -> bool:
+    return column.verify()
+
+
+class _PackReader:
+    """The writer's check on open (:meth:`ColumnFile.verify`), each pack read once for all the runs it holds."""
+
+    def __init__(self) -> None:
+        self._packs: dict[Path, bytes | None] = {}
+
+    def __call__(self, column: Checked) -> bool:
+        if not isinstance(column, PackPart):
+            return column.verify()
+        if column.path not in self._packs:
+            try:
+                self._packs[column.path] = column.path.read_bytes()
+            except OSError:
+                self._packs[column.path] = None
+        data = self._packs[column.path]
+        if data is None or column.start < 0 or column.start + column.length > len(data):
+            return False
+        return bool(crc32c.crc32c(memoryview(data)[column.start : column.start + column.length]) == column.crc)
+
+
 def _run_from(
-    manifest: dict[str, Any], directory: Path, check: Callable[[ColumnFile], bool] = ColumnFile.verify
+    manifest: dict[str, Any], directory: Path, packs: Packs, check: Callable[[Checked], bool] = _checked
 ) -> DiskRunData | None:
     """The run a manifest describes, its columns checked by ``check`` (the writer's :meth:`ColumnFile.verify`
     trims what no manifest committed; a replica's reads only); None when anything is off (the run is read again)."""
     try:
         if manifest.get("format") != FORMAT or not native_little_endian():
             return None
-        data = DiskRunData(str(manifest["name"]), directory=directory, reading=_safe_name(manifest["reading"]))
+        data = DiskRunData(
+            str(manifest["name"]), directory=directory, reading=_safe_name(manifest["reading"]), packs=packs
+        )
         for step in manifest["restart_log"]:
             data.restart_log.append(int(step))
-        packed_length = 0
-        if manifest["packed"] is not None:
-            data.packed = PackedFile(_column(directory, manifest["packed"], BYTES))
-            if not check(data.packed.file):
-                return None
-            packed_length = data.packed.file.length
-        packed = data.packed_columns()
+        for number, start, length, crc in manifest["packed"]:
+            data.parts[int(number)] = PackPart(packs.path(int(number)), int(number), int(start), int(length), int(crc))
+        if not all(check(part) for part in data.parts.values()):
+            return None
+        base = f"{os.fspath(directory)}{os.sep}{data.reading}-"
         for entry in manifest["scalars"]:
             number = next(data._series_numbers)
             own = None if entry["own"] is None else _own(directory, entry["own"], check)
-            segments = tuple((int(start), int(size), int(count)) for start, size, count in entry["segments"])
-            if any(min(segment) < 0 or segment[0] + segment[1] > packed_length for segment in segments):
-                return None
+            segments = tuple(_segment(segment, data.parts) for segment in entry["segments"])
             last_step = entry["last_step"]
             data.scalars[str(entry["tag"])] = DiskScalarSeries(
-                os.path.join(directory, f"{data.reading}-{number}"),
-                packed,
+                f"{base}{number}",
+                packs,
                 own=own,
                 segments=segments,
                 restart_log=data.restart_log,
@@ -421,7 +543,18 @@ def _run_from(
         return None
 
 
-def _load_blobs(data: DiskRunData, manifest: dict[str, Any], check: Callable[[ColumnFile], bool]) -> None:
+def _segment(found: Any, parts: dict[int, PackPart]) -> tuple[int, int, int, int]:
+    """A segment from a manifest, checked to lie inside the run's committed bytes of its pack (ValueError)."""
+    pack, start, size, count = found
+    part = parts[pack]  # KeyError: a pack the run does not name
+    if type(start) is not int or type(size) is not int or type(count) is not int or min(size, count) < 0:
+        raise ValueError("bad segment")
+    if start < part.start or start + size > part.start + part.length:
+        raise ValueError("segment outside the run's bytes of its pack")
+    return (part.number, start, size, count)
+
+
+def _load_blobs(data: DiskRunData, manifest: dict[str, Any], check: Callable[[Checked], bool]) -> None:
     paths = [str(path) for path in manifest["paths"]]
     data._paths = {path: number for number, path in enumerate(paths)}
     keys = [(_kind(entry["kind"]), str(entry["tag"])) for entry in manifest["blobs"]]
@@ -458,7 +591,7 @@ def _load_blobs(data: DiskRunData, manifest: dict[str, Any], check: Callable[[Co
         data._blobs_written[key] = len(mine)
 
 
-def _own(directory: Path, spec: dict[str, Any], check: Callable[[ColumnFile], bool]) -> OwnFiles:
+def _own(directory: Path, spec: dict[str, Any], check: Callable[[Checked], bool]) -> OwnFiles:
     """The checked files of a long series (ValueError when not intact)."""
     dtype = np.dtype(str(spec["value_dtype"]))
     if dtype not in (np.dtype("<f4"), np.dtype("<f8")):
@@ -506,12 +639,10 @@ def _problem(entry: Any) -> Problem | None:
 
 def _remove_others(directory: Path, data: DiskRunData) -> None:
     """Delete what the manifest does not name: files of a reading that never got its manifest written."""
-    keep = {MANIFEST}
+    keep: set[str] = set()
     for series in data.scalars.values():
         if isinstance(series, DiskScalarSeries) and series.own is not None:
             keep.update(column.path.name for column in series.own.files())
-    if data.packed is not None:
-        keep.add(data.packed.file.path.name)
     if data.blob_table is not None:
         keep.add(data.blob_table.path.name)
     for path in directory.iterdir():

@@ -13,9 +13,9 @@ time, nothing for steps.
 Two places a series' points are written, so that a run of many short series is a handful of files, not four
 per series (creating files is what made a first pass over 10,000 series slow):
 
-* **packed**: a short series (under :data:`FLUSH_POINTS` points) appends its points as *segments* to its run's
-  shared packed file (:class:`PackedFile`), each segment one self-describing encoded block; a snapshot reads and
-  decodes its segments (a few small reads);
+* **packed**: a short series (under :data:`FLUSH_POINTS` points) writes its points as *segments* into the
+  store's packs (:class:`Packs`: one file per pass for every run), each segment one self-describing encoded
+  block; a snapshot reads and decodes its segments (a few small reads);
 * **own files**: once a series reaches :data:`FLUSH_POINTS` points it moves to files of its own (its packed
   segments copied once): ``.step`` and ``.wall_time`` (encoded chunks), ``.value4`` or ``.value8`` (raw
   little-endian float32/float64, mapped read-only: a snapshot's values are a view of the mapping, zero-copy) and
@@ -31,16 +31,18 @@ from __future__ import annotations
 
 import contextlib
 import os
+import struct
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import crc32c
 import numpy as np
 
-from ridgeline.store.encoding import Column, encode
-from ridgeline.store.files import ColumnFile
+from ridgeline.store.encoding import Column, encode, encode_many
+from ridgeline.store.files import FILE_MODE, ColumnFile, private_directory, write_all
 from ridgeline.store.lod import BLOCK, BLOCK_POINTS, IndexedScalars, Pyramid, block_stats
 from ridgeline.store.restarts import RestartLog, SeriesRestarts
 from ridgeline.store.series import Restarts, ScalarSeries, ScalarSnapshot
@@ -54,7 +56,8 @@ FLOAT32, FLOAT64 = np.dtype("<f4"), np.dtype("<f8")
 SEGMENT_HEADER = np.dtype([("count", "<i8"), ("itemsize", "<i8"), ("step", "<i8"), ("wall_time", "<i8")])
 
 Points = tuple[np.ndarray, np.ndarray, np.ndarray]
-Segment = tuple[int, int, int]  # (byte offset, byte length, points) in the run's packed file
+Segment = tuple[int, int, int, int]  # (pack number, byte offset, byte length, points): where in the store's packs
+PackRange = tuple[int, int, int, int]  # (pack number, byte offset, byte length, CRC32C): one run's bytes of a pack
 Segments = tuple[Segment, ...]
 
 
@@ -72,13 +75,58 @@ def wall_bits(wall_time: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(wall_time, dtype=FLOAT64).view(np.int64)
 
 
+def value_dtypes(values: list[np.ndarray]) -> list[np.dtype[Any]]:
+    """``[value_dtype(v) for v in values]``, for many short columns at once (one pass of numpy over them all)."""
+    if not values:
+        return []
+    lengths = np.fromiter((len(v) for v in values), dtype=np.int64, count=len(values))
+    every = np.ascontiguousarray(np.concatenate([np.asarray(v, FLOAT64) for v in values]), FLOAT64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        narrow = every.astype(FLOAT32)
+    inexact = (narrow.astype(FLOAT64).view(np.int64) != every.view(np.int64)).astype(np.int32)
+    starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+    if len(inexact):
+        counts = np.add.reduceat(inexact, np.minimum(starts, len(inexact) - 1))
+        counts[lengths == 0] = 0
+    else:
+        counts = np.zeros(len(values), np.int64)
+    return [FLOAT64 if count else FLOAT32 for count in counts.tolist()]
+
+
 def encode_segment(points: Points, dtype: np.dtype[Any]) -> bytes:
     """One packed segment: header, encoded steps, encoded wall times, values (8-byte aligned)."""
-    step, wall_time, value = points
-    steps, walls = encode(np.asarray(step, np.int64), 0), encode(wall_bits(wall_time), 0)
-    values = np.ascontiguousarray(value, dtype=dtype).tobytes()
-    header = np.array([(len(step), dtype.itemsize, len(steps), len(walls))], dtype=SEGMENT_HEADER).tobytes()
-    return header + steps + walls + values + b"\0" * (-len(values) % 8)
+    return encode_segments([points], [dtype])[0]
+
+
+def encode_segments(points: list[Points], dtypes: list[np.dtype[Any]] | None = None) -> list[bytes]:
+    """Packed segments of many series at once (see :func:`encode_segment`); ``dtypes`` by default each series'
+    :func:`value_dtype` (each segment has its own). Encoded :data:`BATCH_POINTS` points at a time, so that the
+    temporary arrays stay small whatever the pass wrote."""
+    out: list[bytes] = []
+    begin = total = 0
+    for end, (step, _, _) in enumerate(points, 1):
+        total += len(step)
+        if total >= BATCH_POINTS or end == len(points):
+            out += _encode_batch(points[begin:end], None if dtypes is None else dtypes[begin:end])
+            begin, total = end, 0
+    return out
+
+
+def _encode_batch(points: list[Points], dtypes: list[np.dtype[Any]] | None) -> list[bytes]:
+    if dtypes is None:
+        dtypes = value_dtypes([value for _, _, value in points])
+    steps = encode_many([np.asarray(step, np.int64) for step, _, _ in points])
+    walls = encode_many([wall_bits(wall_time) for _, wall_time, _ in points])
+    out = []
+    for (step, _, value), dtype, encoded_steps, encoded_walls in zip(points, dtypes, steps, walls, strict=True):
+        values = np.ascontiguousarray(value, dtype=dtype).tobytes()
+        header = _SEGMENT_HEADER.pack(len(step), dtype.itemsize, len(encoded_steps), len(encoded_walls))
+        out.append(header + encoded_steps + encoded_walls + values + b"\0" * (-len(values) % 8))
+    return out
+
+
+BATCH_POINTS = 1 << 19  # points encoded at once by encode_segments (about 40 MB of temporary arrays)
+_SEGMENT_HEADER = struct.Struct("<qqqq")  # SEGMENT_HEADER's layout
 
 
 def decode_segment(data: bytes) -> Points:
@@ -96,29 +144,58 @@ def decode_segment(data: bytes) -> Points:
     return step, wall_time, value
 
 
-class PackedFile:
-    """One run's shared file of packed segments (its short series)."""
+class Packs:
+    """The store's pack files, ``packs/<number, 16 hex digits>.segments``: the segments of the short series of
+    every run one pass wrote, each run's end to end, written once (whole, in one write) and never again; a
+    pack no run's manifest refers to any more is deleted (:meth:`ridgeline.store.disk.DiskStore.checkpoint`)."""
 
-    __slots__ = ("file",)
+    __slots__ = ("_paths", "directory", "next")
 
-    def __init__(self, file: ColumnFile) -> None:
-        self.file = file
+    def __init__(self, directory: Path, next_number: int = 0) -> None:
+        self.directory = directory
+        self.next = next_number
+        self._paths: dict[int, Path] = {}
 
-    def append(self, points: Points, dtype: np.dtype[Any]) -> Segment:
-        """Write the points as one segment; returns where it is."""
-        data = encode_segment(points, dtype)
-        start = self.file.length
-        self.file.append(np.frombuffer(data, BYTES))
-        return (start, len(data), len(points[0]))
+    def path(self, number: int) -> Path:
+        path = self._paths.get(number)
+        if path is None:
+            path = self._paths[number] = self.directory / pack_name(number)
+        return path
+
+    def write(self, data: bytes) -> int:
+        """A new pack holding ``data``; returns its number. OSError (a full disk) leaves no pack behind."""
+        while True:
+            number, self.next = self.next, self.next + 1
+            try:
+                fd = os.open(self.path(number), os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
+            except FileExistsError:
+                continue
+            break
+        try:
+            try:
+                write_all(fd, data, 0)
+            finally:
+                os.close(fd)
+        except OSError:
+            self.path(number).unlink(missing_ok=True)
+            raise
+        return number
 
     def read(self, segments: Segments) -> Points:
         """The points of ``segments``, concatenated (read-only arrays; float64 values if any segment has them)."""
         parts: list[Points] = []
-        if segments:
-            fd = os.open(self.file.path, os.O_RDONLY)
-            try:
-                parts = [decode_segment(os.pread(fd, length, offset)) for offset, length, _ in segments]
-            finally:
+        fds: dict[int, int] = {}
+        try:
+            for pack, offset, length, _ in segments:
+                fd = fds.get(pack)
+                if fd is None:
+                    fd = fds[pack] = os.open(self.path(pack), os.O_RDONLY)
+                data = os.pread(fd, length, offset)
+                if len(data) != length:
+                    raise OSError(f"{self.path(pack)} is shorter than its manifest says")
+                parts.append(decode_segment(data))
+        finally:
+            for fd in fds.values():
                 os.close(fd)
         dtype = FLOAT64 if any(part[2].dtype == FLOAT64 for part in parts) else FLOAT32
         out = (
@@ -129,6 +206,32 @@ class PackedFile:
         for array in out:
             array.flags.writeable = False
         return out
+
+
+def pack_name(number: int) -> str:
+    return f"{number:016x}.segments"
+
+
+def write_staged(packs: Packs, groups: list[list[Staged]]) -> list[PackRange | None]:
+    """Write the staged segments of ``groups`` (one group a run) end to end into one new pack, then publish them;
+    returns each group's range of the pack (None for an empty group). OSError: nothing published."""
+    datas = [b"".join(one.data for one in group) for group in groups]
+    if not any(datas):
+        return [None] * len(groups)
+    number = packs.write(b"".join(datas))
+    ranges: list[PackRange | None] = []
+    start = 0
+    for group, data in zip(groups, datas, strict=True):
+        if not data:
+            ranges.append(None)
+            continue
+        ranges.append((number, start, len(data), crc32c.crc32c(data)))
+        at = start
+        for one in group:
+            one.publish(number, at)
+            at += len(one.data)
+        start += len(data)
+    return ranges
 
 
 @dataclass
@@ -142,6 +245,7 @@ class OwnFiles:
 
     @classmethod
     def create(cls, base: Path, dtype: np.dtype[Any]) -> OwnFiles:
+        private_directory(base.parent)  # the run's directory: made when its first series grows long
         own = cls(
             ColumnFile(base.with_suffix(".step"), BYTES),
             ColumnFile(base.with_suffix(".wall_time"), BYTES),
@@ -236,24 +340,107 @@ class _Mappings:
 
 
 MAPPINGS = _Mappings(MAPPED_SERIES)
+_MAP_LOCK = threading.Lock()  # held while a series' mapping is made (rare: one lock for all is cheaper to create)
 
 State = tuple[int, OwnFiles | None, Segments]
 
 
+class Pending:
+    """Points appended to a disk series and not yet written: the arrays as appended (copies), joined when staged.
+    Lighter than a :class:`ScalarSeries` (a series of 100 points appended once costs one list entry)."""
+
+    __slots__ = ("_chunks", "_ones", "count")
+
+    def __init__(self) -> None:
+        self._chunks: list[Points] = []
+        self._ones: tuple[list[int], list[float], list[float]] | None = None
+        self.count = 0
+
+    def append(self, step: np.ndarray, wall_time: np.ndarray, value: np.ndarray) -> None:
+        steps, wall_times, values = _kept(step, np.int64), _kept(wall_time, np.float64), _kept(value, np.float64)
+        count = steps.shape[0] if steps.ndim == 1 else -1
+        if count < 0 or wall_times.shape != (count,) or values.shape != (count,):
+            raise ValueError(
+                f"step, wall_time and value must be 1-D and equally long; got shapes "
+                f"{steps.shape}, {wall_times.shape}, {values.shape}"
+            )
+        if count:
+            self._join_ones()
+            self._chunks.append((steps, wall_times, values))
+            self.count += count
+
+    def append_one(self, step: int, wall_time: float, value: float) -> None:
+        if self._ones is None:
+            self._ones = ([], [], [])
+        self._ones[0].append(int(step))
+        self._ones[1].append(float(wall_time))
+        self._ones[2].append(float(value))
+        self.count += 1
+
+    def _join_ones(self) -> None:
+        if self._ones is not None:
+            steps, walls, values = self._ones
+            self._chunks.append((np.array(steps, np.int64), np.array(walls, np.float64), np.array(values, np.float64)))
+            self._ones = None
+
+    def points(self) -> Points:
+        """Every pending point, as one array per column."""
+        self._join_ones()
+        if len(self._chunks) != 1:
+            joined: Points = tuple(  # type: ignore[assignment]
+                np.concatenate([chunk[column] for chunk in self._chunks]) if self._chunks else _EMPTY[column]
+                for column in range(3)
+            )
+            self._chunks = [joined] if self.count else []
+        return self._chunks[0] if self._chunks else _EMPTY
+
+
+def _kept(column: Any, dtype: Any) -> np.ndarray:
+    """``column`` as an array of ``dtype`` that nobody can change under us: a read-only array as it is (ingest's
+    parsed columns are views of immutable bytes: copying them was a third of appending), anything else copied."""
+    array = np.asarray(column, dtype=dtype)
+    return array if not array.flags.writeable else np.array(array, dtype=dtype)
+
+
+_EMPTY: Points = (np.zeros(0, np.int64), np.zeros(0, np.float64), np.zeros(0, np.float64))
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class Staged:
-    """A short series' pending points as one encoded segment, not yet written (:meth:`DiskScalarSeries.stage`)."""
+    """A short series' pending points as one encoded segment, not yet written (:func:`stage_all`)."""
 
     series: DiskScalarSeries
     data: bytes
     length: int  # the series' points once published
     segments: Segments  # its segments before this one
-    pending: ScalarSnapshot
+    steps: np.ndarray  # the steps it adds
 
-    def publish(self, start: int) -> None:
-        """The segment is in the packed file at byte ``start``: the series now shows its points."""
-        segment = (start, len(self.data), self.length - sum(count for _, _, count in self.segments))
-        self.series._published((self.length, None, (*self.segments, segment)), self.pending)
+    def publish(self, pack: int, start: int) -> None:
+        """The segment is in pack ``pack`` at byte ``start``: the series now shows its points."""
+        segment = (pack, start, len(self.data), self.length - sum(segment[3] for segment in self.segments))
+        self.series._published((self.length, None, (*self.segments, segment)), self.steps)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class _Short:
+    """A short series' points to be encoded as one segment (with every other's: :func:`stage_all`)."""
+
+    series: DiskScalarSeries
+    points: Points
+    length: int  # its published points that stay (0 when it is written again as one segment)
+    segments: Segments
+    steps: np.ndarray
+
+
+def stage_all(series: list[DiskScalarSeries]) -> list[Staged]:
+    """Stage every one of ``series`` (:meth:`DiskScalarSeries.stage`), the short ones' segments encoded in one
+    call for all (:func:`encode_segments`)."""
+    short = [one for item in series if (one := item._prepare()) is not None]
+    encoded = encode_segments([one.points for one in short])
+    return [
+        Staged(one.series, data, one.length + len(one.points[0]), one.segments, one.steps)
+        for one, data in zip(short, encoded, strict=True)
+    ]
 
 
 class DiskScalarSeries(ScalarSeries):
@@ -267,7 +454,7 @@ class DiskScalarSeries(ScalarSeries):
     def __init__(  # the in-memory columns of ScalarSeries.__init__ are deliberately not allocated
         self,
         base: str,
-        packed: PackedFile,
+        packed: Packs,
         *,
         own: OwnFiles | None = None,
         segments: Segments = (),
@@ -282,14 +469,14 @@ class DiskScalarSeries(ScalarSeries):
         its view of the run's log; ``increasing``: whether its steps strictly increase, point after point)."""
         self._base = base
         self._packed = packed
-        length = own.value.length if own is not None else sum(count for _, _, count in segments)
+        length = own.value.length if own is not None else sum(segment[3] for segment in segments)
         self._state: State = (length, own, segments)
-        self._pending = ScalarSeries()
+        self._pending: Pending | None = None
         self._restarts = restarts if restarts is not None else SeriesRestarts(restart_log)
         self._increasing = increasing
         self._last_step = last_step
         self._mapped: Mapped | None = None
-        self._map_lock = threading.Lock()
+        self._map_lock = _MAP_LOCK
 
     def __len__(self) -> int:
         return self._state[0]
@@ -315,16 +502,16 @@ class DiskScalarSeries(ScalarSeries):
     @property
     def pending(self) -> int:
         """Points appended but not yet written (nor visible to readers)."""
-        return len(self._pending)
+        return 0 if self._pending is None else self._pending.count
 
     @property
     def capacity(self) -> int:
-        return len(self) + self._pending.capacity
+        return len(self) + self.pending
 
     @property
     def nbytes(self) -> int:
         """Bytes held in memory (the unwritten points); the mapped columns are the page cache's, not ours."""
-        return self._pending.nbytes
+        return 24 * self.pending
 
     @property
     def restart_marks(self) -> Restarts:
@@ -337,12 +524,16 @@ class DiskScalarSeries(ScalarSeries):
 
     # --- writer thread ------------------------------------------------------------------------------------------
     def append(self, step: np.ndarray, wall_time: np.ndarray, value: np.ndarray) -> None:
-        self._restarts.fold(len(self) + len(self._pending))
+        self._restarts.fold(len(self) + self.pending)
+        if self._pending is None:
+            self._pending = Pending()
         self._pending.append(step, wall_time, value)
         self._flush_when_full()
 
     def append_one(self, step: int, wall_time: float, value: float) -> None:
-        self._restarts.fold(len(self) + len(self._pending))
+        self._restarts.fold(len(self) + self.pending)
+        if self._pending is None:
+            self._pending = Pending()
         self._pending.append_one(step, wall_time, value)
         self._flush_when_full()
 
@@ -350,7 +541,7 @@ class DiskScalarSeries(ScalarSeries):
         """Write out a full buffer. Appending never fails: a write that does (a full disk) leaves the points
         pending, and the store's checkpoint at the end of the pass reports it. Raising here, in the middle of a
         record batch, would have ingest read the batch again and append its other series' points twice."""
-        if len(self._pending) >= FLUSH_POINTS:
+        if self.pending >= FLUSH_POINTS:
             with contextlib.suppress(OSError):
                 self.flush()
 
@@ -370,44 +561,48 @@ class DiskScalarSeries(ScalarSeries):
         writes them again at the same place."""
         staged = self.stage()
         if staged is not None:
-            start = self._packed.file.length
-            self._packed.file.append(np.frombuffer(staged.data, BYTES))
-            staged.publish(start)
+            write_staged(self._packed, [[staged]])
 
     def stage(self) -> Staged | None:
         """Flush a long series (its own files, written and published here); for a short one, the segment its
         pending points make, to be appended to the packed file by the caller (one write for all of a run's
         short series) and then published with :meth:`Staged.publish`. None when there is nothing to stage."""
-        pending = self._pending.snapshot()
-        if not len(pending):
+        staged = stage_all([self])
+        return staged[0] if staged else None
+
+    def _prepare(self) -> _Short | None:
+        """What :meth:`stage` needs: a long series is written and published here (None); a short one's points
+        to encode are returned (None when nothing is pending)."""
+        if not self.pending:
             return None
+        assert self._pending is not None
+        data = self._pending.points()
         length, own, segments = self._state
-        data: Points = (pending.step, pending.wall_time, pending.value)
-        if own is None and length + len(pending) < FLUSH_POINTS:
+        count = len(data[0])
+        if own is None and length + count < FLUSH_POINTS:
             if len(segments) >= MAX_SEGMENTS:  # a live short series: one segment a pass; read it as one again
                 old = self._packed.read(segments)
-                data = tuple(np.concatenate([a, b]) for a, b in zip(old, data, strict=True))  # type: ignore[assignment]
-                segments, length = (), 0
-            encoded = encode_segment(data, value_dtype(data[2]))  # each segment has its own dtype
-            return Staged(self, encoded, length + len(data[0]), segments, pending)
+                joined: Points = tuple(np.concatenate([a, b]) for a, b in zip(old, data, strict=True))  # type: ignore[assignment]
+                return _Short(self, joined, 0, (), data[0])
+            return _Short(self, data, length, segments, data[0])
         retired: ColumnFile | None = None
         if own is None:  # it grew long: move it to files of its own, its packed points first
             old = self._packed.read(segments)
-            joined: Points = tuple(np.concatenate([a, b]) for a, b in zip(old, data, strict=True))  # type: ignore[assignment]
+            joined = tuple(np.concatenate([a, b]) for a, b in zip(old, data, strict=True))  # type: ignore[assignment]
             own = OwnFiles.create(Path(self._base), value_dtype(joined[2], old[2].dtype == FLOAT64))
             own.append(joined, 0)
         else:
             if own.value.dtype == FLOAT32 and value_dtype(data[2]) == FLOAT64:
                 retired, own = own.value, own.widened()
             own.append(data, length)
-        self._published((length + len(pending), own, ()), pending)
+        self._published((length + count, own, ()), data[0])
         if retired is not None:
             retired.path.unlink(missing_ok=True)  # readers' mappings of it stay valid
         return None
 
-    def _published(self, state: State, pending: ScalarSnapshot) -> None:
-        self._note_steps(np.asarray(pending.step))
-        self._pending = ScalarSeries()
+    def _published(self, state: State, steps: np.ndarray) -> None:
+        self._note_steps(steps)
+        self._pending = None
         self._state = state  # publish only once the data is in place
 
     def _note_steps(self, step: np.ndarray) -> None:

@@ -7,9 +7,9 @@ columns little-endian numbers (raw, or the chunks of :mod:`ridgeline.store.encod
 file can at worst be rejected, never run.
 
 A column file only grows (``pwrite`` at the committed end, so a write cut short by a full disk is overwritten by
-the next); its committed length and CRC32C live in the run's manifest, written after the bytes and swapped in
-atomically (a temporary file and ``os.replace``). Bytes past the committed length — a process killed between the
-two — are cut off when the store is opened again.
+the next); its committed length and CRC32C live in the run's manifest (in its shard), written after the bytes
+and swapped in atomically (a temporary file and ``os.replace``). Bytes past the committed length — a process
+killed between the two — are cut off when the store is opened again.
 """
 
 from __future__ import annotations
@@ -78,9 +78,6 @@ def check_store_directory(path: Path) -> Path:
     return path
 
 
-MANIFEST = "manifest.json.gz"  # a run's manifest: gzip'd JSON (``zcat`` reads it)
-
-
 def write_json(path: Path, value: Any) -> None:
     """Write ``value`` as JSON to ``path`` atomically, mode 0600."""
     write_atomically(path, json.dumps(value, separators=(",", ":"), allow_nan=True).encode())
@@ -91,7 +88,7 @@ def write_atomically(path: Path, data: bytes) -> None:
     temporary = path.with_name(f".tmp-{os.getpid()}-{path.name}")
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
     try:
-        _write_all(fd, data, 0)
+        write_all(fd, data, 0)
     finally:
         os.close(fd)
     os.replace(temporary, path)
@@ -106,36 +103,16 @@ def read_json(path: Path) -> Any | None:
         return None
 
 
-def encode_manifest(value: Any) -> bytes:
-    """A manifest's bytes: its JSON, gzip'd (a run's manifest repeats its tags and keys: 2.6 KB of JSON for a
-    run of 10 series is 0.75 KB, what a store of many short runs spends per run). No timestamp: equal
-    manifests are equal bytes."""
-    return gzip.compress(json.dumps(value, separators=(",", ":"), allow_nan=True).encode(), 6, mtime=0)
-
-
 def decode_manifest(data: bytes) -> Any | None:
-    """The manifest in ``data`` (see :func:`encode_manifest`); None when it is not one (the caller rebuilds)."""
+    """The gzip'd JSON in ``data`` (a manifest shard, :mod:`ridgeline.store.manifests`); None when it is not
+    (the caller rebuilds)."""
     try:
         return json.loads(gzip.decompress(data))
     except (OSError, EOFError, ValueError, zlib.error):  # gzip.BadGzipFile is an OSError
         return None
 
 
-def write_manifest(path: Path, value: Any) -> None:
-    write_atomically(path, encode_manifest(value))
-
-
-def read_manifest(path: Path) -> Any | None:
-    """The manifest in ``path``; None when it is missing or damaged."""
-    try:
-        with open(path, "rb") as file:
-            data = file.read()
-    except OSError:
-        return None
-    return decode_manifest(data)
-
-
-def _write_all(fd: int, data: bytes | memoryview, offset: int) -> None:
+def write_all(fd: int, data: bytes | memoryview, offset: int) -> None:
     view = memoryview(data)
     while view:
         written = os.pwrite(fd, view, offset)
@@ -158,7 +135,7 @@ class ColumnFile:
         data = np.ascontiguousarray(values, dtype=self.dtype)
         fd = os.open(self.path, os.O_WRONLY | os.O_CREAT, FILE_MODE)
         try:
-            _write_all(fd, data.data.cast("B"), self.length * self.dtype.itemsize)
+            write_all(fd, data.data.cast("B"), self.length * self.dtype.itemsize)
         finally:
             os.close(fd)
         self.crc = crc32c.crc32c(data.data.cast("B"), value=self.crc)
@@ -248,6 +225,46 @@ class ColumnFile:
             "bytes": self.length * self.dtype.itemsize,
             "crc": self.crc,
         }
+
+
+class PackPart:
+    """One run's bytes of a pack file (:class:`ridgeline.store.disk_series.Packs`): ``length`` bytes from
+    ``start``, and their CRC32C, as the run's manifest committed them. A pack is written once, whole, and never
+    changes: there is nothing to trim, and a part checked once stays checked."""
+
+    __slots__ = ("crc", "length", "number", "path", "start")
+
+    def __init__(self, path: Path, number: int, start: int, length: int, crc: int) -> None:
+        self.path = path
+        self.number = number
+        self.start = start
+        self.length = length
+        self.crc = crc
+
+    def verify(self) -> bool:
+        return self.check()
+
+    def check(self, known: tuple[int, int] | None = None) -> bool:
+        """Whether the bytes are there and match the CRC (``known``: this part's ``(length, crc)``, checked)."""
+        if known == (self.length, self.crc):
+            return True
+        try:
+            fd = os.open(self.path, os.O_RDONLY)
+        except OSError:
+            return False
+        try:
+            data = os.pread(fd, self.length, self.start)
+        except OSError:
+            return False
+        finally:
+            os.close(fd)
+        return len(data) == self.length and bool(crc32c.crc32c(data) == self.crc)
+
+    def describe(self) -> list[int]:
+        return [self.number, self.start, self.length, self.crc]
+
+
+Checked = ColumnFile | PackPart  # what a run's manifest commits, and a check of it takes
 
 
 class WriterLock:

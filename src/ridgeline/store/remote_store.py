@@ -31,14 +31,10 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from ridgeline.store.files import (
-    FILE_MODE,
-    MANIFEST,
-    decode_manifest,
-    private_directory,
-    write_atomically,
-    write_json,
-)
+from ridgeline.store.disk import FORMAT
+from ridgeline.store.disk_series import pack_name
+from ridgeline.store.files import FILE_MODE, private_directory, remove_quietly, write_atomically, write_json
+from ridgeline.store.manifests import DIRECTORY, SHARDS, decode_shard, shard_name, shard_path
 
 TOP_FILES = ("store.json", "sources.json", "problems.json")
 PART = ".part-"  # <column>.part-<first byte, 16 hex digits>: bytes the column gained after its base object
@@ -46,12 +42,12 @@ MAX_PARTS = 16  # a column with this many parts is uploaded whole again (one bas
 
 
 def named_files(manifest: Any) -> list[str]:
-    """The column files a run's manifest names (what must be published with it)."""
+    """The column files under the run's directory a run's manifest names (what must be published with it)."""
     return list(committed_bytes(manifest))
 
 
 def committed_bytes(manifest: Any) -> dict[str, int]:
-    """The column files a run's manifest names, each with the bytes it committed."""
+    """The column files under the run's directory a run's manifest names, each with the bytes it committed."""
     if not isinstance(manifest, dict):
         return {}
     specs = []
@@ -59,7 +55,7 @@ def committed_bytes(manifest: Any) -> dict[str, int]:
         own = entry.get("own") if isinstance(entry, dict) else None
         if isinstance(own, dict):
             specs += [own[part] for part in ("step", "wall_time", "value", "lod") if part in own]
-    specs += [manifest.get(key) for key in ("packed", "blob_table")]
+    specs.append(manifest.get("blob_table"))
     return {
         str(spec["file"]): int(spec["bytes"])
         for spec in specs
@@ -67,8 +63,31 @@ def committed_bytes(manifest: Any) -> dict[str, int]:
     }
 
 
+def named_packs(manifest: Any) -> set[str]:
+    """The packs a run's manifest names (file names under ``packs/``)."""
+    found = set()
+    for part in manifest.get("packed") or [] if isinstance(manifest, dict) else []:
+        with contextlib.suppress(TypeError, ValueError, IndexError):
+            found.add(pack_name(int(part[0])))
+    return found
+
+
 def _plain(name: str) -> bool:
     return bool(name) and "/" not in name and "\\" not in name and not name.startswith(".")
+
+
+def local_manifests(store: Path) -> tuple[dict[str, bytes], dict[str, Any]]:
+    """A local store's shard files (shard -> bytes) and the runs' manifests they hold (run directory -> manifest)."""
+    shards: dict[str, bytes] = {}
+    manifests: dict[str, Any] = {}
+    for shard in SHARDS:
+        try:
+            data = shard_path(store, shard).read_bytes()
+        except OSError:
+            continue
+        shards[shard] = data
+        manifests.update(decode_shard(data, FORMAT) or {})
+    return shards, manifests
 
 
 class Publisher:
@@ -78,48 +97,76 @@ class Publisher:
         self.local = local
         self.fs = fs
         self.root = root.rstrip("/")
-        self._uploaded: dict[str, tuple[int, int]] = {}  # remote path -> (size, mtime_ns) of the local file sent
+        self._uploaded: dict[str, bytes | tuple[int, int]] = {}  # remote path -> what was sent (bytes, or stat)
         self._columns: dict[str, tuple[int, int]] = {}  # remote column -> (bytes published, parts written)
         self._named: dict[str, set[str]] = {}  # run directory -> the files its published manifest names
+        self._packs: set[str] = set()  # packs uploaded (a pack never changes)
 
     def publish(self) -> int:
         """Upload what changed since the last call; returns how many objects were written."""
         written = 0
-        runs = self.local / "runs"
-        present = set()
-        for directory in sorted(runs.iterdir()) if runs.is_dir() else []:
-            manifest_path = directory / MANIFEST
-            try:
-                manifest_bytes = manifest_path.read_bytes()
-            except OSError:
-                continue
-            present.add(directory.name)
-            remote = f"{self.root}/runs/{directory.name}"
-            committed = committed_bytes(decode_manifest(manifest_bytes))
-            names = set(committed)
-            for name in sorted(names):
-                written += self._put_column(directory / name, f"{remote}/{name}", committed[name])
-            written += self._put_bytes(manifest_bytes, manifest_path, f"{remote}/{MANIFEST}")
-            if self._named.get(directory.name) != names:  # a new reading (a rewind, a rebuild): drop the old files
-                written += self._remove_unnamed(remote, names)
-                self._named[directory.name] = names
+        shards, manifests = local_manifests(self.local)
+        packs = set()
+        for key, manifest in sorted(manifests.items()):
+            committed = committed_bytes(manifest)
+            for name in sorted(committed):
+                written += self._put_column(
+                    self.local / "runs" / key / name, f"{self.root}/runs/{key}/{name}", committed[name]
+                )
+            for name in sorted(named_packs(manifest) - self._packs):
+                path = self.local / "packs" / name
+                with contextlib.suppress(FileNotFoundError):  # unused meanwhile: a later shard drops it
+                    self.fs.pipe_file(f"{self.root}/packs/{name}", path.read_bytes())
+                    self._packs.add(name)
+                    written += 1
+            packs |= named_packs(manifest)
+        # Then the manifests that count those bytes, then what they no longer name.
+        for shard, data in sorted(shards.items()):
+            remote = f"{self.root}/{DIRECTORY}/{shard_name(shard)}"
+            if self._uploaded.get(remote) != data:
+                self.fs.pipe_file(remote, data)
+                self._uploaded[remote] = data
+                written += 1
+        for listed in self._listing(f"{self.root}/{DIRECTORY}"):
+            if listed.rsplit("/", 1)[-1].split(".", 1)[0] not in shards:
+                self.fs.rm_file(listed)
+                self._uploaded.pop(f"{self.root}/{DIRECTORY}/{listed.rsplit('/', 1)[-1]}", None)
+                written += 1
+        for key, manifest in sorted(manifests.items()):
+            names = set(committed_bytes(manifest))
+            if self._named.get(key) != names:  # a new reading (a rewind, a rebuild): drop the old files
+                written += self._remove_unnamed(f"{self.root}/runs/{key}", names)
+                self._named[key] = names
         for name in TOP_FILES:
             written += self._put(self.local / name, f"{self.root}/{name}")
+        for listed in self._listing(f"{self.root}/packs"):
+            if listed.rsplit("/", 1)[-1] not in packs:
+                self.fs.rm_file(listed)
+                self._packs.discard(listed.rsplit("/", 1)[-1])
+                written += 1
         with contextlib.suppress(FileNotFoundError):
-            for gone in {path.rstrip("/").rsplit("/", 1)[-1] for path in self.fs.ls(f"{self.root}/runs")} - present:
+            for gone in {path.rstrip("/").rsplit("/", 1)[-1] for path in self.fs.ls(f"{self.root}/runs")} - set(
+                manifests
+            ):
                 self.fs.rm(f"{self.root}/runs/{gone}", recursive=True)
+                self._named.pop(gone, None)
                 written += 1
         return written
 
+    def _listing(self, remote: str) -> list[str]:
+        try:
+            return [str(path).rstrip("/") for path in self.fs.ls(remote, detail=False)]
+        except FileNotFoundError:
+            return []
+
     def _remove_unnamed(self, remote: str, names: set[str]) -> int:
         removed = 0
-        with contextlib.suppress(FileNotFoundError):
-            for path in self.fs.ls(remote, detail=False):
-                name = str(path).rstrip("/").rsplit("/", 1)[-1]
-                if name.split(PART, 1)[0] not in names and name != MANIFEST:
-                    self.fs.rm_file(path)
-                    self._columns.pop(f"{remote}/{name}", None)
-                    removed += 1
+        for path in self._listing(remote):
+            name = path.rsplit("/", 1)[-1]
+            if name.split(PART, 1)[0] not in names:
+                self.fs.rm_file(path)
+                self._columns.pop(f"{remote}/{name}", None)
+                removed += 1
         return removed
 
     def _put_column(self, path: Path, remote: str, size: int) -> int:
@@ -148,11 +195,10 @@ class Publisher:
         """Delete the parts of ``remote`` (its base object now holds their bytes)."""
         directory, name = remote.rsplit("/", 1)
         removed = 0
-        with contextlib.suppress(FileNotFoundError):
-            for path in self.fs.ls(directory, detail=False):
-                if str(path).rstrip("/").rsplit("/", 1)[-1].startswith(name + PART):
-                    self.fs.rm_file(path)
-                    removed += 1
+        for path in self._listing(directory):
+            if path.rsplit("/", 1)[-1].startswith(name + PART):
+                self.fs.rm_file(path)
+                removed += 1
         return removed
 
     def _put(self, path: Path, remote: str) -> int:
@@ -162,16 +208,8 @@ class Publisher:
             return 0
         if self._uploaded.get(remote) == (info.st_size, info.st_mtime_ns):
             return 0
-        return self._put_bytes(path.read_bytes(), path, remote, (info.st_size, info.st_mtime_ns))
-
-    def _put_bytes(self, data: bytes, path: Path, remote: str, seen: tuple[int, int] | None = None) -> int:
-        if seen is None:
-            info = path.stat()
-            seen = (info.st_size, info.st_mtime_ns)
-            if self._uploaded.get(remote) == seen:
-                return 0
-        self.fs.pipe_file(remote, data)
-        self._uploaded[remote] = seen
+        self.fs.pipe_file(remote, path.read_bytes())
+        self._uploaded[remote] = (info.st_size, info.st_mtime_ns)
         return 1
 
 
@@ -182,36 +220,42 @@ class Mirror:
         self.fs = fs
         self.root = root.rstrip("/")
         self.local = private_directory(local)
-        self._seen: dict[str, Any] = {}  # remote manifest -> its listed identity
+        self._seen: dict[str, Any] = {}  # remote shard -> its listed identity
 
     def sync(self) -> None:
-        """Copy what changed: top files, then per changed run its columns' new bytes, then its manifest."""
+        """Copy what changed: top files, then per changed shard its runs' new bytes and packs, then the shard."""
         self._forget_listings()
         for name in TOP_FILES:
             with contextlib.suppress(FileNotFoundError):
                 write_json(self.local / name, json.loads(self.fs.cat_file(f"{self.root}/{name}")))
         try:
-            listed = self.fs.find(f"{self.root}/runs", detail=True)
+            listed = self.fs.find(self.root, detail=True)
         except FileNotFoundError:
             listed = {}
         extents = _extents(
             {self.fs._strip_protocol(path).rstrip("/"): info.get("size", 0) for path, info in listed.items()}
         )
-        runs = private_directory(self.local / "runs")
-        remote_runs = set()
+        private_directory(self.local / "runs")
+        private_directory(self.local / "packs")
+        private_directory(self.local / DIRECTORY)
+        remote_shards = set()
+        root = self.fs._strip_protocol(self.root).rstrip("/")
         for path, info in sorted(listed.items()):
-            if not path.endswith(f"/{MANIFEST}"):
+            relative = self.fs._strip_protocol(path).rstrip("/")[len(root) + 1 :]
+            folder, _, name = relative.rpartition("/")
+            shard = name.split(".", 1)[0]
+            if folder != DIRECTORY or name != shard_name(shard) or shard not in SHARDS:
                 continue
-            run = path.rstrip("/").rsplit("/", 2)[-2]
-            remote_runs.add(run)
+            remote_shards.add(shard)
             identity = (info.get("ETag"), info.get("size"), info.get("LastModified"))
             if self._seen.get(path) == identity:
                 continue
             with contextlib.suppress(OSError, ValueError):
-                self._copy_run(path, run, extents, runs / run)
+                self._copy_shard(path, shard, extents)
                 self._seen[path] = identity
-        for stale in {entry.name for entry in os.scandir(runs) if entry.is_dir()} - remote_runs:
-            shutil.rmtree(runs / stale, ignore_errors=True)
+        for shard in set(SHARDS) - remote_shards:
+            remove_quietly(shard_path(self.local, shard))
+        self._remove_unnamed()
 
     def _forget_listings(self) -> None:
         """Drop every directory listing the file system cached under the store. s3fs's ``find`` caches a
@@ -226,36 +270,56 @@ class Mirror:
         for key in [key for key in cache if key == root or key.startswith(root + "/")]:
             cache.pop(key, None)
 
-    def _copy_run(self, manifest_path: str, run: str, extents: Extents, directory: Path) -> None:
-        manifest_bytes = self.fs.cat_file(manifest_path)
-        manifest = decode_manifest(manifest_bytes)
-        if not isinstance(manifest, dict):
-            raise ValueError(f"{manifest_path} is not a manifest")
-        private_directory(directory)
-        base = manifest_path.rstrip("/").rsplit("/", 1)[0]
-        for name, needed in committed_bytes(manifest).items():
-            local = directory / name
-            have = local.stat().st_size if local.exists() else 0
-            if needed <= have:
+    def _copy_shard(self, shard_object: str, shard: str, extents: Extents) -> None:
+        data = self.fs.cat_file(shard_object)
+        manifests = decode_shard(data, FORMAT)
+        if manifests is None:
+            raise ValueError(f"{shard_object} is not a manifest shard")
+        for key, manifest in manifests.items():
+            if not _plain(str(key)):
                 continue
-            fd = os.open(local, os.O_WRONLY | os.O_CREAT, FILE_MODE)
-            try:  # the base object, then its parts in order: each read from where the copy ends
-                for start, size, key in extents.get(self.fs._strip_protocol(f"{base}/{name}").rstrip("/"), []):
-                    if start + size <= have:
-                        continue
-                    if start > have:  # a gap (a part listed before the one it follows): the next sync copies it
-                        break
-                    data = self.fs.cat_file(key, start=have - start, end=size)
-                    os.pwrite(fd, data, have)
-                    have += len(data)
-            finally:
-                os.close(fd)
-        write_atomically(directory / MANIFEST, manifest_bytes)
-        keep = {*named_files(manifest), MANIFEST}
-        for entry in os.scandir(directory):
-            if entry.name not in keep and not entry.name.startswith(".tmp-"):
-                with contextlib.suppress(OSError):
-                    os.unlink(entry.path)
+            directory = self.local / "runs" / str(key)
+            for name, needed in committed_bytes(manifest).items():
+                self._copy_column(f"{self.root}/runs/{key}/{name}", directory / name, needed, extents)
+            for name in named_packs(manifest):
+                local = self.local / "packs" / name
+                if not local.exists():
+                    write_atomically(local, self.fs.cat_file(f"{self.root}/packs/{name}"))
+        write_atomically(shard_path(self.local, shard), data)
+
+    def _copy_column(self, remote: str, local: Path, needed: int, extents: Extents) -> None:
+        have = local.stat().st_size if local.exists() else 0
+        if needed <= have:
+            return
+        private_directory(local.parent)
+        fd = os.open(local, os.O_WRONLY | os.O_CREAT, FILE_MODE)
+        try:  # the base object, then its parts in order: each read from where the copy ends
+            for start, size, key in extents.get(self.fs._strip_protocol(remote).rstrip("/"), []):
+                if start + size <= have:
+                    continue
+                if start > have:  # a gap (a part listed before the one it follows): the next sync copies it
+                    break
+                data = self.fs.cat_file(key, start=have - start, end=size)
+                os.pwrite(fd, data, have)
+                have += len(data)
+        finally:
+            os.close(fd)
+
+    def _remove_unnamed(self) -> None:
+        """Delete from the copy what none of its shards names (runs gone, old readings, packs unused)."""
+        _, manifests = local_manifests(self.local)
+        packs = set().union(*(named_packs(manifest) for manifest in manifests.values())) if manifests else set()
+        for entry in os.scandir(self.local / "packs"):
+            if entry.name not in packs and not entry.name.startswith(".tmp-"):
+                remove_quietly(Path(entry.path))
+        for entry in os.scandir(self.local / "runs"):
+            if entry.name not in manifests:
+                shutil.rmtree(entry.path, ignore_errors=True)
+                continue
+            keep = set(named_files(manifests[entry.name]))
+            for column in os.scandir(entry.path):
+                if column.name not in keep and not column.name.startswith(".tmp-"):
+                    remove_quietly(Path(column.path))
 
 
 def _read_exactly(file: Any, count: int, path: Path) -> bytes:

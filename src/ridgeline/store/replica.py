@@ -3,12 +3,14 @@
 One indexer (``ridgeline index --logdir L --store DIR --watch S``, or a server with ``--logdir`` and ``--store``)
 writes the store; any number of replicas read it. A replica never writes into the store and never takes its
 writer lock: it opens ``store.json`` (another format is refused, never rebuilt: that is the indexer's job), then
-each run's manifest (``manifest.json.gz``), and serves each run's columns up to the lengths that manifest committed.
+the manifest shards (``manifests/<0-f>.json.gz``: every run's manifest), and serves each run's columns up to the
+lengths its manifest committed.
 
 Why a replica never sees a half-written commit (see docs/store.md, *Many servers, one store*): column files only
 grow, the indexer writes a column's bytes before the manifest that counts them, and a manifest is replaced
-atomically (``os.replace`` of a complete temporary file), so every manifest a replica can open names bytes that
-are already there and never change again. Bytes past the committed lengths (a write in progress) are not read.
+atomically (``os.replace`` of a complete temporary shard), so every manifest a replica can open names bytes
+that are already there and never change again (a pack is written once, whole, before any manifest names it).
+Bytes past the committed lengths (a write in progress) are not read.
 Every column a manifest names is checked against its CRC32C before the run is served (a file already checked is
 read only past what was checked); a run whose files do not match is refused and listed as a problem, unless its
 manifest changed meanwhile (the indexer rewrote or removed the run: read again at once).
@@ -30,9 +32,11 @@ from typing import Any, Protocol
 
 from ridgeline.format.proto.summary_pb2 import SummaryMetadata
 from ridgeline.store.base import BlobRef, Kind, Problem
-from ridgeline.store.disk import DiskRunData, header, run_from
+from ridgeline.store.disk import FORMAT, DiskRunData, header, run_from
+from ridgeline.store.disk_series import Packs
 from ridgeline.store.embeddings import EmbeddingRef
-from ridgeline.store.files import MANIFEST, ColumnFile, StoreError, check_store_directory, read_json, read_manifest
+from ridgeline.store.files import Checked, StoreError, check_store_directory, read_json
+from ridgeline.store.manifests import SHARDS, read_shard, shard_of, shard_path
 from ridgeline.store.payloads import DecodedPayload
 from ridgeline.store.run import Store
 
@@ -58,9 +62,9 @@ class EventFiles(Protocol):
 
 @dataclass
 class _Seen:
-    """One run as last read: which manifest file (its identity on disk), and the reading it described."""
+    """One run as last read: its manifest, and the reading it described."""
 
-    key: tuple[int, int, int]
+    manifest: Any
     data: DiskRunData | None  # None: refused (damaged)
     metadata: dict[str, str] = field(default_factory=dict)
     files: list[str] = field(default_factory=list)
@@ -106,7 +110,9 @@ class Replica:
         self.logdir = str(sources["logdir"]) if isinstance(sources, dict) and "logdir" in sources else None
         self.event_files = event_files
         self.store = ReplicaStore()
+        self.packs = Packs(self.directory / "packs")  # read only
         self._seen: dict[str, _Seen] = {}  # run directory name -> what was read from it
+        self._shards: dict[str, tuple[tuple[int, int, int], dict[str, Any]]] = {}  # shard -> identity, manifests
         self._by_run: dict[str, _Seen] = {}  # run name -> what is served of it
         self._problems_key: tuple[int, int, int] | None = None
         self._pass_lock = threading.Lock()
@@ -133,42 +139,64 @@ class Replica:
                 except Exception as error:  # unreachable meanwhile: keep serving the copy, say why
                     self.store.add_problems([Problem(str(self.directory), None, f"store copy not updated: {error}")])
             changed = 0
-            try:
-                names = {entry.name for entry in os.scandir(self.directory / "runs") if entry.is_dir()}
-            except FileNotFoundError:
-                names = set()
-            for name in sorted(names):
-                changed += self._read_run(name)
-            for name in sorted(set(self._seen) - names):
+            manifests = self._manifests()
+            for name in sorted(manifests):
+                changed += self._read_run(name, manifests[name])
+            for name in sorted(set(self._seen) - set(manifests)):
                 changed += self._forget(name)
             self._read_problems()
             if changed:
                 self.store.generation += 1
             return changed
 
-    def _read_run(self, name: str) -> int:
+    def _manifests(self) -> dict[str, Any]:
+        """Every run's committed manifest (run directory name -> manifest): the shards that changed read again."""
+        found: dict[str, Any] = {}
+        for shard in SHARDS:
+            entries = self._shard(shard)
+            if entries is not None:
+                found.update(entries)
+        return found
+
+    def _shard(self, shard: str, again: bool = False) -> dict[str, Any] | None:
+        path = shard_path(self.directory, shard)
+        key = _identity(path)
+        if key is None:
+            self._shards.pop(shard, None)
+            return None
+        known = self._shards.get(shard)
+        if known is not None and known[0] == key and not again:
+            return known[1]
+        entries = read_shard(path, FORMAT)
+        if entries is None:  # damaged, or replaced between the stat and the read: the next pass reads it
+            return known[1] if known is not None else None
+        self._shards[shard] = (key, entries)
+        return entries
+
+    def _read_run(self, name: str, manifest: Any) -> int:
         directory = self.directory / "runs" / name
-        path = directory / MANIFEST
         previous = self._seen.get(name)
+        if previous is not None and previous.manifest == manifest:
+            return 0
         attempts = 0
         while True:
-            key = _identity(path)
-            if key is None:  # no manifest (yet, or any more): the run is not served
-                return self._forget(name)
-            if previous is not None and previous.key == key:
-                return 0
-            manifest = read_manifest(path)
             checked: dict[Path, tuple[int, int]] = {}
-            data = run_from(manifest, directory, self._checker(previous, checked))
+            data = run_from(manifest, directory, self.packs, self._checker(previous, checked))
             attempts += 1
+            if data is not None or attempts == RETRIES:
+                break
             # A failed check of a manifest replaced meanwhile is the indexer moving on (a run rewritten or
             # removed, its old files deleted): read the new one. One still in place names damaged files.
-            if data is not None or _identity(path) == key or attempts == RETRIES:
+            fresh = (self._shard(shard_of(name), again=True) or {}).get(name)
+            if fresh is None:
+                return self._forget(name)
+            if fresh == manifest:
                 break
+            manifest = fresh
         if data is None:
             changed = self._forget(name)
             self._refuse(name, manifest, previous)
-            self._seen[name] = _Seen(key, None)
+            self._seen[name] = _Seen(manifest, None)
             return changed
         assert isinstance(manifest, dict)
         self.store.refused.pop(name, None)
@@ -184,7 +212,7 @@ class Replica:
         self.store.replace_run(data)
         if previous is not None and previous.data is not None and previous.data.reading == data.reading:
             data.epoch = previous.data.epoch  # the same reading, grown: change tokens stay comparable
-        seen = _Seen(key, data, metadata if isinstance(metadata, dict) else {}, files, checked)
+        seen = _Seen(manifest, data, metadata if isinstance(metadata, dict) else {}, files, checked)
         self._seen[name] = self._by_run[data.name] = seen
         return 1
 
@@ -199,12 +227,12 @@ class Replica:
         return 1
 
     @staticmethod
-    def _checker(previous: _Seen | None, checked: dict[Path, tuple[int, int]]) -> Callable[[ColumnFile], bool]:
+    def _checker(previous: _Seen | None, checked: dict[Path, tuple[int, int]]) -> Callable[[Checked], bool]:
         """A read-only check of each column, reading only past what ``previous`` checked of the same file;
         records in ``checked`` what passed."""
         known = previous.checked if previous is not None else {}
 
-        def check(column: ColumnFile) -> bool:
+        def check(column: Checked) -> bool:
             if not column.check(known.get(column.path)):
                 return False
             checked[column.path] = (column.length, column.crc)

@@ -165,8 +165,14 @@ class SeriesRestarts:
     @classmethod
     def restored(cls, log: RestartLog, state: Sequence[Any]) -> SeriesRestarts:
         """The view :meth:`state` described, over ``log`` (ValueError when it does not fit the log)."""
-        view = cls(log)
+        view = cls.__new__(cls)
+        view._log = log
         view._first, view._seen = int(state[0]), int(state[1])
+        if len(state) == 2:  # no START after any of its points (the usual case: checked without a list)
+            view._spans = []
+            if not 0 <= view._first <= view._seen <= len(log):
+                raise ValueError("restart spans do not fit the run's restart log")
+            return view
         view._spans = [(int(span[0]), int(span[1]), int(span[2])) for span in state[2:]]
         ends = [view._first, view._seen, *(end for _, _, end in view._spans)]
         if min(ends) < 0 or max(ends) > len(log) or view._seen < view._first:
