@@ -252,7 +252,7 @@ def test_resident_memory_follows_what_is_read_not_what_is_stored(tmp_path: Path)
 def _anon_growth(logs: Path, option: str) -> dict[str, int]:
     script = textwrap.dedent(
         f"""
-        import json, ridgeline, ridgeline.ingest.loop, numpy
+        import crc32c, json, numpy, ridgeline, ridgeline.ingest.loop
         import ridgeline.store.cache, ridgeline.store.disk_provider  # what a cache opens: imported, not measured
         def anon():
             with open("/proc/self/status") as status:

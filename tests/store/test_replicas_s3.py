@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import wait_until
+from tests.s3 import aws_env, moto_endpoint
 from tests.server.conftest import clean_env, serving
 from tests.store.test_disk import expected, write_run
 from tests.store.test_replicas import LONG, SERIES, answers, caught_up, indexing, write_logs
@@ -20,27 +21,8 @@ STORE = "s3://stores/team/store"
 
 @pytest.fixture(scope="module")
 def s3_endpoint() -> Iterator[str]:
-    from moto.server import ThreadedMotoServer
-
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    try:
-        host, port = server.get_host_and_port()
-        yield f"http://{host}:{port}"
-    finally:
-        server.stop()
-        import s3fs
-
-        s3fs.S3FileSystem.clear_instance_cache()
-
-
-def aws(endpoint: str) -> dict[str, str]:
-    return {
-        "AWS_ENDPOINT_URL": endpoint,
-        "AWS_ACCESS_KEY_ID": "testing",
-        "AWS_SECRET_ACCESS_KEY": "testing",
-        "AWS_DEFAULT_REGION": "us-east-1",
-    }
+    with moto_endpoint() as endpoint:
+        yield endpoint
 
 
 def objects(endpoint: str, bucket: str = "stores") -> dict[str, tuple[str, int]]:
@@ -65,7 +47,7 @@ def test_two_replicas_of_a_store_on_s3_answer_as_a_logdir_server(s3_endpoint: st
         wanted = answers(reference, SERIES)
 
     def env(cache: str) -> dict[str, str]:
-        return clean_env(**aws(s3_endpoint), RIDGELINE_CACHE_DIR=str(tmp_path / cache))
+        return clean_env(**aws_env(s3_endpoint), RIDGELINE_CACHE_DIR=str(tmp_path / cache))
 
     replica_args = ("--store", STORE, "--port", "0", "--reload-interval", "0.1")
     with (
@@ -101,7 +83,7 @@ def test_a_replica_of_s3_follows_a_run_read_again_and_refuses_an_empty_prefix(
     from ridgeline.api import open_replica
     from ridgeline.store.files import StoreError
 
-    for name, value in {**aws(s3_endpoint), "RIDGELINE_CACHE_DIR": str(tmp_path / "replica")}.items():
+    for name, value in {**aws_env(s3_endpoint), "RIDGELINE_CACHE_DIR": str(tmp_path / "replica")}.items():
         monkeypatch.setenv(name, value)
     boto3.client("s3", endpoint_url=s3_endpoint, **_keys()).create_bucket(Bucket="rewinds")
     store = "s3://rewinds/store"
@@ -139,7 +121,7 @@ def test_a_growing_column_is_published_as_the_bytes_it_gained(
     from ridgeline.store import remote_store
 
     monkeypatch.setattr(remote_store, "MAX_PARTS", 2)
-    for name, value in {**aws(s3_endpoint), "RIDGELINE_CACHE_DIR": str(tmp_path / "replica")}.items():
+    for name, value in {**aws_env(s3_endpoint), "RIDGELINE_CACHE_DIR": str(tmp_path / "replica")}.items():
         monkeypatch.setenv(name, value)
     boto3.client("s3", endpoint_url=s3_endpoint, **_keys()).create_bucket(Bucket="appends")
     store = "s3://appends/store"
@@ -179,7 +161,7 @@ def test_a_run_seen_half_uploaded_is_copied_once_its_manifest_arrives(
     from ridgeline.api import _fsspec
     from ridgeline.store.remote_store import Mirror
 
-    for name, value in aws(s3_endpoint).items():
+    for name, value in aws_env(s3_endpoint).items():
         monkeypatch.setenv(name, value)
     client = boto3.client("s3", endpoint_url=s3_endpoint, **_keys())
     client.create_bucket(Bucket="halves")

@@ -37,9 +37,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import crc32c
 import numpy as np
 
+from ridgeline.format.records import crc32c
 from ridgeline.store.base import KINDS, BlobRef, Kind, Problem
 from ridgeline.store.blobs import BlobSeries
 from ridgeline.store.disk_series import (
@@ -496,7 +496,7 @@ class _PackReader:
         data = self._packs[column.path]
         if data is None or column.start < 0 or column.start + column.length > len(data):
             return False
-        return bool(crc32c.crc32c(memoryview(data)[column.start : column.start + column.length]) == column.crc)
+        return bool(crc32c(memoryview(data)[column.start : column.start + column.length]) == column.crc)
 
 
 def _run_from(

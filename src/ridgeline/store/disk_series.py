@@ -38,9 +38,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import crc32c
 import numpy as np
 
+from ridgeline.format.records import crc32c
 from ridgeline.store.encoding import Column, encode, encode_many
 from ridgeline.store.files import FILE_MODE, ColumnFile, private_directory, write_all
 from ridgeline.store.lod import BLOCK, BLOCK_POINTS, IndexedScalars, Pyramid, block_stats
@@ -225,7 +225,7 @@ def write_staged(packs: Packs, groups: list[list[Staged]]) -> list[PackRange | N
         if not data:
             ranges.append(None)
             continue
-        ranges.append((number, start, len(data), crc32c.crc32c(data)))
+        ranges.append((number, start, len(data), crc32c(data)))
         at = start
         for one in group:
             one.publish(number, at)

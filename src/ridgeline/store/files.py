@@ -28,8 +28,9 @@ import zlib
 from pathlib import Path
 from typing import Any
 
-import crc32c
 import numpy as np
+
+from ridgeline.format.records import crc32c
 
 VERIFY_READ_BYTES = 1 << 20  # columns up to this size are read to be checked, larger ones mapped
 DIRECTORY_MODE = 0o700
@@ -138,7 +139,7 @@ class ColumnFile:
             write_all(fd, data.data.cast("B"), self.length * self.dtype.itemsize)
         finally:
             os.close(fd)
-        self.crc = crc32c.crc32c(data.data.cast("B"), value=self.crc)
+        self.crc = crc32c(data.data.cast("B"), value=self.crc)
         self.length += len(data)
 
     def read(self, start: int, count: int) -> np.ndarray:
@@ -181,9 +182,9 @@ class ColumnFile:
             if actual > size:
                 os.ftruncate(fd, size)
             if size <= VERIFY_READ_BYTES:
-                return bool(crc32c.crc32c(os.pread(fd, size, 0)) == self.crc) if size else self.crc == 0
-            with mmap.mmap(fd, size, access=mmap.ACCESS_READ) as mapped:
-                return bool(crc32c.crc32c(mapped) == self.crc)
+                return bool(crc32c(os.pread(fd, size, 0)) == self.crc) if size else self.crc == 0
+            with mmap.mmap(fd, size, access=mmap.ACCESS_READ) as mapped, memoryview(mapped) as view:
+                return bool(crc32c(view) == self.crc)
         except OSError:
             return False
         finally:
@@ -210,7 +211,7 @@ class ColumnFile:
                 data = os.pread(fd, min(size - start, VERIFY_READ_BYTES), start)
                 if not data:
                     return False
-                crc = crc32c.crc32c(data, value=crc)
+                crc = crc32c(data, value=crc)
                 start += len(data)
             return bool(crc == self.crc)
         except OSError:
@@ -258,7 +259,7 @@ class PackPart:
             return False
         finally:
             os.close(fd)
-        return len(data) == self.length and bool(crc32c.crc32c(data) == self.crc)
+        return len(data) == self.length and bool(crc32c(data) == self.crc)
 
     def describe(self) -> list[int]:
         return [self.number, self.start, self.length, self.crc]
