@@ -85,7 +85,13 @@ def click_point(page: Page, index: int) -> None:
     box = hook(page, "h.canvasBox()")
     at = hook(page, f"h.screenPosition({index})")
     assert isinstance(box, dict) and isinstance(at, list), (box, at)
-    page.mouse.click(box["x"] + at[0], box["y"] + at[1])
+    x, y = box["x"] + at[0], box["y"] + at[1]
+    # The 2-D camera pans by how far the mouse moved between two of its animation frames while the button was
+    # down. A move and a press inside one frame (a busy machine's slow frames) read as a drag from where the mouse
+    # was before, so the click lands on a panned view: let a frame see the mouse at the point before pressing.
+    page.mouse.move(x, y)
+    page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+    page.mouse.click(x, y)
 
 
 def test_every_point_is_drawn_and_coloured(page: Page, url: str, artifacts: Path) -> None:
