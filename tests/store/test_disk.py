@@ -22,8 +22,8 @@ import ridgeline
 from ridgeline.format.records import frame
 from ridgeline.store.disk import DiskRunData
 from ridgeline.store.disk_provider import DiskProvider
-from ridgeline.store.disk_series import pack_name
 from ridgeline.store.files import StoreError
+from ridgeline.store.packs import pack_name
 from ridgeline.writer.event_file import _scalar_head, encode_scalar_event
 
 WALL = 1_700_000_000.0
