@@ -198,6 +198,23 @@ def test_a_changed_run_is_read_again_and_the_others_come_from_the_store(tmp_path
     assert provider.scalars("b", "loss").step.tolist() == [5, 6, 7]
 
 
+def test_a_warm_start_with_nothing_new_writes_nothing(tmp_path: Path) -> None:
+    """Its first pass finds every run as stored: no manifest shard is rewritten, no pack written."""
+    for run in range(20):
+        write_run(tmp_path / "logs" / f"run{run}", ["loss", "acc"], range(30))
+    open_disk(tmp_path / "logs", tmp_path / "cache").close()
+    written = {path: path.stat().st_mtime_ns for path in (tmp_path / "cache").rglob("*") if path.is_file()}
+    written.pop(tmp_path / "cache" / "writer.lock", None)
+    for _ in range(2):
+        provider = open_disk(tmp_path / "logs", tmp_path / "cache")
+        assert provider.restored_runs == 20
+        assert provider.scalars("run7", "acc").value.tolist() == expected(1, range(30))
+        provider.close()
+        now = {path: path.stat().st_mtime_ns for path in (tmp_path / "cache").rglob("*") if path.is_file()}
+        now.pop(tmp_path / "cache" / "writer.lock", None)
+        assert now == written
+
+
 @pytest.mark.slow
 def test_a_full_disk_is_a_clear_error_and_loses_nothing(tmp_path: Path) -> None:
     """RLIMIT_FSIZE stands in for a full disk: a write past it fails as a write to a full disk does."""
