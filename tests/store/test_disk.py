@@ -199,7 +199,8 @@ def test_a_changed_run_is_read_again_and_the_others_come_from_the_store(tmp_path
 
 
 def test_a_warm_start_with_nothing_new_writes_nothing(tmp_path: Path) -> None:
-    """Its first pass finds every run as stored: no manifest shard is rewritten, no pack written."""
+    """Its first pass finds every run as stored: no manifest shard is rewritten, no pack written; nor by a pass
+    after a run was read (its series built from the manifest then)."""
     for run in range(20):
         write_run(tmp_path / "logs" / f"run{run}", ["loss", "acc"], range(30))
     open_disk(tmp_path / "logs", tmp_path / "cache").close()
@@ -208,7 +209,9 @@ def test_a_warm_start_with_nothing_new_writes_nothing(tmp_path: Path) -> None:
     for _ in range(2):
         provider = open_disk(tmp_path / "logs", tmp_path / "cache")
         assert provider.restored_runs == 20
+        assert provider.run_info("run3").tags == {"scalars": ("acc", "loss")}
         assert provider.scalars("run7", "acc").value.tolist() == expected(1, range(30))
+        provider.reload()
         provider.close()
         now = {path: path.stat().st_mtime_ns for path in (tmp_path / "cache").rglob("*") if path.is_file()}
         now.pop(tmp_path / "cache" / "writer.lock", None)

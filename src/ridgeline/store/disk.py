@@ -140,12 +140,12 @@ class DiskStore(Store):
             runs = [(name, data) for name, data in list(self.runs.items()) if isinstance(data, DiskRunData)]
             # Every short series of the pass encoded at once (one numpy pass, not 20,000 small ones), and
             # written into one new pack, each run's segments end to end.
-            staged = stage_all([series for _, data in runs for series in data.disk_series()])
+            staged = stage_all([series for _, data in runs for series in data.written_series()])
             by_series: dict[int, list[Staged]] = {}
             for one in staged:
                 by_series.setdefault(id(one.series), []).append(one)
             groups = [
-                [one for series in data.disk_series() for one in by_series.get(id(series), ())] for _, data in runs
+                [one for series in data.written_series() for one in by_series.get(id(series), ())] for _, data in runs
             ]
             for (_, data), found in zip(runs, write_staged(self.packs, groups), strict=True):
                 data.add_parts([found])
@@ -307,9 +307,8 @@ def _problem(entry: Any) -> Problem | None:
 def _remove_others(directory: Path, data: DiskRunData) -> None:
     """Delete what the manifest does not name: files of a reading that never got its manifest written."""
     keep: set[str] = set()
-    for series in data.scalars.values():
-        if isinstance(series, DiskScalarSeries) and series.own is not None:
-            keep.update(column.path.name for column in series.own.files())
+    for own in data.own_files():
+        keep.update(column.path.name for column in own.files())
     if data.blob_table is not None:
         keep.add(data.blob_table.path.name)
     for path in directory.iterdir():

@@ -3,6 +3,7 @@ checked first (see :mod:`ridgeline.store.disk`); anything off and the run is not
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -21,6 +22,7 @@ from ridgeline.store.own_files import OwnFiles
 from ridgeline.store.packs import BYTES, Packs
 from ridgeline.store.restarts import SeriesRestarts
 from ridgeline.store.rewind import checked_mark
+from ridgeline.store.series import ScalarSeries
 
 
 def run_from(manifest: Any, directory: Path, packs: Packs, check: Callable[[Checked], bool]) -> DiskRunData | None:
@@ -73,22 +75,8 @@ def load_run(
             data.parts[int(number)] = PackPart(packs.path(int(number)), int(number), int(start), int(length), int(crc))
         if not all(check(part) for part in data.parts.values()):
             return None
-        base = f"{os.fspath(directory)}{os.sep}{data.reading}-"
-        for entry in manifest["scalars"]:
-            number = next(data._series_numbers)
-            own = None if entry["own"] is None else _own(directory, entry["own"], check)
-            segments = tuple(_segment(segment, data.parts) for segment in entry["segments"])
-            last_step = entry["last_step"]
-            data.scalars[str(entry["tag"])] = DiskScalarSeries(
-                f"{base}{number}",
-                packs,
-                own=own,
-                segments=segments,
-                restart_log=data.restart_log,
-                restarts=SeriesRestarts.restored(data.restart_log, entry["restarts"]),
-                increasing=bool(entry["increasing"]),
-                last_step=None if last_step is None else int(last_step),
-            )
+        data.unbuilt = StoredScalars.checked(manifest["scalars"], data, check)
+        data._series_numbers = itertools.count(len(manifest["scalars"]))
         _load_blobs(data, manifest, check)
         data.marks = {str(path): checked_mark(mark) for path, mark in manifest["marks"]}
         data.first_wall_time = _float_or_none(manifest["first_wall_time"])
@@ -98,6 +86,83 @@ def load_run(
         return data
     except (KeyError, TypeError, ValueError, AttributeError):
         return None
+
+
+class StoredScalars:
+    """A loaded run's scalar series, checked as its manifest lists them and built on first use (see
+    :mod:`ridgeline.store.disk_run`): the check allocates next to nothing, the build is what it replaces."""
+
+    __slots__ = ("_base", "_entries", "_log", "_own", "_packs", "_parts", "lengths")
+
+    def __init__(
+        self, entries: list[Any], data: DiskRunData, own: dict[int, OwnFiles], lengths: tuple[tuple[str, int], ...]
+    ) -> None:
+        self._entries = entries
+        self._base = f"{os.fspath(data.directory)}{os.sep}{data.reading}-"
+        self._packs = data.packs
+        self._parts = data.parts
+        self._log = data.restart_log
+        self._own = own
+        self.lengths = lengths
+
+    @classmethod
+    def checked(cls, entries: Any, data: DiskRunData, check: Callable[[Checked], bool]) -> StoredScalars:
+        """The manifest's ``scalars`` entries, every one checked as :meth:`build` reads it (KeyError, TypeError,
+        ValueError when one is off); a long series' files checked by ``check``."""
+        if type(entries) is not list:
+            raise TypeError("scalars is not a list")
+        parts, logged = data.parts, len(data.restart_log)
+        own: dict[int, OwnFiles] = {}
+        lengths = []
+        for index, entry in enumerate(entries):
+            points = 0
+            for segment in entry["segments"]:
+                points += _segment_points(segment, parts)
+            if entry["own"] is not None:
+                files = own[index] = _own(data.directory, entry["own"], check)
+                points = files.value.length
+            restarts = entry["restarts"]
+            if len(restarts) == 2:  # the usual case, checked as SeriesRestarts.restored checks it
+                if not 0 <= int(restarts[0]) <= int(restarts[1]) <= logged:
+                    raise ValueError("restart spans do not fit the run's restart log")
+            else:
+                SeriesRestarts.restored(data.restart_log, restarts)
+            bool(entry["increasing"])
+            if entry["last_step"] is not None:
+                int(entry["last_step"])
+            lengths.append((str(entry["tag"]), points))
+        return cls(entries, data, own, tuple(lengths))
+
+    @property
+    def own(self) -> list[OwnFiles]:
+        return list(self._own.values())
+
+    def build(self) -> dict[str, ScalarSeries]:
+        scalars: dict[str, ScalarSeries] = {}
+        for index, entry in enumerate(self._entries):
+            last_step = entry["last_step"]
+            scalars[str(entry["tag"])] = DiskScalarSeries(
+                f"{self._base}{index}",
+                self._packs,
+                own=self._own.get(index),
+                segments=tuple(_segment(segment, self._parts) for segment in entry["segments"]),
+                restart_log=self._log,
+                restarts=SeriesRestarts.restored(self._log, entry["restarts"]),
+                increasing=bool(entry["increasing"]),
+                last_step=None if last_step is None else int(last_step),
+            )
+        return scalars
+
+
+def _segment_points(found: Any, parts: dict[int, PackPart]) -> int:
+    """The points of a segment from a manifest, checked as :func:`_segment` checks it (without building it)."""
+    pack, start, size, count = found
+    part = parts[pack]  # KeyError: a pack the run does not name
+    if type(start) is not int or type(size) is not int or type(count) is not int or min(size, count) < 0:
+        raise ValueError("bad segment")
+    if start < part.start or start + size > part.start + part.length:
+        raise ValueError("segment outside the run's bytes of its pack")
+    return count
 
 
 def _segment(found: Any, parts: dict[int, PackPart]) -> tuple[int, int, int, int]:
