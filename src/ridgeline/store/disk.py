@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from ridgeline.store.base import Problem
-from ridgeline.store.collect import collector_paused
+from ridgeline.store.collect import long_lived
 from ridgeline.store.disk_load import PackReader, load_run, run_from
 from ridgeline.store.disk_run import FORMAT, DiskRunData, run_directory_name
 from ridgeline.store.disk_series import DiskScalarSeries, Staged, stage_all, write_staged
@@ -209,7 +209,7 @@ class DiskStore(Store):
     def stored_runs(self) -> dict[str, tuple[RunData, Any]]:
         """Every run the store holds intact, with the resume state it was written with. Not yet in
         :attr:`runs`: ingest puts back (:meth:`replace_run`) those whose files are unchanged, drops the rest."""
-        with collector_paused():
+        with long_lived():
             return self._stored_runs()
 
     def _stored_runs(self) -> dict[str, tuple[RunData, Any]]:
