@@ -209,12 +209,15 @@ class DiskStore(Store):
     def stored_runs(self) -> dict[str, tuple[RunData, Any]]:
         """Every run the store holds intact, with the resume state it was written with. Not yet in
         :attr:`runs`: ingest puts back (:meth:`replace_run`) those whose files are unchanged, drops the rest."""
-        with long_lived():
-            return self._stored_runs()
-
-    def _stored_runs(self) -> dict[str, tuple[RunData, Any]]:
-        found: dict[str, tuple[RunData, Any]] = {}
         check = PackReader()
+        try:
+            with long_lived():
+                return self._stored_runs(check)
+        finally:
+            check.close()
+
+    def _stored_runs(self, check: PackReader) -> dict[str, tuple[RunData, Any]]:
+        found: dict[str, tuple[RunData, Any]] = {}
         for shard in SHARDS:
             entries = read_shard(shard_path(self.directory, shard), FORMAT)
             if entries is None:
