@@ -72,3 +72,15 @@ def test_record_size_reads_an_intact_header_only() -> None:
     damaged = bytearray(framed)
     damaged[0] ^= 1
     assert records.record_size(bytes(damaged)) is None
+
+
+def test_the_crc32c_module_loaded_alone_is_the_packages_function() -> None:
+    """The compiled module is loaded without its package (whose import looks up its own version), and must be
+    the very function the package exports: same CRCs, same continuation from a previous value."""
+    from crc32c import crc32c as package
+
+    alone = records._compiled_crc32c()
+    for data in (b"", b"a", b"123456789", bytes(range(256)) * 33):
+        assert alone(data) == package(data)
+    assert alone(b"def", value=alone(b"abc")) == package(b"abcdef")
+    assert records.crc32c(b"123456789") == 0xE3069283

@@ -22,8 +22,8 @@ import ridgeline
 from ridgeline.format.records import frame
 from ridgeline.store.disk import DiskRunData
 from ridgeline.store.disk_provider import DiskProvider
-from ridgeline.store.disk_series import pack_name
 from ridgeline.store.files import StoreError
+from ridgeline.store.packs import pack_name
 from ridgeline.writer.event_file import _scalar_head, encode_scalar_event
 
 WALL = 1_700_000_000.0
@@ -196,6 +196,26 @@ def test_a_changed_run_is_read_again_and_the_others_come_from_the_store(tmp_path
     assert provider.restored_runs == 1
     assert provider.scalars("a", "loss").step.tolist() == list(range(12))
     assert provider.scalars("b", "loss").step.tolist() == [5, 6, 7]
+
+
+def test_a_warm_start_with_nothing_new_writes_nothing(tmp_path: Path) -> None:
+    """Its first pass finds every run as stored: no manifest shard is rewritten, no pack written; nor by a pass
+    after a run was read (its series built from the manifest then)."""
+    for run in range(20):
+        write_run(tmp_path / "logs" / f"run{run}", ["loss", "acc"], range(30))
+    open_disk(tmp_path / "logs", tmp_path / "cache").close()
+    written = {path: path.stat().st_mtime_ns for path in (tmp_path / "cache").rglob("*") if path.is_file()}
+    written.pop(tmp_path / "cache" / "writer.lock", None)
+    for _ in range(2):
+        provider = open_disk(tmp_path / "logs", tmp_path / "cache")
+        assert provider.restored_runs == 20
+        assert provider.run_info("run3").tags == {"scalars": ("acc", "loss")}
+        assert provider.scalars("run7", "acc").value.tolist() == expected(1, range(30))
+        provider.reload()
+        provider.close()
+        now = {path: path.stat().st_mtime_ns for path in (tmp_path / "cache").rglob("*") if path.is_file()}
+        now.pop(tmp_path / "cache" / "writer.lock", None)
+        assert now == written
 
 
 @pytest.mark.slow

@@ -170,6 +170,39 @@ def test_a_damaged_manifest_is_rebuilt_never_read(tmp_path: Path) -> None:
     assert open_disk(tmp_path / "logs", tmp_path / "cache").restored_runs == 1, "and written again, intact"
 
 
+@pytest.mark.parametrize(
+    "damage",
+    [
+        ("segments", [[0, 1 << 40, 8, 100]]),  # past the run's bytes of its pack
+        ("segments", [[99, 0, 8, 100]]),  # a pack the run does not name
+        ("segments", [[0, 0, 8, -1]]),
+        ("restarts", [0, 5]),  # STARTs the run's log does not hold
+        ("last_step", "ninety-nine"),
+    ],
+)
+def test_a_manifest_that_lists_an_impossible_series_is_refused_when_the_store_opens(
+    tmp_path: Path, damage: tuple[str, object]
+) -> None:
+    """Decoded whole but wrong (what only a bug would write): the run is read again at once, even though a
+    loaded run's series are built only when first read."""
+    write_run(tmp_path / "logs" / "run", ["loss", "acc"], range(100))
+    write_run(tmp_path / "logs" / "other", ["loss"], range(10))
+    open_disk(tmp_path / "logs", tmp_path / "cache").close()
+    for shard in store_files(tmp_path / "cache", ".json.gz"):
+        found = json.loads(gzip.decompress(shard.read_bytes()))
+        for manifest in found["runs"].values():
+            if manifest["name"] == "run":
+                field, value = damage
+                manifest["scalars"][1][field] = value
+        shard.write_bytes(gzip.compress(json.dumps(found).encode()))
+    provider = open_disk(tmp_path / "logs", tmp_path / "cache")
+    assert provider.restored_runs == 1, "the other run comes from the store"
+    assert provider.scalars("run", "loss").value.tolist() == expected(0, range(100))
+    assert provider.scalars("run", "acc").value.tolist() == expected(1, range(100))
+    provider.close()
+    assert open_disk(tmp_path / "logs", tmp_path / "cache").restored_runs == 2, "and written again, intact"
+
+
 @pytest.mark.parametrize("damage", ["flip", "truncate"])
 def test_a_damaged_encoded_column_is_rebuilt_never_served(tmp_path: Path, damage: str) -> None:
     write_run(tmp_path / "logs" / "run", ["loss"], range(70_000))

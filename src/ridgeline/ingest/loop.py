@@ -53,6 +53,8 @@ class RunState:
     fs: FileSystem
     decoder: EventDecoder = field(default_factory=EventDecoder)
     tails: dict[str, FileTail] = field(default_factory=dict)
+    # The last resume state handed to the store, with what it was made from (see Ingestor._resume_state).
+    resume: tuple[object, dict[str, object]] | None = field(default=None, repr=False)
 
 
 @dataclass
@@ -310,11 +312,16 @@ class Ingestor:
         """What the store keeps for a run to continue from: each file's offset and the CRC of the bytes before
         it, and each tag's first SummaryMetadata (JSON: nothing in the store is ever unpickled)."""
         files = [[tail.path, tail.offset, tail.fingerprint] for tail in state.tails.values()]
-        metadata = {
-            tag: base64.b64encode(value.SerializeToString()).decode()
-            for tag, value in state.decoder.all_metadata().items()
-        }
-        return {"files": files, "metadata": metadata}
+        found = state.decoder.all_metadata()
+        made_from = (files, len(found))  # a tag's metadata is its first: only new tags change them
+        if state.resume is not None and state.resume[0] == made_from:
+            # Unchanged: the same object, which the store compares first by identity (a warm start's first
+            # checkpoint serialized and encoded every tag's metadata of every run again, to find it unchanged).
+            return state.resume[1]
+        metadata = {tag: base64.b64encode(value.SerializeToString()).decode() for tag, value in found.items()}
+        resume: dict[str, object] = {"files": files, "metadata": metadata}
+        state.resume = (made_from, resume)
+        return resume
 
     # --- background loop ----------------------------------------------------------------------------------
     def start(self, interval: float) -> None:
@@ -355,7 +362,11 @@ def _state_from(name: str, resume: object, fs: FileSystem) -> RunState | None:
         }
     except Exception:  # anything unexpected in the file: read the run again
         return None
-    return RunState(name, fs, EventDecoder(metadata), tails)
+    files = [[tail.path, tail.offset, tail.fingerprint] for tail in tails.values()]
+    # What _resume_state would make of this state is what it was made from: handed back as it is while unchanged.
+    same = resume["files"] == files and len(resume["metadata"]) == len(metadata)
+    kept = ((files, len(metadata)), resume) if same else None
+    return RunState(name, fs, EventDecoder(metadata), tails, resume=kept)
 
 
 def _on_disk(store: Store) -> TypeGuard[DiskStore]:

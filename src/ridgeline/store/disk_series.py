@@ -4,36 +4,32 @@ The same interface as :class:`ridgeline.store.series.ScalarSeries` (ingest appen
 only what was appended since the last flush is held in memory: at most :data:`FLUSH_POINTS` points, written out
 as they reach it and at the end of every ingest pass.
 
-**Encodings** (:mod:`ridgeline.store.encoding`): steps and wall times (as the bits of their float64) are written
-as runs of constant stride and int32 deltas, a few bytes per point or none; values keep their dtype: float32
-while every value of the series is exactly a float32 (every ``simple_value`` is), float64 from the first that is
-not (the column is then widened once). A typical scalar series costs 8 bytes a point: 4 of value, 4 of wall
-time, nothing for steps.
+**Encodings** (:mod:`ridgeline.store.encoding`, :mod:`ridgeline.store.packs`): steps and wall times (as the
+bits of their float64) are written as runs of constant stride and int32 deltas, a few bytes per point or none;
+values keep their dtype: float32 while every value of the series is exactly a float32 (every ``simple_value``
+is), float64 from the first that is not (the column is then widened once). A typical scalar series costs 8 bytes
+a point: 4 of value, 4 of wall time, nothing for steps.
 
 Two places a series' points are written, so that a run of many short series is a handful of files, not four
 per series (creating files is what made a first pass over 10,000 series slow):
 
 * **packed**: a short series (under :data:`FLUSH_POINTS` points) writes its points as *segments* into the
-  store's packs (:class:`Packs`: one file per pass for every run), each segment one self-describing encoded
-  block; a snapshot reads and decodes its segments (a few small reads);
-* **own files**: once a series reaches :data:`FLUSH_POINTS` points it moves to files of its own (its packed
-  segments copied once): ``.step`` and ``.wall_time`` (encoded chunks), ``.value4`` or ``.value8`` (raw
-  little-endian float32/float64, mapped read-only: a snapshot's values are a view of the mapping, zero-copy) and
-  ``.lod`` (its level-of-detail blocks, :mod:`ridgeline.store.lod`).
+  store's packs (:class:`~ridgeline.store.packs.Packs`: one file per pass for every run), each segment one
+  self-describing encoded block; a snapshot reads and decodes its segments (a few small reads);
+* **own files** (:mod:`ridgeline.store.own_files`): once a series reaches :data:`FLUSH_POINTS` points it moves
+  to files of its own (its packed segments copied once): ``.step`` and ``.wall_time`` (encoded chunks),
+  ``.value4`` or ``.value8`` (raw little-endian float32/float64, mapped read-only: a snapshot's values are a
+  view of the mapping, zero-copy) and ``.lod`` (its level-of-detail blocks, :mod:`ridgeline.store.lod`).
 
 Threads: one ingest thread appends and flushes; a flush writes the points before it publishes the series' new
 state (one attribute), and a reader reads that state once. Mappings already handed out stay valid: the files
 only grow, and an unlinked file stays mapped. Each mapping keeps file descriptors open, so only the
-:data:`MAPPED_SERIES` most recently read series keep theirs.
+:data:`~ridgeline.store.own_files.MAPPED_SERIES` most recently read series keep theirs.
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
-import struct
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -41,306 +37,16 @@ from typing import Any
 import numpy as np
 
 from ridgeline.format.records import crc32c
-from ridgeline.store.encoding import Column, encode, encode_many
-from ridgeline.store.files import FILE_MODE, ColumnFile, private_directory, write_all
-from ridgeline.store.lod import BLOCK, BLOCK_POINTS, IndexedScalars, Pyramid, block_stats
+from ridgeline.store.encoding import Column
+from ridgeline.store.files import ColumnFile
+from ridgeline.store.lod import BLOCK_POINTS, IndexedScalars, Pyramid
+from ridgeline.store.own_files import MAP_LOCK, MAPPINGS, Mapped, OwnFiles
+from ridgeline.store.packs import FLOAT32, FLOAT64, PackRange, Packs, Points, Segments, encode_segments, value_dtype
 from ridgeline.store.restarts import RestartLog, SeriesRestarts
 from ridgeline.store.series import Restarts, ScalarSeries, ScalarSnapshot
 
 FLUSH_POINTS = 1 << 16
-MAPPED_SERIES = 128
 MAX_SEGMENTS = 32  # a packed series written in more segments than this is written again as one
-
-BYTES = np.dtype("u1")
-FLOAT32, FLOAT64 = np.dtype("<f4"), np.dtype("<f8")
-SEGMENT_HEADER = np.dtype([("count", "<i8"), ("itemsize", "<i8"), ("step", "<i8"), ("wall_time", "<i8")])
-
-Points = tuple[np.ndarray, np.ndarray, np.ndarray]
-Segment = tuple[int, int, int, int]  # (pack number, byte offset, byte length, points): where in the store's packs
-PackRange = tuple[int, int, int, int]  # (pack number, byte offset, byte length, CRC32C): one run's bytes of a pack
-Segments = tuple[Segment, ...]
-
-
-def value_dtype(values: np.ndarray, wide: bool = False) -> np.dtype[Any]:
-    """float32 when every value is exactly a float32 (NaN payloads included), else float64."""
-    if wide:
-        return FLOAT64
-    with np.errstate(over="ignore", invalid="ignore"):
-        narrow = values.astype(FLOAT32)
-    exact = np.array_equal(narrow.astype(FLOAT64).view(np.int64), np.ascontiguousarray(values, FLOAT64).view(np.int64))
-    return FLOAT32 if exact else FLOAT64
-
-
-def wall_bits(wall_time: np.ndarray) -> np.ndarray:
-    return np.ascontiguousarray(wall_time, dtype=FLOAT64).view(np.int64)
-
-
-def value_dtypes(values: list[np.ndarray]) -> list[np.dtype[Any]]:
-    """``[value_dtype(v) for v in values]``, for many short columns at once (one pass of numpy over them all)."""
-    if not values:
-        return []
-    lengths = np.fromiter((len(v) for v in values), dtype=np.int64, count=len(values))
-    every = np.ascontiguousarray(np.concatenate([np.asarray(v, FLOAT64) for v in values]), FLOAT64)
-    with np.errstate(over="ignore", invalid="ignore"):
-        narrow = every.astype(FLOAT32)
-    inexact = (narrow.astype(FLOAT64).view(np.int64) != every.view(np.int64)).astype(np.int32)
-    starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
-    if len(inexact):
-        counts = np.add.reduceat(inexact, np.minimum(starts, len(inexact) - 1))
-        counts[lengths == 0] = 0
-    else:
-        counts = np.zeros(len(values), np.int64)
-    return [FLOAT64 if count else FLOAT32 for count in counts.tolist()]
-
-
-def encode_segment(points: Points, dtype: np.dtype[Any]) -> bytes:
-    """One packed segment: header, encoded steps, encoded wall times, values (8-byte aligned)."""
-    return encode_segments([points], [dtype])[0]
-
-
-def encode_segments(points: list[Points], dtypes: list[np.dtype[Any]] | None = None) -> list[bytes]:
-    """Packed segments of many series at once (see :func:`encode_segment`); ``dtypes`` by default each series'
-    :func:`value_dtype` (each segment has its own). Encoded :data:`BATCH_POINTS` points at a time, so that the
-    temporary arrays stay small whatever the pass wrote."""
-    out: list[bytes] = []
-    begin = total = 0
-    for end, (step, _, _) in enumerate(points, 1):
-        total += len(step)
-        if total >= BATCH_POINTS or end == len(points):
-            out += _encode_batch(points[begin:end], None if dtypes is None else dtypes[begin:end])
-            begin, total = end, 0
-    return out
-
-
-def _encode_batch(points: list[Points], dtypes: list[np.dtype[Any]] | None) -> list[bytes]:
-    if dtypes is None:
-        dtypes = value_dtypes([value for _, _, value in points])
-    steps = encode_many([np.asarray(step, np.int64) for step, _, _ in points])
-    walls = encode_many([wall_bits(wall_time) for _, wall_time, _ in points])
-    out = []
-    for (step, _, value), dtype, encoded_steps, encoded_walls in zip(points, dtypes, steps, walls, strict=True):
-        values = np.ascontiguousarray(value, dtype=dtype).tobytes()
-        header = _SEGMENT_HEADER.pack(len(step), dtype.itemsize, len(encoded_steps), len(encoded_walls))
-        out.append(header + encoded_steps + encoded_walls + values + b"\0" * (-len(values) % 8))
-    return out
-
-
-BATCH_POINTS = 1 << 19  # points encoded at once by encode_segments (about 40 MB of temporary arrays)
-_SEGMENT_HEADER = struct.Struct("<qqqq")  # SEGMENT_HEADER's layout
-
-
-def decode_segment(data: bytes) -> Points:
-    header = np.frombuffer(data, SEGMENT_HEADER, 1)[0]
-    count, itemsize, steps, walls = (int(header[name]) for name in SEGMENT_HEADER.names)  # type: ignore[union-attr]
-    if itemsize not in (4, 8) or count < 0:
-        raise ValueError("bad segment header")
-    raw = np.frombuffer(data, BYTES)
-    at = SEGMENT_HEADER.itemsize
-    step = Column(raw[at : at + steps]).decode()
-    wall_time = Column(raw[at + steps : at + steps + walls]).decode().view(np.float64)
-    value = np.frombuffer(data, FLOAT32 if itemsize == 4 else FLOAT64, count, at + steps + walls)
-    if len(step) != count or len(wall_time) != count:
-        raise ValueError("segment columns disagree")
-    return step, wall_time, value
-
-
-class Packs:
-    """The store's pack files, ``packs/<number, 16 hex digits>.segments``: the segments of the short series of
-    every run one pass wrote, each run's end to end, written once (whole, in one write) and never again; a
-    pack no run's manifest refers to any more is deleted (:meth:`ridgeline.store.disk.DiskStore.checkpoint`)."""
-
-    __slots__ = ("_paths", "directory", "next")
-
-    def __init__(self, directory: Path, next_number: int = 0) -> None:
-        self.directory = directory
-        self.next = next_number
-        self._paths: dict[int, Path] = {}
-
-    def path(self, number: int) -> Path:
-        path = self._paths.get(number)
-        if path is None:
-            path = self._paths[number] = self.directory / pack_name(number)
-        return path
-
-    def write(self, data: bytes) -> int:
-        """A new pack holding ``data``; returns its number. OSError (a full disk) leaves no pack behind."""
-        while True:
-            number, self.next = self.next, self.next + 1
-            try:
-                fd = os.open(self.path(number), os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
-            except FileExistsError:
-                continue
-            break
-        try:
-            try:
-                write_all(fd, data, 0)
-            finally:
-                os.close(fd)
-        except OSError:
-            self.path(number).unlink(missing_ok=True)
-            raise
-        return number
-
-    def read(self, segments: Segments) -> Points:
-        """The points of ``segments``, concatenated (read-only arrays; float64 values if any segment has them)."""
-        parts: list[Points] = []
-        fds: dict[int, int] = {}
-        try:
-            for pack, offset, length, _ in segments:
-                fd = fds.get(pack)
-                if fd is None:
-                    fd = fds[pack] = os.open(self.path(pack), os.O_RDONLY)
-                data = os.pread(fd, length, offset)
-                if len(data) != length:
-                    raise OSError(f"{self.path(pack)} is shorter than its manifest says")
-                parts.append(decode_segment(data))
-        finally:
-            for fd in fds.values():
-                os.close(fd)
-        dtype = FLOAT64 if any(part[2].dtype == FLOAT64 for part in parts) else FLOAT32
-        out = (
-            np.concatenate([part[0] for part in parts]) if parts else np.zeros(0, np.int64),
-            np.concatenate([part[1] for part in parts]) if parts else np.zeros(0, np.float64),
-            np.concatenate([part[2] for part in parts]).astype(dtype) if parts else np.zeros(0, dtype),
-        )
-        for array in out:
-            array.flags.writeable = False
-        return out
-
-
-def pack_name(number: int) -> str:
-    return f"{number:016x}.segments"
-
-
-def write_staged(packs: Packs, groups: list[list[Staged]]) -> list[PackRange | None]:
-    """Write the staged segments of ``groups`` (one group a run) end to end into one new pack, then publish them;
-    returns each group's range of the pack (None for an empty group). OSError: nothing published."""
-    datas = [b"".join(one.data for one in group) for group in groups]
-    if not any(datas):
-        return [None] * len(groups)
-    number = packs.write(b"".join(datas))
-    ranges: list[PackRange | None] = []
-    start = 0
-    for group, data in zip(groups, datas, strict=True):
-        if not data:
-            ranges.append(None)
-            continue
-        ranges.append((number, start, len(data), crc32c(data)))
-        at = start
-        for one in group:
-            one.publish(number, at)
-            at += len(one.data)
-        start += len(data)
-    return ranges
-
-
-@dataclass
-class OwnFiles:
-    """A long series' own files: encoded steps and wall times (bytes), values (float32 or float64), blocks."""
-
-    step: ColumnFile
-    wall_time: ColumnFile
-    value: ColumnFile
-    lod: ColumnFile
-
-    @classmethod
-    def create(cls, base: Path, dtype: np.dtype[Any]) -> OwnFiles:
-        private_directory(base.parent)  # the run's directory: made when its first series grows long
-        own = cls(
-            ColumnFile(base.with_suffix(".step"), BYTES),
-            ColumnFile(base.with_suffix(".wall_time"), BYTES),
-            ColumnFile(base.with_suffix(f".value{dtype.itemsize}"), dtype),
-            ColumnFile(base.with_suffix(".lod"), BLOCK),
-        )
-        for column in own.files():
-            column.path.unlink(missing_ok=True)
-        return own
-
-    def files(self) -> tuple[ColumnFile, ColumnFile, ColumnFile, ColumnFile]:
-        return (self.step, self.wall_time, self.value, self.lod)
-
-    def describe(self) -> dict[str, Any]:
-        return {
-            "step": self.step.describe(),
-            "wall_time": self.wall_time.describe(),
-            "value": self.value.describe(),
-            "value_dtype": self.value.dtype.str,
-            "lod": self.lod.describe(),
-        }
-
-    def append(self, points: Points, first: int) -> None:
-        """Append points ``first`` onwards: all four files, or (OSError) none of them counts the write."""
-        step, wall_time, value = points
-        saved = [(column.length, column.crc) for column in self.files()]
-        try:
-            blocks = self._blocks(value, first)
-            self.step.append(np.frombuffer(encode(np.asarray(step, np.int64), first), BYTES))
-            self.wall_time.append(np.frombuffer(encode(wall_bits(wall_time), first), BYTES))
-            self.value.append(np.asarray(value))
-            if len(blocks):
-                self.lod.append(blocks)
-        except OSError:
-            for column, (length, crc) in zip(self.files(), saved, strict=True):
-                column.length, column.crc = length, crc
-            raise
-
-    def _blocks(self, value: np.ndarray, first: int) -> np.ndarray:
-        """The level-0 blocks these values complete (the block they start in read back from the file)."""
-        done = self.lod.length * BLOCK_POINTS
-        end = first + len(value)
-        whole = end // BLOCK_POINTS * BLOCK_POINTS
-        if whole <= done:
-            return np.zeros(0, dtype=BLOCK)
-        before = self.value.read(done, first - done) if first > done else np.zeros(0, self.value.dtype)
-        values = np.concatenate([before.astype(FLOAT64), np.asarray(value, FLOAT64)])
-        return block_stats(values[: whole - done])
-
-    def widened(self) -> OwnFiles:
-        """The same series with its values in a new float64 file (the float32 one is removed once unused)."""
-        wide = ColumnFile(self.value.path.with_suffix(".value8"), FLOAT64)
-        wide.path.unlink(missing_ok=True)
-        for start in range(0, self.value.length, 1 << 20):
-            wide.append(self.value.read(start, min(1 << 20, self.value.length - start)).astype(FLOAT64))
-        return OwnFiles(self.step, self.wall_time, wide, self.lod)
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class Mapped:
-    """One series' own files as read at ``length`` points: the value mapping, the parsed encoded columns."""
-
-    length: int
-    value: np.ndarray
-    step: Column
-    wall_time: Column
-    pyramid: Pyramid
-
-
-class _Mappings:
-    """The mappings of the most recently read series (least recently used dropped first)."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self._held: OrderedDict[int, DiskScalarSeries] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def touched(self, series: DiskScalarSeries) -> None:
-        with self._lock:
-            self._held[id(series)] = series
-            self._held.move_to_end(id(series))
-            while len(self._held) > self.limit:
-                _, oldest = self._held.popitem(last=False)
-                oldest._mapped = None
-
-    def forget(self, series: DiskScalarSeries) -> None:
-        with self._lock:
-            self._held.pop(id(series), None)
-
-    def __len__(self) -> int:
-        return len(self._held)
-
-
-MAPPINGS = _Mappings(MAPPED_SERIES)
-_MAP_LOCK = threading.Lock()  # held while a series' mapping is made (rare: one lock for all is cheaper to create)
 
 State = tuple[int, OwnFiles | None, Segments]
 
@@ -443,6 +149,28 @@ def stage_all(series: list[DiskScalarSeries]) -> list[Staged]:
     ]
 
 
+def write_staged(packs: Packs, groups: list[list[Staged]]) -> list[PackRange | None]:
+    """Write the staged segments of ``groups`` (one group a run) end to end into one new pack, then publish them;
+    returns each group's range of the pack (None for an empty group). OSError: nothing published."""
+    datas = [b"".join(one.data for one in group) for group in groups]
+    if not any(datas):
+        return [None] * len(groups)
+    number = packs.write(b"".join(datas))
+    ranges: list[PackRange | None] = []
+    start = 0
+    for group, data in zip(groups, datas, strict=True):
+        if not data:
+            ranges.append(None)
+            continue
+        ranges.append((number, start, len(data), crc32c(data)))
+        at = start
+        for one in group:
+            one.publish(number, at)
+            at += len(one.data)
+        start += len(data)
+    return ranges
+
+
 class DiskScalarSeries(ScalarSeries):
     """Append-only (step, wall_time, value) columns on disk, packed or in files of its own (module docstring).
 
@@ -476,7 +204,7 @@ class DiskScalarSeries(ScalarSeries):
         self._increasing = increasing
         self._last_step = last_step
         self._mapped: Mapped | None = None
-        self._map_lock = _MAP_LOCK
+        self._map_lock = MAP_LOCK
 
     def __len__(self) -> int:
         return self._state[0]

@@ -229,7 +229,7 @@ class ColumnFile:
 
 
 class PackPart:
-    """One run's bytes of a pack file (:class:`ridgeline.store.disk_series.Packs`): ``length`` bytes from
+    """One run's bytes of a pack file (:class:`ridgeline.store.packs.Packs`): ``length`` bytes from
     ``start``, and their CRC32C, as the run's manifest committed them. A pack is written once, whole, and never
     changes: there is nothing to trim, and a part checked once stays checked."""
 

@@ -32,9 +32,9 @@ from pathlib import Path
 from typing import Any
 
 from ridgeline.store.disk import FORMAT
-from ridgeline.store.disk_series import pack_name
 from ridgeline.store.files import FILE_MODE, private_directory, remove_quietly, write_atomically, write_json
 from ridgeline.store.manifests import DIRECTORY, SHARDS, decode_shard, shard_name, shard_path
+from ridgeline.store.packs import pack_name
 
 TOP_FILES = ("store.json", "sources.json", "problems.json")
 PART = ".part-"  # <column>.part-<first byte, 16 hex digits>: bytes the column gained after its base object

@@ -33,10 +33,10 @@ from typing import Any, Protocol
 from ridgeline.format.proto.summary_pb2 import SummaryMetadata
 from ridgeline.store.base import BlobRef, Kind, Problem
 from ridgeline.store.disk import FORMAT, DiskRunData, header, run_from
-from ridgeline.store.disk_series import Packs
 from ridgeline.store.embeddings import EmbeddingRef
 from ridgeline.store.files import Checked, StoreError, check_store_directory, read_json
 from ridgeline.store.manifests import SHARDS, read_shard, shard_of, shard_path
+from ridgeline.store.packs import Packs
 from ridgeline.store.payloads import DecodedPayload
 from ridgeline.store.run import Store
 

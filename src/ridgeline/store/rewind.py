@@ -23,7 +23,7 @@ from ridgeline.store.blobs import BlobSeries
 from ridgeline.store.disk_series import FLUSH_POINTS, DiskScalarSeries
 
 if TYPE_CHECKING:
-    from ridgeline.store.disk import DiskRunData
+    from ridgeline.store.disk_run import DiskRunData
 
 Mark = dict[str, Any]
 

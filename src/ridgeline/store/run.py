@@ -94,11 +94,16 @@ class RunData:
         in the run's log, which every series reads)."""
         self.restart_log.append(int(step))
 
+    def scalar_tags(self) -> list[str]:
+        """Its scalar series' tags (a store may know them without building the series)."""
+        return list(self.scalars)
+
     def tags(self) -> dict[str, list[str]]:
         """Tags per kind, sorted; kinds without tags are left out."""
         by_kind: dict[str, list[str]] = {}
-        if self.scalars:
-            by_kind["scalars"] = sorted(self.scalars)
+        scalars = self.scalar_tags()
+        if scalars:
+            by_kind["scalars"] = sorted(scalars)
         for kind, tag in list(self.blobs):  # list() copies in one step: the ingest thread may add a series meanwhile
             by_kind.setdefault(kind, []).append(tag)
         return {kind: sorted(tags) for kind, tags in by_kind.items()}

@@ -1,0 +1,180 @@
+"""Packed segments: how a short scalar series' points are encoded, and the store's pack files that hold them.
+
+A *segment* is one self-describing encoded block of points (:func:`encode_segment`): a header, the steps and the
+wall times (as the bits of their float64) encoded by :mod:`ridgeline.store.encoding` (runs of constant stride and
+int32 deltas, a few bytes per point or none), then the values in their dtype (:func:`value_dtype`: float32 while
+every value is exactly a float32, float64 otherwise). A *pack* (:class:`Packs`) is one file an ingest pass wrote
+for every run at once, each run's segments end to end (see :mod:`ridgeline.store.disk_series`).
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ridgeline.store.encoding import Column, encode_many
+from ridgeline.store.files import FILE_MODE, write_all
+
+BYTES = np.dtype("u1")
+FLOAT32, FLOAT64 = np.dtype("<f4"), np.dtype("<f8")
+SEGMENT_HEADER = np.dtype([("count", "<i8"), ("itemsize", "<i8"), ("step", "<i8"), ("wall_time", "<i8")])
+
+Points = tuple[np.ndarray, np.ndarray, np.ndarray]
+Segment = tuple[int, int, int, int]  # (pack number, byte offset, byte length, points): where in the store's packs
+PackRange = tuple[int, int, int, int]  # (pack number, byte offset, byte length, CRC32C): one run's bytes of a pack
+Segments = tuple[Segment, ...]
+
+
+def value_dtype(values: np.ndarray, wide: bool = False) -> np.dtype[Any]:
+    """float32 when every value is exactly a float32 (NaN payloads included), else float64."""
+    if wide:
+        return FLOAT64
+    with np.errstate(over="ignore", invalid="ignore"):
+        narrow = values.astype(FLOAT32)
+    exact = np.array_equal(narrow.astype(FLOAT64).view(np.int64), np.ascontiguousarray(values, FLOAT64).view(np.int64))
+    return FLOAT32 if exact else FLOAT64
+
+
+def wall_bits(wall_time: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(wall_time, dtype=FLOAT64).view(np.int64)
+
+
+def value_dtypes(values: list[np.ndarray]) -> list[np.dtype[Any]]:
+    """``[value_dtype(v) for v in values]``, for many short columns at once (one pass of numpy over them all)."""
+    if not values:
+        return []
+    lengths = np.fromiter((len(v) for v in values), dtype=np.int64, count=len(values))
+    every = np.ascontiguousarray(np.concatenate([np.asarray(v, FLOAT64) for v in values]), FLOAT64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        narrow = every.astype(FLOAT32)
+    inexact = (narrow.astype(FLOAT64).view(np.int64) != every.view(np.int64)).astype(np.int32)
+    starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+    if len(inexact):
+        counts = np.add.reduceat(inexact, np.minimum(starts, len(inexact) - 1))
+        counts[lengths == 0] = 0
+    else:
+        counts = np.zeros(len(values), np.int64)
+    return [FLOAT64 if count else FLOAT32 for count in counts.tolist()]
+
+
+def encode_segment(points: Points, dtype: np.dtype[Any]) -> bytes:
+    """One packed segment: header, encoded steps, encoded wall times, values (8-byte aligned)."""
+    return encode_segments([points], [dtype])[0]
+
+
+def encode_segments(points: list[Points], dtypes: list[np.dtype[Any]] | None = None) -> list[bytes]:
+    """Packed segments of many series at once (see :func:`encode_segment`); ``dtypes`` by default each series'
+    :func:`value_dtype` (each segment has its own). Encoded :data:`BATCH_POINTS` points at a time, so that the
+    temporary arrays stay small whatever the pass wrote."""
+    out: list[bytes] = []
+    begin = total = 0
+    for end, (step, _, _) in enumerate(points, 1):
+        total += len(step)
+        if total >= BATCH_POINTS or end == len(points):
+            out += _encode_batch(points[begin:end], None if dtypes is None else dtypes[begin:end])
+            begin, total = end, 0
+    return out
+
+
+def _encode_batch(points: list[Points], dtypes: list[np.dtype[Any]] | None) -> list[bytes]:
+    if dtypes is None:
+        dtypes = value_dtypes([value for _, _, value in points])
+    steps = encode_many([np.asarray(step, np.int64) for step, _, _ in points])
+    walls = encode_many([wall_bits(wall_time) for _, wall_time, _ in points])
+    out = []
+    for (step, _, value), dtype, encoded_steps, encoded_walls in zip(points, dtypes, steps, walls, strict=True):
+        values = np.ascontiguousarray(value, dtype=dtype).tobytes()
+        header = _SEGMENT_HEADER.pack(len(step), dtype.itemsize, len(encoded_steps), len(encoded_walls))
+        out.append(header + encoded_steps + encoded_walls + values + b"\0" * (-len(values) % 8))
+    return out
+
+
+BATCH_POINTS = 1 << 19  # points encoded at once by encode_segments (about 40 MB of temporary arrays)
+_SEGMENT_HEADER = struct.Struct("<qqqq")  # SEGMENT_HEADER's layout
+
+
+def decode_segment(data: bytes) -> Points:
+    header = np.frombuffer(data, SEGMENT_HEADER, 1)[0]
+    count, itemsize, steps, walls = (int(header[name]) for name in SEGMENT_HEADER.names)  # type: ignore[union-attr]
+    if itemsize not in (4, 8) or count < 0:
+        raise ValueError("bad segment header")
+    raw = np.frombuffer(data, BYTES)
+    at = SEGMENT_HEADER.itemsize
+    step = Column(raw[at : at + steps]).decode()
+    wall_time = Column(raw[at + steps : at + steps + walls]).decode().view(np.float64)
+    value = np.frombuffer(data, FLOAT32 if itemsize == 4 else FLOAT64, count, at + steps + walls)
+    if len(step) != count or len(wall_time) != count:
+        raise ValueError("segment columns disagree")
+    return step, wall_time, value
+
+
+class Packs:
+    """The store's pack files, ``packs/<number, 16 hex digits>.segments``: the segments of the short series of
+    every run one pass wrote, each run's end to end, written once (whole, in one write) and never again; a
+    pack no run's manifest refers to any more is deleted (:meth:`ridgeline.store.disk.DiskStore.checkpoint`)."""
+
+    __slots__ = ("_paths", "directory", "next")
+
+    def __init__(self, directory: Path, next_number: int = 0) -> None:
+        self.directory = directory
+        self.next = next_number
+        self._paths: dict[int, Path] = {}
+
+    def path(self, number: int) -> Path:
+        path = self._paths.get(number)
+        if path is None:
+            path = self._paths[number] = self.directory / pack_name(number)
+        return path
+
+    def write(self, data: bytes) -> int:
+        """A new pack holding ``data``; returns its number. OSError (a full disk) leaves no pack behind."""
+        while True:
+            number, self.next = self.next, self.next + 1
+            try:
+                fd = os.open(self.path(number), os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
+            except FileExistsError:
+                continue
+            break
+        try:
+            try:
+                write_all(fd, data, 0)
+            finally:
+                os.close(fd)
+        except OSError:
+            self.path(number).unlink(missing_ok=True)
+            raise
+        return number
+
+    def read(self, segments: Segments) -> Points:
+        """The points of ``segments``, concatenated (read-only arrays; float64 values if any segment has them)."""
+        parts: list[Points] = []
+        fds: dict[int, int] = {}
+        try:
+            for pack, offset, length, _ in segments:
+                fd = fds.get(pack)
+                if fd is None:
+                    fd = fds[pack] = os.open(self.path(pack), os.O_RDONLY)
+                data = os.pread(fd, length, offset)
+                if len(data) != length:
+                    raise OSError(f"{self.path(pack)} is shorter than its manifest says")
+                parts.append(decode_segment(data))
+        finally:
+            for fd in fds.values():
+                os.close(fd)
+        dtype = FLOAT64 if any(part[2].dtype == FLOAT64 for part in parts) else FLOAT32
+        out = (
+            np.concatenate([part[0] for part in parts]) if parts else np.zeros(0, np.int64),
+            np.concatenate([part[1] for part in parts]) if parts else np.zeros(0, np.float64),
+            np.concatenate([part[2] for part in parts]).astype(dtype) if parts else np.zeros(0, dtype),
+        )
+        for array in out:
+            array.flags.writeable = False
+        return out
+
+
+def pack_name(number: int) -> str:
+    return f"{number:016x}.segments"
