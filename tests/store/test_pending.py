@@ -69,14 +69,20 @@ def test_a_pass_killed_after_writing_some_runs_is_recovered_from(tmp_path: Path)
 
 KILLED_AFTER_A_WRITE = textwrap.dedent(
     """
-    import os, signal, sys
+    import os, signal, sys, time
     from pathlib import Path
     import ridgeline, ridgeline.ingest.loop
     ridgeline.ingest.loop.PENDING_RECORDS = 1_500
     store = Path(sys.argv[2])
 
     def progress(done, total):
-        if list((store / "packs").glob("*.segments")):  # the first write between runs is done
+        if done >= 2:  # the first write between runs has begun (in the background): kill once its pack is there
+            waited = 0
+            while not list((store / "packs").glob("*.segments")):
+                waited += 1
+                if waited > 60_000:  # five minutes: the write failed, say so rather than hang
+                    sys.exit("no pack was written")
+                time.sleep(0.005)
             os.kill(os.getpid(), signal.SIGKILL)
 
     ridgeline.open(sys.argv[1], store=store, progress=progress)
