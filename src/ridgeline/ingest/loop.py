@@ -42,6 +42,10 @@ if TYPE_CHECKING:
 Progress = Callable[[int, int], None]
 
 FINGERPRINT_BYTES = 4096
+# Records read into an on-disk store after which the pass has them written out (DiskStore.write_pending, in the
+# background) before the next run: a cold pass over a log directory larger than memory holds about twice this many
+# points (~24 B each) pending, not all of them.
+PENDING_RECORDS = 8_000_000
 REMOTE_WORKERS = 8  # requests in flight while the first pass reads a log directory behind a URL
 
 
@@ -165,7 +169,8 @@ class Ingestor:
         total = sum(len(files) for _, files in discovered.values())
         cold = [name for name in discovered if name not in self.states]
         ahead = self._read_ahead(cold, discovered) if self.parallel else None
-        done = 0
+        done = unwritten = 0
+        read_since: list[str] = []  # the runs read since the store last wrote
         try:
             for name, (fs, files) in discovered.items():
                 if cancel is not None and cancel.is_set():
@@ -175,6 +180,11 @@ class Ingestor:
                     state = self.states[name] = RunState(name, fs)
                 records = self._read_run(state, files, ahead)
                 stats.records += records
+                unwritten += records
+                read_since.append(name)
+                if unwritten >= PENDING_RECORDS and _on_disk(self.store):
+                    self.store.write_pending(read_since)  # in the background, while the next runs are read
+                    unwritten, read_since = 0, []
                 stats.files += len(files)
                 if per_run_generation and (records or name not in known):
                     self.store.generation += 1

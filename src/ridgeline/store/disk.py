@@ -29,10 +29,11 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ridgeline.store.background import BackgroundWrite
 from ridgeline.store.base import Problem
 from ridgeline.store.collect import long_lived
 from ridgeline.store.disk_load import PackReader, load_run, run_from
@@ -76,12 +77,16 @@ class DiskStore(Store):
         self._entries: dict[str, str | dict[str, Any]] = {}  # run directory -> its committed manifest
         self._packs_used: dict[str, set[int]] = {}  # run directory -> the packs its committed manifest names
         self._dirty: set[str] = set()  # shards to write at the next checkpoint
+        self._writing = BackgroundWrite()  # write_pending's
         if found != header():
             write_json(self.directory / "store.json", header())
 
     def close(self) -> None:
-        """Release the writer lock (the store stays on disk for the next open)."""
-        self._writer.release()
+        """Release the writer lock (the store stays on disk for the next open), once a write under way is done."""
+        try:
+            self._writing.wait()
+        finally:
+            self._writer.release()
 
     # --- what ingest appends to ---------------------------------------------------------------------------------
     def run(self, name: str) -> RunData:
@@ -95,6 +100,7 @@ class DiskStore(Store):
 
     def replace_run(self, data: RunData) -> None:
         """Put a run read elsewhere in place; a run read into memory (a worker process) is written out first."""
+        self._writing.wait()  # the background write may hold the run this one replaces
         if not isinstance(data, DiskRunData):
             data = self._written_out(data)
         previous = self.runs.get(data.name)
@@ -103,6 +109,7 @@ class DiskStore(Store):
         super().replace_run(data)
 
     def drop_run(self, name: str) -> None:
+        self._writing.wait()
         data = self.runs.get(name)
         super().drop_run(name)
         if isinstance(data, DiskRunData):
@@ -117,6 +124,7 @@ class DiskStore(Store):
     def rewind(self, run: str, paths: list[str]) -> dict[str, int] | None:
         """Take back what ``run`` gained since the first of ``paths`` began to be read (see
         :mod:`ridgeline.store.rewind`): the run is replaced by a new reading holding its points up to there."""
+        self._writing.wait()
         data = self.runs.get(run)
         path = earliest(data, paths) if isinstance(data, DiskRunData) else None
         if path is None or not isinstance(data, DiskRunData):
@@ -136,19 +144,9 @@ class DiskStore(Store):
         """Write every run's pending points, and the manifest of each run that changed, with ``resume[run]``:
         what ingest needs to continue where this pass stopped (JSON-able). OSError (a full disk) leaves what
         was committed before intact and the unwritten points pending."""
+        self._writing.wait()
+        runs = self._write_pending()
         try:
-            runs = [(name, data) for name, data in list(self.runs.items()) if isinstance(data, DiskRunData)]
-            # Every short series of the pass encoded at once (one numpy pass, not 20,000 small ones), and
-            # written into one new pack, each run's segments end to end.
-            staged = stage_all([series for _, data in runs for series in data.written_series()])
-            by_series: dict[int, list[Staged]] = {}
-            for one in staged:
-                by_series.setdefault(id(one.series), []).append(one)
-            groups = [
-                [one for series in data.written_series() for one in by_series.get(id(series), ())] for _, data in runs
-            ]
-            for (_, data), found in zip(runs, write_staged(self.packs, groups), strict=True):
-                data.add_parts([found])
             for name, data in runs:
                 data.flush_blobs()
                 state = resume.get(name)
@@ -164,12 +162,50 @@ class DiskStore(Store):
         except StoreError:
             raise
         except OSError as error:
-            raise StoreError(
-                error.errno,
-                f"store {str(self.directory)!r} cannot be written ({error.strerror or error}): the points read since "
-                "are kept in memory and not shown until it can; free space or choose another cache directory",
-            ) from error
+            raise self._unwritable(error) from error
         self._remove_unused_packs()
+
+    def write_pending(self, runs: Sequence[str]) -> None:
+        """Write the pending points of ``runs`` into a new pack (their series show them once written), committing
+        no manifest, in the background: what ingest calls between runs of a long pass, for the runs read since
+        the last call, so that a cold pass over more points than memory holds keeps at most about two batches
+        pending (:data:`ridgeline.ingest.loop.PENDING_RECORDS` each), while it reads on. The manifests name the
+        packs at the next :meth:`checkpoint`, which waits for the write; a pack written by a process killed before
+        then is deleted at the next checkpoint. A write that fails raises its StoreError (as :meth:`checkpoint`)
+        from the next call or checkpoint; the points stay pending."""
+        names = list(runs)
+        self._writing.start(lambda: self._write_pending(names))
+
+    def _write_pending(self, names: Sequence[str] | None = None) -> list[tuple[str, DiskRunData]]:
+        """(OSError as StoreError) The pending points of ``names`` (default every run's) written into one pack."""
+        chosen = list(self.runs.items()) if names is None else [(name, self.runs.get(name)) for name in names]
+        runs = [(name, data) for name, data in chosen if isinstance(data, DiskRunData)]
+        try:
+            # Every short series encoded at once (one numpy pass, not 20,000 small ones), and written into one new
+            # pack, each run's segments end to end. The collector kept out: its full passes over the pass's objects
+            # freed nothing (2 s of a 35 s cold build at 100M points).
+            with long_lived():
+                staged = stage_all([series for _, data in runs for series in data.written_series()])
+            by_series: dict[int, list[Staged]] = {}
+            for one in staged:
+                by_series.setdefault(id(one.series), []).append(one)
+            groups = [
+                [one for series in data.written_series() for one in by_series.get(id(series), ())] for _, data in runs
+            ]
+            for (_, data), found in zip(runs, write_staged(self.packs, groups), strict=True):
+                data.add_parts([found])
+        except StoreError:
+            raise
+        except OSError as error:
+            raise self._unwritable(error) from error
+        return runs
+
+    def _unwritable(self, error: OSError) -> StoreError:
+        return StoreError(
+            error.errno,
+            f"store {str(self.directory)!r} cannot be written ({error.strerror or error}): the points read since "
+            "are kept in memory and not shown until it can; free space or choose another cache directory",
+        )
 
     def _commit(self, data: DiskRunData, manifest: dict[str, Any]) -> None:
         key = run_directory_name(data.name)

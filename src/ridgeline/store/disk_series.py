@@ -152,22 +152,23 @@ def stage_all(series: list[DiskScalarSeries]) -> list[Staged]:
 def write_staged(packs: Packs, groups: list[list[Staged]]) -> list[PackRange | None]:
     """Write the staged segments of ``groups`` (one group a run) end to end into one new pack, then publish them;
     returns each group's range of the pack (None for an empty group). OSError: nothing published."""
-    datas = [b"".join(one.data for one in group) for group in groups]
-    if not any(datas):
+    sizes = [sum(len(one.data) for one in group) for group in groups]
+    if not any(sizes):
         return [None] * len(groups)
-    number = packs.write(b"".join(datas))
+    number = packs.write([one.data for group in groups for one in group])
     ranges: list[PackRange | None] = []
     start = 0
-    for group, data in zip(groups, datas, strict=True):
-        if not data:
+    for group, size in zip(groups, sizes, strict=True):
+        if not size:
             ranges.append(None)
             continue
-        ranges.append((number, start, len(data), crc32c(data)))
-        at = start
+        crc, at = 0, start
         for one in group:
+            crc = crc32c(one.data, crc)
             one.publish(number, at)
             at += len(one.data)
-        start += len(data)
+        ranges.append((number, start, size, crc))
+        start += size
     return ranges
 
 

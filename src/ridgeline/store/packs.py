@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import struct
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -130,8 +131,10 @@ class Packs:
             path = self._paths[number] = self.directory / pack_name(number)
         return path
 
-    def write(self, data: bytes) -> int:
-        """A new pack holding ``data``; returns its number. OSError (a full disk) leaves no pack behind."""
+    def write(self, parts: Sequence[bytes]) -> int:
+        """A new pack holding ``parts`` end to end; returns its number. OSError (a full disk) leaves no pack
+        behind. The parts go to the kernel as they are (``pwritev``, :data:`IOV_MAX` at a time): joining a pass's
+        segments first copied every byte of it twice (a run's, then the pack's) and doubled its peak memory."""
         while True:
             number, self.next = self.next, self.next + 1
             try:
@@ -141,7 +144,7 @@ class Packs:
             break
         try:
             try:
-                write_all(fd, data, 0)
+                write_parts(fd, parts)
             finally:
                 os.close(fd)
         except OSError:
@@ -178,3 +181,31 @@ class Packs:
 
 def pack_name(number: int) -> str:
     return f"{number:016x}.segments"
+
+
+IOV_MAX = 1024  # buffers one pwritev takes (Linux's and macOS's UIO_MAXIOV)
+
+
+def write_parts(fd: int, parts: Sequence[bytes]) -> None:
+    """Write ``parts`` end to end from offset 0 of ``fd``, whatever the kernel takes per call."""
+    if not hasattr(os, "pwritev"):  # Windows
+        write_all(fd, b"".join(parts), 0)
+        return
+    offset, at = 0, 0
+    pending: list[memoryview] = []
+    while at < len(parts) or pending:
+        while len(pending) < IOV_MAX and at < len(parts):
+            if parts[at]:
+                pending.append(memoryview(parts[at]))
+            at += 1
+        if not pending:
+            break
+        written = os.pwritev(fd, pending, offset)
+        offset += written
+        done = 0  # the buffers that went out whole; the rest of a cut one stays
+        while done < len(pending) and written >= len(pending[done]):
+            written -= len(pending[done])
+            done += 1
+        del pending[:done]
+        if written:
+            pending[0] = pending[0][written:]
