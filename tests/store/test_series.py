@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 import time
@@ -14,6 +15,7 @@ import pytest
 from ridgeline.store import pages
 from ridgeline.store.restarts import visible
 from ridgeline.store.series import MIN_CAPACITY, ScalarSeries, ScalarSnapshot, restarts_within
+from tests.conftest import WAIT_S
 
 
 def columns(snapshot: ScalarSnapshot) -> tuple[list[int], list[float], list[float]]:
@@ -288,3 +290,24 @@ def test_reserve_has_the_pages_mapped_ahead_without_changing_a_byte() -> None:
     pages.wait()
     assert (pattern == np.arange(len(pattern), dtype=np.float64)).all()
     assert not pages.populate(np.empty(16))  # too small to be worth a hand-over
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork here")
+def test_a_forked_child_maps_pages_of_its_own() -> None:
+    """The mapping thread does not survive a fork (and its lock may have been held): the child starts afresh."""
+    held = [np.empty(pages.MIN_BYTES // 8 * 4) for _ in range(4)]
+    pages.populate(*held)
+    pid = os.fork()
+    if pid == 0:  # the child: hand over a column and wait for it, then leave without running pytest's exit
+        code = 1
+        try:
+            pages.populate(np.empty(pages.MIN_BYTES // 8 * 2))
+            waiting = threading.Thread(target=pages.wait, daemon=True)
+            waiting.start()
+            waiting.join(WAIT_S)  # a guard against hanging: a child that inherited a dead thread's state waits forever
+            code = 0 if not waiting.is_alive() else 2
+        finally:
+            os._exit(code)
+    pages.wait()
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0

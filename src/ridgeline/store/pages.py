@@ -15,6 +15,7 @@ before 5.14) nothing is done and the pages are mapped on first write, as before.
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 from collections import deque
@@ -107,6 +108,19 @@ def _run() -> None:
             elif stop < end:
                 _pending.append((column, stop, end))  # the next slice after every other column's turn
         del column
+
+
+def _forget() -> None:
+    """In a forked child: the thread did not survive the fork, and its lock may have been held by it."""
+    global _lock, _idle, _running, _busy
+    _lock = threading.Lock()
+    _idle = threading.Condition(_lock)
+    _pending.clear()
+    _running = _busy = False
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget)
 
 
 def _give_up() -> None:
