@@ -299,7 +299,9 @@ def test_reading_imports_neither_the_server_nor_the_writer(tmp_path: Path) -> No
 def test_a_read_without_a_cache_imports_no_crc32c_disk_store_or_trace_parser(tmp_path: Path) -> None:
     """Issue 15's fast start: with the compiled core (which checks the CRCs itself), a read without a cache and
     the first answers of ``ridgeline serve`` (the run listing, a series) import neither the crc32c package (tens
-    of milliseconds, its version look-up), nor the on-disk store, nor the profiler trace parsers."""
+    of milliseconds, its version look-up), nor the on-disk store or its replicas, nor the profiler trace parsers,
+    nor RE2 (no pattern was given), nor the messages of records this run does not hold (graphs, hparams, custom
+    scalars layouts, projector configs: each imported when one is first decoded)."""
     write_scalars(tmp_path / "run", "loss", [0, 1, 2], [0.5, 0.25, 0.125])
     script = textwrap.dedent(
         f"""
@@ -315,7 +317,10 @@ def test_a_read_without_a_cache_imports_no_crc32c_disk_store_or_trace_parser(tmp
         assert [entry["run"] for entry in listed] == ["run"], listed
         series = REDUCED.payload(opening.logdir, "run", "loss", Window(None, None, None, None))
         assert series["step"].tolist() == [0, 1, 2]
-        heavy = ("crc32c", "ridgeline.store.disk", "ridgeline.store.files", "ridgeline.profile")
+        heavy = ("crc32c", "ridgeline.store.disk", "ridgeline.store.files", "ridgeline.store.replica",
+                 "ridgeline.profile", "re2")
+        messages = ("graph_pb2", "hparams_pb2", "custom_scalars_pb2", "projector_pb2")
+        heavy += tuple("ridgeline.format.proto." + name for name in messages)
         from ridgeline.format import records  # its crc32c loads the package's compiled module alone, on first use
         loaded = ["crc32c (loaded alone)"] if records._crc32c_function.cache_info().currsize else []
         print(sorted(m for m in heavy if m in sys.modules) + loaded)

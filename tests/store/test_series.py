@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 import time
@@ -11,7 +12,10 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 
+from ridgeline.store import pages
+from ridgeline.store.restarts import visible
 from ridgeline.store.series import MIN_CAPACITY, ScalarSeries, ScalarSnapshot, restarts_within
+from tests.conftest import WAIT_S
 
 
 def columns(snapshot: ScalarSnapshot) -> tuple[list[int], list[float], list[float]]:
@@ -198,3 +202,112 @@ def test_readers_see_consistent_prefixes_while_the_writer_appends() -> None:
         n = len(snapshot)
         assert np.array_equal(snapshot.step, final.step[:n])
         assert np.array_equal(snapshot.value, final.value[:n])
+
+
+def test_a_snapshot_knows_when_every_point_is_visible_without_a_pass() -> None:
+    """Issue 15: strictly rising steps and no START after any point: every point is visible, known from a flag the
+    writer keeps (the reader's mask then needs no pass over the steps); anything else falls back to the mask."""
+    rising = ScalarSeries()
+    rising.append(np.arange(0, 5), np.zeros(5), np.ones(5))
+    rising.append_one(5, 0.0, 1.0)
+    rising.append(np.arange(6, 9), np.zeros(3), np.ones(3))
+    early = rising.snapshot()
+    assert early.increasing and early.all_visible() and early.visible().tolist() == [True] * 9
+
+    rising.append_one(8, 0.0, 2.0)  # the same step again: the earlier point is hidden
+    later = rising.snapshot()
+    assert not later.increasing and later.visible().tolist() == [True] * 8 + [False, True]
+    assert early.all_visible() and len(early) == 9  # a snapshot taken before keeps what it knew
+
+    for steps in ([0, 2, 1], [3, 3], [5, 6, 7, 7]):  # a fall or a repeat within one append
+        series = ScalarSeries()
+        series.append(np.array(steps), np.zeros(len(steps)), np.ones(len(steps)))
+        assert not series.snapshot().increasing
+
+    restarted = ScalarSeries()
+    restarted.append(np.arange(10), np.zeros(10), np.ones(10))
+    restarted.mark_restart(4)
+    restarted.append(np.arange(4, 6), np.zeros(2), np.ones(2))
+    snapshot = restarted.snapshot()
+    assert snapshot.increasing is False  # 4 after 9
+    assert not snapshot.all_visible() and snapshot.visible().tolist() == [True] * 4 + [False] * 6 + [True] * 2
+
+    started = ScalarSeries()
+    started.mark_restart(0)  # a START before any point hides nothing
+    started.append(np.arange(3), np.zeros(3), np.ones(3))
+    assert started.snapshot().all_visible()
+
+
+def test_the_flag_agrees_with_the_mask_on_random_appends() -> None:
+    rng = np.random.default_rng(15)
+    for _ in range(200):
+        series = ScalarSeries()
+        last = 0
+        for _ in range(int(rng.integers(1, 6))):
+            count = int(rng.integers(1, 6))
+            steps = last + np.cumsum(rng.integers(0 if rng.random() < 0.2 else 1, 3, count))
+            last = int(steps[-1])
+            series.append(steps, np.zeros(count), np.ones(count))
+            if rng.random() < 0.1:
+                series.mark_restart(int(rng.integers(0, last + 1)))
+        snapshot = series.snapshot()
+        exact = visible(snapshot.step, snapshot.restarts)
+        assert snapshot.visible().tolist() == exact.tolist()
+        if snapshot.all_visible():
+            assert exact.all()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="MADV_POPULATE_WRITE is Linux's")
+def test_reserve_has_the_pages_mapped_ahead_without_changing_a_byte() -> None:
+    """Issue 15: the columns ingest reserves for a large file are mapped by a background thread while it parses
+    (ridgeline.store.pages): the appending thread then takes no page faults there, and what it appends before,
+    meanwhile and after is kept exactly."""
+
+    import resource
+
+    def faults() -> int:  # this thread's minor page faults
+        return resource.getrusage(resource.RUSAGE_THREAD).ru_minflt
+
+    points = 2_000_000  # 48 MB of columns
+    steps = np.arange(points)
+    series = ScalarSeries()
+    series.append(steps[:1000], steps[:1000] * 0.5, steps[:1000] * 0.25)
+    series.reserve(points)
+    series.append(steps[1000:3000], steps[1000:3000] * 0.5, steps[1000:3000] * 0.25)
+    pages.wait()
+    wall_times, values = steps[3000:] * 0.5, steps[3000:] * 0.25
+    before = faults()
+    series.append(steps[3000:], wall_times, values)
+    taken = faults() - before
+    if pages.populate(np.empty(pages.MIN_BYTES // 8)):  # a kernel that can populate: nothing left to fault
+        assert taken < points * 24 // pages.PAGE // 4, taken  # 11,719 pages; the append's own temporaries fault
+    snapshot = series.snapshot()
+    assert (snapshot.step == steps).all()
+    assert (snapshot.wall_time == steps * 0.5).all() and (snapshot.value == steps * 0.25).all()
+
+    pattern = np.arange(pages.MIN_BYTES // 8 * 3, dtype=np.float64)
+    assert pages.populate(pattern[1:]) == pages.populate(np.empty(pages.MIN_BYTES // 8))
+    pages.wait()
+    assert (pattern == np.arange(len(pattern), dtype=np.float64)).all()
+    assert not pages.populate(np.empty(16))  # too small to be worth a hand-over
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork here")
+def test_a_forked_child_maps_pages_of_its_own() -> None:
+    """The mapping thread does not survive a fork (and its lock may have been held): the child starts afresh."""
+    held = [np.empty(pages.MIN_BYTES // 8 * 4) for _ in range(4)]
+    pages.populate(*held)
+    pid = os.fork()
+    if pid == 0:  # the child: hand over a column and wait for it, then leave without running pytest's exit
+        code = 1
+        try:
+            pages.populate(np.empty(pages.MIN_BYTES // 8 * 2))
+            waiting = threading.Thread(target=pages.wait, daemon=True)
+            waiting.start()
+            waiting.join(WAIT_S)  # a guard against hanging: a child that inherited a dead thread's state waits forever
+            code = 0 if not waiting.is_alive() else 2
+        finally:
+            os._exit(code)
+    pages.wait()
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0

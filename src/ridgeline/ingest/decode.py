@@ -32,7 +32,7 @@ from typing import Any, Literal, overload
 import numpy as np
 
 from ridgeline.format import tags
-from ridgeline.format.proto import custom_scalars_pb2, event_pb2, plugins_pb2, summary_pb2, tensor_pb2, types_pb2
+from ridgeline.format.proto import event_pb2, plugins_pb2, summary_pb2, tensor_pb2, types_pb2
 from ridgeline.format.tags import GRAPH_TAG, META_GRAPH_TAG, RUN_METADATA_PREFIX
 from ridgeline.ingest.hparams import hparams_from_content
 from ridgeline.ingest.tensors import REAL_DTYPES, dtype_name, make_ndarray, tensor_shape
@@ -370,6 +370,8 @@ def _decode_value(
         tp, fp, tn, fn, precision, recall = (row.copy() for row in rows)
         return PrCurve(np.linspace(0.0, 1.0, rows.shape[1]), tp, fp, tn, fn, precision, recall)
     if kind == "custom_scalars":
+        from ridgeline.format.proto import custom_scalars_pb2  # on first use, as hparams_pb2 and graph_pb2
+
         encoded = make_ndarray(tensor).reshape(-1)[0]
         return CustomScalarsLayout(parse_message(custom_scalars_pb2.Layout, encoded, "custom scalars Layout"))
     if kind == "meshes":

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from ridgeline.format.proto import hparams_pb2
 from ridgeline.store.payloads import DecodeError, HParamInfo, HParams, HParamValue, MetricInfo, parse_message
 
 _HP_TYPES: dict[int, Literal["unset", "string", "bool", "float64"]] = {0: "unset", 1: "string", 2: "bool", 3: "float64"}
@@ -36,6 +35,8 @@ def python_value(value: Any) -> HParamValue:
 
 def hparams_from_content(content: bytes) -> HParams:
     """The hparams plugin's record from its SummaryMetadata plugin content (an HParamsPluginData)."""
+    from ridgeline.format.proto import hparams_pb2  # on first use: a start that meets no hparams never imports it
+
     data = parse_message(hparams_pb2.HParamsPluginData, content, "HParamsPluginData")
     which = data.WhichOneof("data")
     if which == "experiment":

@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import os
 import posixpath
-from typing import IO, Any, Protocol
+from typing import IO, TYPE_CHECKING, Any, Protocol
 
-from ridgeline.format.proto import projector_pb2
 from ridgeline.store.embeddings import EmbeddingRef, Opener, ProjectorError
+
+if TYPE_CHECKING:  # imported when a projector config is first read (issue 15's fast start)
+    from ridgeline.format.proto import projector_pb2
 
 __all__ = [
     "CONFIG_FILE",
@@ -84,6 +86,8 @@ def _read_config(opener: Opener, path: str) -> projector_pb2.ProjectorConfig | N
     except Exception as error:
         raise ProjectorError(f"projector config {path} could not be read: {type(error).__name__}: {error}") from None
     from google.protobuf import text_format
+
+    from ridgeline.format.proto import projector_pb2
 
     config = projector_pb2.ProjectorConfig()
     try:

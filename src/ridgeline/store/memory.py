@@ -97,8 +97,10 @@ class MemoryProvider:
         snapshot = series.snapshot()
         if all_points:
             return Scalars(snapshot.step, snapshot.wall_time, snapshot.value)
+        if snapshot.all_visible():  # the usual case, known without a pass: the snapshot's own views, no copy
+            return Scalars(snapshot.step, snapshot.wall_time, snapshot.value)
         keep = snapshot.visible()
-        if keep.all():  # the usual case: the snapshot's own read-only views, no copy
+        if keep.all():
             return Scalars(snapshot.step, snapshot.wall_time, snapshot.value)
         return Scalars(snapshot.step[keep], snapshot.wall_time[keep], snapshot.value[keep])
 

@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import numpy as np
-from google.protobuf import message
 
 from ridgeline.format import wire
-from ridgeline.format.proto import custom_scalars_pb2, graph_pb2
+
+if TYPE_CHECKING:  # protobuf and these messages are imported on first use: a start reads no graph (issue 15)
+    from google.protobuf import message
+
+    from ridgeline.format.proto import custom_scalars_pb2, graph_pb2
 
 OCTET_STREAM = "application/octet-stream"  # the content type of media whose encoding is not recognised
 
@@ -188,6 +191,8 @@ class Graph:
 
     def graph_def(self) -> graph_pb2.GraphDef:
         """The GraphDef of a graph_def or meta_graph_def record."""
+        from ridgeline.format.proto import graph_pb2
+
         if self.format == "graph_def":
             return parse_message(graph_pb2.GraphDef, self.data, "GraphDef")
         if self.format == "meta_graph_def":
@@ -198,12 +203,16 @@ class Graph:
         """The step statistics of a run_metadata or run_metadata_graph record."""
         if self.format not in ("run_metadata", "run_metadata_graph"):
             raise DecodeError(f"a {self.format} record holds no RunMetadata")
+        from ridgeline.format.proto import graph_pb2
+
         return parse_message(graph_pb2.RunMetadata, self.data, "RunMetadata")
 
     def function_graphs(self) -> list[graph_pb2.GraphDef]:
         """The pre-optimization graph of each function of a RunMetadata (what TensorBoard merges and draws)."""
         if self.format not in ("run_metadata", "run_metadata_graph"):
             raise DecodeError(f"a {self.format} record holds no function graphs")
+        from ridgeline.format.proto import graph_pb2
+
         graphs = []
         for function in _fields(self.data, 4, "RunMetadata"):
             pre_optimization = _last_field(function, 2, "RunMetadata.FunctionGraphs") or b""
@@ -270,14 +279,16 @@ def load_json_object(data: str | bytes, what: str) -> dict[str, Any]:
 
 # --- protobuf helpers ----------------------------------------------------------------------------------------
 
-_M = TypeVar("_M", bound=message.Message)
+_M = TypeVar("_M", bound="message.Message")
 
 
 def parse_message(cls: type[_M], data: bytes, what: str) -> _M:
     """``cls`` parsed from ``data``; DecodeError (naming ``what``) when it is no such message."""
+    from google.protobuf.message import DecodeError as MessageError  # imported already: ``cls`` is a message
+
     try:
         return cls.FromString(data)
-    except (message.DecodeError, RuntimeError, ValueError) as error:
+    except (MessageError, RuntimeError, ValueError) as error:
         raise DecodeError(f"malformed {what} ({len(data)} bytes): {error}") from None
 
 

@@ -28,9 +28,8 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from ridgeline.format.proto.summary_pb2 import SummaryMetadata
 from ridgeline.store.base import BlobRef, Kind, Problem
 from ridgeline.store.disk import FORMAT, DiskRunData, header, run_from
 from ridgeline.store.embeddings import EmbeddingRef
@@ -39,6 +38,9 @@ from ridgeline.store.manifests import SHARDS, read_shard, shard_of, shard_path
 from ridgeline.store.packs import Packs
 from ridgeline.store.payloads import DecodedPayload
 from ridgeline.store.run import Store
+
+if TYPE_CHECKING:  # protobuf is imported when a record is first decoded (issue 15's fast start)
+    from ridgeline.format.proto.summary_pb2 import SummaryMetadata
 
 SOURCES_FILE = "sources.json"  # {"logdir": label, "sources": [[name, path], ...]}: written by the indexer
 RETRIES = 3  # a run whose manifest changed while it was read is read again at once, this many times
@@ -305,6 +307,8 @@ class Replica:
         return self.event_files
 
     def read_value(self, run: str, kind: Kind, tag: str, ref: BlobRef) -> DecodedPayload:
+        from ridgeline.format.proto.summary_pb2 import SummaryMetadata
+
         encoded = self._run(run).metadata.get(tag)
         metadata = SummaryMetadata.FromString(base64.b64decode(encoded)) if isinstance(encoded, str) else None
         return self._event_files().read_value(kind, ref, metadata)

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 from typing import Protocol
 
-import re2
-
 MAX_PATTERN = 2_000
 
 
@@ -36,6 +34,8 @@ def compile_pattern(pattern: str) -> Matcher:
     The message is what callers put after ``'<pattern>' is not a valid regular expression: ``."""
     if len(pattern) > MAX_PATTERN:
         raise PatternError(f"it is {len(pattern):,} characters long; at most {MAX_PATTERN:,} are accepted")
+    import re2  # on first use: a start that filters nothing never loads it (issue 15)
+
     options = re2.Options()
     options.log_errors = False
     try:

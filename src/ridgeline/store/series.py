@@ -8,10 +8,16 @@ How readers go without locks (CPython with the GIL; one writer thread per series
   compacting copies them into NEW arrays, so a snapshot's views stay valid and unchanged forever;
 * the writer writes a point's data before it publishes the new length (a plain attribute store);
 * a reader reads the length first and each column afterwards: any column it then finds holds at least that many
-  valid points, whichever generation of arrays it is.
+  valid points, whichever generation of arrays it is;
+* whether the steps strictly increase (a snapshot's ``increasing``: then only a START can hide a point) is set
+  before the length it covers is published, and only ever turns False: read after the length, it is true of
+  at least the points the snapshot holds.
 
 Capacity grows by half (factor 1.5) and one column at a time, so the slack stays under half the points and
 growing needs at most one extra column's worth of memory at once; :meth:`ScalarSeries.compact` trims the slack.
+:meth:`ScalarSeries.reserve` (ingest sizes a series from the file it reads) also has the kernel map the new
+columns' pages in a background thread (:mod:`ridgeline.store.pages`), so that filling them neither copies nor
+waits for page faults.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ridgeline.store import pages
 from ridgeline.store.restarts import RestartLog, SeriesRestarts, visible
 
 MIN_CAPACITY = 16
@@ -61,19 +68,27 @@ class ScalarSnapshot:
     wall_time: np.ndarray
     value: np.ndarray
     restarts: Restarts = ()
+    increasing: bool = False  # True: the steps are known to increase strictly, point after point
 
     def __len__(self) -> int:
         return int(self.step.shape[0])
 
     def visible(self) -> np.ndarray:
         """Boolean mask of the points a TensorBoard user would see (the last write of each step, after restarts)."""
+        if self.all_visible():
+            return np.ones(len(self), dtype=bool)
         return visible(self.step, self.restarts)
+
+    def all_visible(self) -> bool:
+        """Whether every point is visible, known without a pass over the points: steps that strictly increase
+        and no START after any of them (False when unknown: ask :meth:`visible`)."""
+        return self.increasing and not any(count for count, _ in self.restarts)
 
 
 class ScalarSeries:
     """Append-only (step, wall_time, value) columns; see the module docstring for the threading contract."""
 
-    __slots__ = ("_length", "_restarts", "_step", "_value", "_wall_time")
+    __slots__ = ("_length", "_restarts", "_rising", "_step", "_value", "_wall_time")
 
     def __init__(self, capacity: int = MIN_CAPACITY, restart_log: RestartLog | None = None) -> None:
         """``restart_log``: the run's START events (shared by its series); a series of its own by default."""
@@ -83,6 +98,7 @@ class ScalarSeries:
         self._value = np.empty(capacity, dtype=np.float64)
         self._restarts = SeriesRestarts(restart_log)
         self._length = 0
+        self._rising = True  # whether the steps appended so far strictly increase (then no point hides another)
 
     def __len__(self) -> int:
         return self._length
@@ -118,6 +134,10 @@ class ScalarSeries:
         start = self._length
         self._restarts.fold(start)
         end = start + count
+        if self._rising:
+            self._rising = (start == 0 or int(steps[0]) > int(self._step[start - 1])) and bool(
+                (steps[1:] > steps[:-1]).all()
+            )
         self._reserve(end)
         self._step[start:end] = steps
         self._wall_time[start:end] = wall_times
@@ -128,6 +148,8 @@ class ScalarSeries:
         """Append a single point (the slow decode path's way in)."""
         n = self._length
         self._restarts.fold(n)
+        if self._rising and n:
+            self._rising = step > int(self._step[n - 1])
         if n == self._step.shape[0]:
             self._reserve(n + 1)
         self._step[n] = step
@@ -137,8 +159,12 @@ class ScalarSeries:
 
     def reserve(self, capacity: int) -> None:
         """Make room for ``capacity`` points in all, so that appending up to there copies nothing (ingest sizes a
-        series from the length of the file it reads)."""
+        series from the length of the file it reads); large new columns are mapped ahead in the background."""
+        before = self._step.shape[0]
         self._reserve(int(capacity))
+        if self._step.shape[0] != before:
+            n = self._length
+            pages.populate(self._step[n:], self._wall_time[n:], self._value[n:])
 
     def mark_restart(self, step: int) -> None:
         """Record a START event of the run at ``step``, after the points appended so far (in the run's log: every
@@ -167,11 +193,13 @@ class ScalarSeries:
     def snapshot(self) -> ScalarSnapshot:
         """The points published so far, as read-only views (O(1): no copy)."""
         n = self._length  # read the length before the columns
+        rising = self._rising  # after the length: it only goes from True to False, before the length it covers
         return ScalarSnapshot(
             read_only(self._step, n),
             read_only(self._wall_time, n),
             read_only(self._value, n),
             self._restarts.within(n),
+            rising,
         )
 
 
