@@ -10,7 +10,7 @@ import { getJson } from "@api/client";
 import { takeFirstAnswer } from "./firstAnswer";
 import { useUrlState } from "@app/state";
 import type { DashboardProps } from "@app/types";
-import { formatOffset, splitTags, type BandKind, type DistributedRun, type RunsAnswer, type SeriesAnswerBody, type Statistic, type View, type XAxis } from "./model";
+import { firstChartPoints, formatOffset, splitTags, type BandKind, type DistributedRun, type RunsAnswer, type SeriesAnswerBody, type Statistic, type View, type XAxis } from "./model";
 import { RankChart } from "./RankChart";
 import { SettingsBar } from "@app/SettingsBar";
 
@@ -106,7 +106,11 @@ export function DistributedDashboard({ tick, tagFilter }: DashboardProps) {
     const answer =
       !asked.current && early && "later" in early
         ? early.later
-        : getJson<RunsAnswer>("/api/distributed/runs", asked.current ? undefined : { first_chart: chosen }, { signal: controller.signal });
+        : getJson<RunsAnswer>(
+            "/api/distributed/runs",
+            asked.current ? undefined : { first_chart: chosen, first_chart_points: firstChartPoints(innerWidth, devicePixelRatio) },
+            { signal: controller.signal },
+          );
     asked.current = true;
     answer.then(
       (answer) => {
