@@ -8,6 +8,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { getJson } from "@api/client";
 import { takeFirstAnswer } from "./firstAnswer";
+export { firstAnswerSettled } from "./firstAnswer";
 import { useUrlState } from "@app/state";
 import type { DashboardProps } from "@app/types";
 import { firstChartPoints, formatOffset, splitTags, type BandKind, type DistributedRun, type RunsAnswer, type SeriesAnswerBody, type Statistic, type View, type XAxis } from "./model";
