@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 import numpy as np
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, FastAPI, Query, Request
+from starlette.requests import HTTPConnection
 
 from ridgeline.analysis.distributed import Aggregate, reduce_aggregate
 from ridgeline.plugins.kit import ApiError, OrjsonResponse, app_service, logdir_of
@@ -28,7 +29,7 @@ KEPT_AGGREGATES = 32  # aggregates kept, whole or reduced (64 ranks x 10,000 ste
 MIN_POINTS, MAX_POINTS = 64, 20_000
 
 
-def _cache(request: Request) -> DistributedCache:
+def _cache(request: HTTPConnection) -> DistributedCache:
     logdir = logdir_of(request)
     cache: DistributedCache = app_service(request, "distributed_cache", lambda: DistributedCache(logdir))
     return cache
@@ -44,6 +45,9 @@ class Aggregates:
         self._kept: RecentAnswers[tuple[int, str, str, int | None], tuple[Aggregate, int]] = RecentAnswers(
             KEPT_AGGREGATES
         )
+
+    def __len__(self) -> int:
+        return len(self._kept)
 
     def get(self, report: DistributedReport, tag: str, points: int | None = None) -> dict[str, Any]:
         """The series answer without rank lines; with ``points``, at most that many rows
@@ -64,10 +68,23 @@ class Aggregates:
         return _answer(report, tag, self._kept.get((*key, points), reduced)[0], total, [])
 
 
-def _aggregates(request: Request) -> Aggregates:
+def _aggregates(request: HTTPConnection) -> Aggregates:
     logdir = logdir_of(request)
     kept: Aggregates = app_service(request, "distributed_aggregates", lambda: Aggregates(logdir))
     return kept
+
+
+def warm(app: FastAPI) -> None:
+    """What the page's first load asks for, computed ahead (the plugin's warm-up): every distributed run's report
+    and the aggregate of the first run's first tag, whole (its reductions are cheap)."""
+    connection = HTTPConnection({"type": "http", "app": app})  # what the kit's per-app helpers read
+    reports = _cache(connection).reports()
+    if not reports:
+        return
+    tags = common_tags(logdir_of(connection), reports[0].group, system=True)
+    tag = next((t for t in tags if not t.startswith(SYSTEM_PREFIX)), None)
+    if tag is not None:
+        _aggregates(connection).get(reports[0], tag)
 
 
 Run = Annotated[str, Query(description="a distributed run's name, as /api/distributed/runs lists it")]
