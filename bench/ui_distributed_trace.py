@@ -4,7 +4,7 @@ directory, ``--loads`` fresh-context page loads after one warm-up, and for each 
 wire, the long tasks (script evaluation, renders, the chart's draw), and the moment the aggregated chart's card
 said it was ready. Prints one table per load and the medians of the main marks.
 
-    python bench/ui_distributed_trace.py [--loads 5] [--src DIR]
+    python bench/ui_distributed_trace.py [--loads 5] [--src DIR] [--quick] [--json PATH]
 
 ``--src`` runs the server from another tree's ``ridgeline`` package (as bench/ui_distributed_ab.py's
 ``--before-src``).
@@ -13,6 +13,7 @@ said it was ready. Prints one table per load and the medians of the main marks.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import sys
@@ -84,14 +85,19 @@ def main() -> int:
     parser.add_argument("--loads", type=int, default=5)
     parser.add_argument("--src", type=Path, default=None)
     parser.add_argument("--data-dir", type=Path, default=Path(".bench/ui"))
+    parser.add_argument("--quick", action="store_true", help="4 ranks x 500 steps, one load (a smoke test)")
+    parser.add_argument("--json", type=Path, default=None, help="write every load's breakdown here")
     args = parser.parse_args()
-    data = dataset(False)
+    data = dataset(args.quick)
+    if args.quick:
+        args.loads = 1
     path = ensure_dataset(args.data_dir, data)
     if args.src is not None:
         os.environ["PYTHONPATH"] = str(args.src)
     server = start_ridgeline(path, data, SERVER_TIMEOUT_S)
     url = server.url + f"?tab=distributed&dist.run={JOB}"
     ready: list[float] = []
+    loads: list[dict[str, Any]] = []
     try:
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
@@ -100,11 +106,14 @@ def main() -> int:
                 load = one_load(browser, url)
                 print(f"load {i} (load average {os.getloadavg()[0]:.1f})")
                 show(load)
+                loads.append(load)
                 ready.append(load["trace"]["ready"])
             browser.close()
     finally:
         server.stop()
     print(f"ready: median {statistics.median(ready):.0f} ms ({' / '.join(f'{r:.0f}' for r in ready)})")
+    if args.json is not None:
+        args.json.write_text(json.dumps({"ready_ms": statistics.median(ready), "loads": loads}, indent=1))
     return 0
 
 
