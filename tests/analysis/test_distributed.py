@@ -17,6 +17,7 @@ from ridgeline.analysis.distributed import (
     estimate_offsets,
     group_ranks,
     input_bound_ranks,
+    reduce_aggregate,
     reference_rank,
     utilisation_spread,
 )
@@ -85,6 +86,26 @@ def test_aggregate_matches_numpy_per_step(columns: list[list[float]]) -> None:
         assert result.min[row] == values.min() and result.max[row] == values.max()
         assert columns[result.min_rank[row]][step] == values.min()
         assert columns[result.max_rank[row]][step] == values.max()
+
+
+def test_a_reduced_aggregate_keeps_the_mean_line_and_a_band_over_every_ranks_extremes() -> None:
+    rng = np.random.default_rng(7)
+    steps = np.arange(0, 20_000, 2)
+    values = [np.sin(steps / 900.0) + rng.normal(0, 0.3, len(steps)) for _ in range(8)]
+    values[3][4321] = 40.0  # one rank's spike at one step
+    full = aggregate(list(range(8)), [steps] * 8, values)
+    small = reduce_aggregate(full, 400)
+    assert small is not None and len(small.step) <= 400
+    assert small.step[0] == steps[0] and small.step[-1] == steps[-1] and np.all(np.diff(small.step) > 0)
+    kept = np.searchsorted(full.step, small.step)
+    # every column but the band's edges is the full aggregate's own row
+    for name in ("mean", "median", "std", "count", "min_rank", "max_rank"):
+        assert np.array_equal(getattr(small, name), getattr(full, name)[kept]), name
+    assert small.mean.min() == full.mean.min() and small.mean.max() == full.mean.max()
+    # the band covers its rows' own min and max, and every extreme survives (the spike included)
+    assert np.all(small.min <= full.min[kept]) and np.all(small.max >= full.max[kept])
+    assert small.min.min() == full.min.min() and small.max.max() == full.max.max() == 40.0
+    assert reduce_aggregate(full, len(steps)) is None
 
 
 # --- clocks ------------------------------------------------------------------------------------------------------

@@ -21,6 +21,11 @@ def url(tmp_path: Path, serve: Callable[[Path], ServedLogdir]) -> str:
     return serve(write_job(tmp_path / "logs")).url + "?tab=distributed"
 
 
+# The first request: the run list with the first chart's series, reduced to the window's width in device pixels
+# (the browser tests' page is 1280 px wide at a ratio of 1).
+FIRST = "distributed/runs?first_chart=&first_chart_points=1280"
+
+
 def chart(page: Page, tag: str) -> dict[str, Any]:
     state: dict[str, Any] = page.evaluate(
         """tag => {
@@ -75,12 +80,33 @@ def test_the_first_chart_comes_with_the_run_list_and_rank_lines_only_when_shown(
     open_dashboard(page, url + "&autoReload=false")  # no shell tick: every request below is the page's own
     expect(page.locator('[data-testid=distributed-chart][data-tag="loss"][data-ready=true]')).to_have_count(1)
     assert chart(page, "loss")["first"] == pytest.approx([11.0, 12.0, 10.0])
-    assert asked == ["distributed/runs?first_chart="]
+    assert asked == [FIRST]
     page.get_by_test_id("distributed-view").select_option("ranks")
     page.wait_for_function("() => window.__ridgeline.charts?.get('distributed:job:loss')?.series.length === 4")
     page.get_by_test_id("distributed-view").select_option("aggregate")  # drawn again from the lines' answer
     page.wait_for_function("() => window.__ridgeline.charts?.get('distributed:job:loss')?.series[1].label === 'mean'")
-    assert asked == ["distributed/runs?first_chart=", "distributed/series?run=job&tag=loss&lines=true"]
+    assert asked == [FIRST, "distributed/series?run=job&tag=loss&lines=true"]
+
+
+def test_a_long_first_chart_draws_reduced_then_every_step(
+    page: Page, tmp_path: Path, serve: Callable[[Path], ServedLogdir]
+) -> None:
+    """The first chart's series comes reduced to the window's width (the first paint needs no more), with the
+    min-max band over every rank's extremes; once drawn, the chart asks for every step and draws those."""
+    from ridgeline import SummaryWriter
+
+    for rank in range(2):
+        with SummaryWriter(tmp_path / "logs" / "job", rank=rank) as writer:
+            for step in range(5000):
+                writer.add_scalar("loss", 1.0 + rank + (9.0 if (rank, step) == (1, 2345) else 0.0), step)
+    page.set_viewport_size({"width": 1280, "height": 800})
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url.split("/api/", 1)[1]) if "/api/distributed/" in r.url else None)
+    open_dashboard(page, serve(tmp_path / "logs").url + "?tab=distributed&autoReload=false")
+    expect(page.locator('[data-testid=distributed-chart][data-tag="loss"][data-ready=true]')).to_have_count(1)
+    page.wait_for_function("() => window.__ridgeline.charts?.get('distributed:job:loss')?.data[0].length === 5000")
+    assert asked == [FIRST, "distributed/series?run=job&tag=loss&lines=false"]
+    assert page.evaluate("() => Math.max(...window.__ridgeline.charts.get('distributed:job:loss').data[2])") == 11.0
 
 
 def test_the_tab_opened_from_another_asks_for_its_first_chart_itself(page: Page, url: str) -> None:
@@ -93,7 +119,7 @@ def test_the_tab_opened_from_another_asks_for_its_first_chart_itself(page: Page,
     page.locator("button.tab[data-dashboard=distributed]").click()
     expect(page.locator('[data-testid=distributed-chart][data-tag="loss"][data-ready=true]')).to_have_count(1)
     assert chart(page, "loss")["first"] == pytest.approx([11.0, 12.0, 10.0])
-    assert asked == ["distributed/runs?first_chart="]
+    assert asked == [FIRST]
 
 
 def test_system_metrics_are_a_collapsed_section(page: Page, url: str) -> None:

@@ -43,6 +43,25 @@ def reduce_series(step: np.ndarray, value: np.ndarray, max_points: int) -> Reduc
     )
 
 
+def reduce_with_envelope(
+    step: np.ndarray, value: np.ndarray, low: np.ndarray, high: np.ndarray, max_points: int
+) -> Reduction | None:
+    """:func:`reduce_series` of ``value``, with each kept point's band taken from two other columns of the same
+    rows: the lowest ``low`` and the highest ``high`` of its bucket (NaN left out; NaN where a bucket has none).
+    An aggregate over ranks keeps its mean line's shape and a min-max band that covers every rank's extremes.
+    None when the series fits in ``max_points``."""
+    if max_points < 2:
+        raise ValueError(f"max_points must be at least 2, got {max_points}")
+    if len(step) <= max_points:
+        return None
+    buckets = _Buckets(step, value, max_points)
+    rank = buckets.rank_of(buckets.indices)
+    with np.errstate(invalid="ignore"):
+        lowest = np.fmin.reduceat(np.asarray(low, dtype=np.float64), buckets.starts)
+        highest = np.fmax.reduceat(np.asarray(high, dtype=np.float64), buckets.starts)
+    return Reduction(buckets.indices, lowest[rank], highest[rank])
+
+
 def minmax_indices(step: np.ndarray, value: np.ndarray, max_points: int) -> np.ndarray:
     """Indices (ascending) of at most ``max_points`` points of a series sorted by step that keep its shape.
 

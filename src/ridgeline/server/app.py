@@ -25,6 +25,7 @@ from ridgeline.server.plugin_web import mount_plugin_web
 from ridgeline.server.prefix import normalise_prefix
 from ridgeline.server.routes import router as core_router
 from ridgeline.server.static import methods_of, mount_static
+from ridgeline.server.warm import WarmUps
 from ridgeline.services.runs import RunIndex
 from ridgeline.settings import defaults
 from ridgeline.store.logdir import LogDir
@@ -84,9 +85,12 @@ def create_app(
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if reload_interval is not None:
             logdir.start(reload_interval)
+        warm_ups = WarmUps(host)
+        warm_ups.start(app)
         try:
             yield
         finally:
+            await warm_ups.stop()
             if reload_interval is not None:
                 logdir.stop()
 

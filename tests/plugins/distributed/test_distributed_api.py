@@ -64,6 +64,26 @@ def test_runs_with_first_chart_inline_the_series_of_the_first_tag(api: Api) -> N
     assert "first_chart" not in api.get("/api/distributed/runs").json()
 
 
+def test_points_reduce_the_aggregate_for_a_chart_and_first_chart_the_same(tmp_path: Path) -> None:
+    for rank in range(4):
+        with SummaryWriter(tmp_path / "job", rank=rank) as writer:
+            for step in range(3000):
+                writer.add_scalar("loss", 1.0 / (step + 1) + rank + (50.0 if (rank, step) == (2, 1234) else 0.0), step)
+    with in_process(tmp_path) as served:
+        full = served.get("/api/distributed/series", run="job", tag="loss", lines="false").json()
+        small = served.get("/api/distributed/series", run="job", tag="loss", lines="false", points=500).json()
+        first = served.get("/api/distributed/runs", first_chart="job", first_chart_points=500).json()["first_chart"]
+        whole = served.get("/api/distributed/series", run="job", tag="loss", lines="false", points=5000).json()
+        too_few = served.get("/api/distributed/series", run="job", tag="loss", lines="false", points=2)
+    assert (full["reduced"], full["total_points"], len(full["step"])) == (False, 3000, 3000)
+    assert small["reduced"] and small["total_points"] == 3000 and 2 < len(small["step"]) <= 500
+    assert small["step"][0] == 0 and small["step"][-1] == 2999
+    assert max(small["max"]) == max(full["max"]) and min(small["min"]) == min(full["min"])  # the spike stays
+    assert first == small
+    assert whole == full  # a budget the series fits in changes nothing
+    assert too_few.status_code in (400, 422)
+
+
 def test_first_chart_is_null_when_the_run_logs_only_system_metrics(tmp_path: Path) -> None:
     for rank in (0, 1):
         with SummaryWriter(tmp_path / "job", rank=rank) as writer:

@@ -183,7 +183,8 @@ export interface paths {
          *     named ``.../rank{N}``), as ``ridgeline ranks --json`` prints them, with the scalar tags all its ranks log.
          *
          *     With ``first_chart``, also ``"first_chart"``: what ``/api/distributed/series?lines=false`` answers for that
-         *     run's first tag, or null when it has none (the page then asks for nothing more before drawing).
+         *     run's first tag, or null when it has none (the page then asks for nothing more before drawing), reduced to
+         *     ``first_chart_points`` steps when that is given.
          */
         get: operations["distributed_runs_api_distributed_runs_get"];
         put?: never;
@@ -206,8 +207,8 @@ export interface paths {
          * @description One tag across the ranks of ``run``: per step (every step any rank logged) ``mean``, ``median``, ``min``,
          *     ``max``, ``std``, ``count`` and the ranks of the min and max (``min_rank``, ``max_rank``); and ``ranks``, each
          *     rank's own line ``{"rank", "step", "time", "value"}`` with ``time`` in seconds since the first point on aligned
-         *     clocks (each rank's offset subtracted), empty with ``lines=false``. 404 for an unknown run or a tag no rank
-         *     logs.
+         *     clocks (each rank's offset subtracted), empty with ``lines=false``; ``total_points``, the steps of the whole
+         *     aggregate, and ``reduced``, whether ``points`` left some out. 404 for an unknown run or a tag no rank logs.
          */
         get: operations["distributed_series_api_distributed_series_get"];
         put?: never;
@@ -1863,6 +1864,8 @@ export interface operations {
             query?: {
                 /** @description also answer, as ``first_chart``, the series (``lines=false``) of the first tag (not sys/) of this distributed run, or of the first run when it names none listed: the page's first chart */
                 first_chart?: string | null;
+                /** @description ``first_chart`` reduced to this many steps, as ``/api/distributed/series?points=`` reduces */
+                first_chart_points?: number | null;
             };
             header?: never;
             path?: never;
@@ -1899,6 +1902,8 @@ export interface operations {
                 tag: string;
                 /** @description false: no rank's own line (``ranks`` is empty), the aggregate only */
                 lines?: boolean;
+                /** @description with ``lines=false``: at most this many steps, for a chart about half as many pixels wide (per bucket of steps, the rows of the mean's lowest and highest value; ``min`` and ``max`` then the bucket's lowest min and highest max); ``reduced`` says whether steps were left out */
+                points?: number | null;
             };
             header?: never;
             path?: never;

@@ -36,9 +36,10 @@ export const DASHBOARDS: readonly Dashboard[] = sortDashboards(Object.values(mod
 /**
  * Starts loading the code of the dashboard the page is likely to open: the one named `tab` (the URL's or the
  * remembered one), else the first in the top bar (what the shell opens when it has data). Called before the
- * first render, so the chunk arrives while the run list is being fetched.
+ * first render, so the chunk arrives while the run list is being fetched. Settles (never rejects) once loaded
+ * or failed.
  */
-export function preloadDashboard(tab: string, dashboards: readonly Dashboard[] = DASHBOARDS): void {
+export function preloadDashboard(tab: string, dashboards: readonly Dashboard[] = DASHBOARDS): Promise<unknown> {
   const dashboard = dashboards.find((d) => d.name === tab) ?? (tab === "" ? dashboards[0] : undefined);
-  void dashboard?.preload?.().catch(() => undefined); // shown by the dashboard's tab when it renders
+  return dashboard?.preload?.().catch(() => undefined) ?? Promise.resolve(); // a failure: shown by its tab
 }

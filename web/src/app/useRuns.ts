@@ -51,8 +51,35 @@ export function statusKey(response: Pick<RunsResponse, "runs">): string {
   return response.runs.map((r) => `${r.run}\u0000${r.status ?? ""}`).join("\u0001");
 }
 
+/** The first listing when main.tsx asked for it before the first render: its answer, and its value once in. */
+let primed: { answer: Promise<RunsResponse>; value: RunsResponse | null } | null = null;
+
+/**
+ * Hands the first listing (usually boot.js's request) to the next {@link useRuns}: settles once it is in, and
+ * a render after that starts with the runs (main.tsx waits for it, so the shell's first render is the page, not
+ * "Loading runs…" followed by the page).
+ */
+export function primeRuns(answer: Promise<RunsResponse>): Promise<void> {
+  const entry: { answer: Promise<RunsResponse>; value: RunsResponse | null } = { answer, value: null };
+  primed = entry;
+  return answer.then(
+    (value) => {
+      entry.value = value;
+    },
+    () => undefined, // reported by the poll that takes it
+  );
+}
+
+function takePrimed(): Promise<RunsResponse> | null {
+  const entry = primed;
+  primed = null;
+  return entry?.answer ?? null;
+}
+
 export function useRuns(autoReload: boolean): RunsState {
-  const [data, setData] = useState<RunsResponse | null>(null);
+  // The primed listing's value when it is already in: the first render has the runs (the first poll below takes
+  // the same answer, so it renders nothing new).
+  const [data, setData] = useState<RunsResponse | null>(() => primed?.value ?? null);
   const [error, setError] = useState<ApiError | null>(null);
   const [tick, setTick] = useState(0);
   const [reloading, setReloading] = useState(false);
@@ -79,7 +106,7 @@ export function useRuns(autoReload: boolean): RunsState {
     if (manual) setReloading(true);
     try {
       // The first listing was requested by index.html while the script loaded.
-      const response = await (takePrefetched<RunsResponse>("api/runs") ?? getJson<RunsResponse>("/api/runs"));
+      const response = await (takePrimed() ?? takePrefetched<RunsResponse>("api/runs") ?? getJson<RunsResponse>("/api/runs"));
       const changed = loaded.current && generationChanged(generation.current, response.generation);
       // A status changes with time alone (a run nobody writes to becomes crashed): new data for the badges.
       const nowStatuses = statusKey(response);

@@ -6,7 +6,7 @@ Pure functions on numpy arrays (docs/distributed.md describes what each figure m
 
 from __future__ import annotations
 
-from ridgeline.analysis.distributed.aggregate import STATISTICS, Aggregate, aggregate
+from ridgeline.analysis.distributed.aggregate import STATISTICS, Aggregate, aggregate, reduce_aggregate
 from ridgeline.analysis.distributed.clocks import Offset, estimate_offsets, reference_rank
 from ridgeline.analysis.distributed.grouping import DEFAULT_PATTERN, RankGroup, group_ranks
 from ridgeline.analysis.distributed.load_balance import Spread, input_bound_ranks, utilisation_spread
@@ -34,6 +34,7 @@ __all__ = [
     "estimate_offsets",
     "group_ranks",
     "input_bound_ranks",
+    "reduce_aggregate",
     "reference_rank",
     "utilisation_spread",
 ]

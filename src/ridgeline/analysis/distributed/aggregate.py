@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ridgeline.analysis.downsample import reduce_with_envelope
+
 STATISTICS = ("mean", "median", "min", "max")
 
 
@@ -100,3 +102,26 @@ def aggregate(ranks: Sequence[int], steps: Sequence[np.ndarray], values: Sequenc
     mean[~has] = np.nan
     std[~has] = np.nan
     return Aggregate(union, mean, median, minimum, maximum, std, count, min_rank, max_rank)
+
+
+def reduce_aggregate(full: Aggregate, max_points: int) -> Aggregate | None:
+    """At most ``max_points`` rows of ``full`` for a chart of about ``max_points / 2`` pixels: the rows that keep
+    the mean line's lowest and highest point per bucket (:func:`ridgeline.analysis.downsample.reduce_series`),
+    each with its own statistics, except ``min`` and ``max``, which become the lowest min and the highest max of
+    the bucket the row stands for, so the min-max band still covers every rank's extremes. None when ``full``
+    fits in ``max_points``."""
+    reduction = reduce_with_envelope(full.step, full.mean, full.min, full.max, max_points)
+    if reduction is None:
+        return None
+    keep = reduction.indices
+    return Aggregate(
+        step=full.step[keep],
+        mean=full.mean[keep],
+        median=full.median[keep],
+        min=reduction.band_low,
+        max=reduction.band_high,
+        std=full.std[keep],
+        count=full.count[keep],
+        min_rank=full.min_rank[keep],
+        max_rank=full.max_rank[keep],
+    )

@@ -8,9 +8,9 @@ one of them. The analysis is :mod:`ridgeline.analysis.distributed`, read through
 
 from __future__ import annotations
 
-from ridgeline.plugins.distributed.routes import router
+from ridgeline.plugins.distributed.routes import router, warm
 from ridgeline.plugins.kit import BuiltinPlugin
 
-plugin = BuiltinPlugin(name="distributed", router=router, order=125)
+plugin = BuiltinPlugin(name="distributed", router=router, order=125, warm=warm)
 
 __all__ = ["plugin", "router"]

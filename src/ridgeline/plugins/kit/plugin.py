@@ -13,10 +13,11 @@ bundled into the UI instead, and have no ``web``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from fastapi import APIRouter
+from fastapi import APIRouter, FastAPI
 
 DEFAULT_ORDER = 1000
 WEB_ENTRY = "index.js"  # the module of a plugin's web folder that the page imports
@@ -34,9 +35,12 @@ class Plugin(Protocol):
 @dataclass(frozen=True)
 class BuiltinPlugin:
     """A built-in dashboard's plugin object: its name (as the web half's ``Dashboard.name``), its routes,
-    mounted under ``prefix`` (built-ins claim ``/api``), and its place in the listing."""
+    mounted under ``prefix`` (built-ins claim ``/api``), and its place in the listing. ``warm(app)``, when given,
+    computes ahead what the page's first request will ask for (``ridgeline.server.warm``: once, in a background
+    thread, after the log directory's first pass); it keeps its answers as the routes do (``app_service``)."""
 
     name: str
     router: APIRouter
     order: int
     prefix: str = "/api"
+    warm: Callable[[FastAPI], None] | None = None

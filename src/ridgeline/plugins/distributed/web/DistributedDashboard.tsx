@@ -8,9 +8,10 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { getJson } from "@api/client";
 import { takeFirstAnswer } from "./firstAnswer";
+export { firstAnswerSettled } from "./firstAnswer";
 import { useUrlState } from "@app/state";
 import type { DashboardProps } from "@app/types";
-import { formatOffset, splitTags, type BandKind, type DistributedRun, type RunsAnswer, type SeriesAnswerBody, type Statistic, type View, type XAxis } from "./model";
+import { firstChartPoints, formatOffset, splitTags, type BandKind, type DistributedRun, type RunsAnswer, type SeriesAnswerBody, type Statistic, type View, type XAxis } from "./model";
 import { RankChart } from "./RankChart";
 import { SettingsBar } from "@app/SettingsBar";
 
@@ -48,7 +49,29 @@ function Summary({ run }: { run: DistributedRun }) {
   );
 }
 
+/** Rows of the ranks table in the dashboard's first render: about what its box shows (220 px, 25 px a row). */
+const FIRST_ROWS = 12;
+
+/**
+ * The rows the table renders: FIRST_ROWS at first, every one once the browser is idle after that render (the
+ * rest are below the box's fold; rendering 64 ranks' rows at once doubled the DOM the first chart waits for).
+ */
+function useShownRows(count: number): number {
+  const [all, setAll] = useState(count <= FIRST_ROWS);
+  useEffect(() => {
+    if (all || count <= FIRST_ROWS) return;
+    if (typeof requestIdleCallback !== "function") {
+      const timer = setTimeout(() => setAll(true), 0);
+      return () => clearTimeout(timer);
+    }
+    const handle = requestIdleCallback(() => setAll(true), { timeout: 500 });
+    return () => cancelIdleCallback(handle);
+  }, [all, count]);
+  return all ? count : FIRST_ROWS;
+}
+
 function RankTable({ run }: { run: DistributedRun }) {
+  const shown = useShownRows(run.ranks.length);
   const scoreTitle = run.score_source === "sync" ? "the best rank's time to reach the barrier over this rank's" : "this rank's step rate over the fastest rank's";
   return (
     // Scrolls in a box of its own: 64 ranks' rows would otherwise push the charts below the fold.
@@ -64,7 +87,7 @@ function RankTable({ run }: { run: DistributedRun }) {
         </tr>
       </thead>
       <tbody>
-        {run.ranks.map((r) => (
+        {run.ranks.slice(0, shown).map((r) => (
           <tr key={r.rank} data-rank={r.rank} class={r.straggler ? "rl-dist-late" : undefined}>
             <td>{r.rank}</td>
             <td>{r.host ?? ""}</td>
@@ -106,7 +129,11 @@ export function DistributedDashboard({ tick, tagFilter }: DashboardProps) {
     const answer =
       !asked.current && early && "later" in early
         ? early.later
-        : getJson<RunsAnswer>("/api/distributed/runs", asked.current ? undefined : { first_chart: chosen }, { signal: controller.signal });
+        : getJson<RunsAnswer>(
+            "/api/distributed/runs",
+            asked.current ? undefined : { first_chart: chosen, first_chart_points: firstChartPoints(innerWidth, devicePixelRatio) },
+            { signal: controller.signal },
+          );
     asked.current = true;
     answer.then(
       (answer) => {

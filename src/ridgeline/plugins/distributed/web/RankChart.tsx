@@ -32,14 +32,27 @@ export interface RankChartProps {
 
 const HEIGHT = 220;
 
+/** Runs `task` when the browser is next idle (at most 500 ms from now); returns its cancel. */
+function whenIdle(task: () => void): () => void {
+  if (typeof requestIdleCallback === "function") {
+    const handle = requestIdleCallback(task, { timeout: 500 });
+    return () => cancelIdleCallback(handle);
+  }
+  const timer = setTimeout(task, 0);
+  return () => clearTimeout(timer);
+}
+
 export function RankChart({ run, tag, view, statistic, band, xAxis, tick, eager = false, initial = null }: RankChartProps) {
   const id = `distributed:${run}:${tag}`;
   const cardRef = useRef<HTMLDivElement>(null);
   const chartRef = useRef<HTMLDivElement>(null);
   const seen = useLazyCard(cardRef, id, { near: "200px 0px", view: "0px", eager });
   const [body, setBody] = useState<SeriesAnswer | null>(initial);
-  // What `body` holds: the tick it was fetched at, and whether with each rank's own line.
-  const loaded = useRef<{ tick: number; lines: boolean } | null>(initial ? { tick, lines: false } : null);
+  // What `body` holds: the tick it was fetched at, whether with each rank's own line, and whether reduced (the
+  // first chart's series, reduced to the window's width: every step is asked for once it has been drawn).
+  const loaded = useRef<{ tick: number; lines: boolean; reduced: boolean } | null>(
+    initial ? { tick, lines: false, reduced: !!initial.reduced } : null,
+  );
   const wantLines = view === "ranks";
   const [error, setError] = useState<string | null>(null);
   const [hover, setHover] = useState("");
@@ -50,21 +63,33 @@ export function RankChart({ run, tag, view, statistic, band, xAxis, tick, eager 
 
   useEffect(() => {
     const have = loaded.current;
-    if (!seen || (have && have.tick === tick && (have.lines || !wantLines))) return;
+    if (!seen) return;
+    const current = !!have && have.tick === tick && (have.lines || !wantLines);
+    if (current && !(have.reduced && drawn)) return;
     const controller = new AbortController();
-    getJson<SeriesAnswer>("/api/distributed/series", { run, tag, lines: wantLines }, { signal: controller.signal }).then(
-      (answer) => {
-        loaded.current = { tick, lines: wantLines };
-        setBody(answer);
-        setError(null);
-      },
-      (err: unknown) => {
-        if (err instanceof DOMException && err.name === "AbortError") return;
-        setError(err instanceof Error ? err.message : String(err));
-      },
-    );
-    return () => controller.abort();
-  }, [seen, run, tag, tick, wantLines]);
+    const ask = () =>
+      getJson<SeriesAnswer>("/api/distributed/series", { run, tag, lines: wantLines }, { signal: controller.signal }).then(
+        (answer) => {
+          loaded.current = { tick, lines: wantLines, reduced: !!answer.reduced };
+          setBody(answer);
+          setError(null);
+        },
+        (err: unknown) => {
+          if (err instanceof DOMException && err.name === "AbortError") return;
+          setError(err instanceof Error ? err.message : String(err));
+        },
+      );
+    if (!current) {
+      ask();
+      return () => controller.abort();
+    }
+    // Drawn from the reduced series: every step (for zooming in and the extremes under the cursor) once idle.
+    const idle = whenIdle(ask);
+    return () => {
+      idle();
+      controller.abort();
+    };
+  }, [seen, run, tag, tick, wantLines, drawn]);
 
   const axis: XAxis = view === "aggregate" ? "step" : xAxis;
   const chart = useMemo(() => {

@@ -10,12 +10,15 @@ import type { RunsAnswer } from "./model";
 const started = takePrefetched<RunsAnswer>("api/distributed/runs");
 let used = false;
 let arrived: RunsAnswer | null = null;
-started?.then(
-  (answer) => {
-    if (!used) arrived = answer;
-  },
-  () => undefined, // reported by whoever takes the request below
-);
+/** Settles (never rejects) once boot.js's answer is in or failed, at once when it asked for none. */
+export const firstAnswerSettled: Promise<void> = started
+  ? started.then(
+      (answer) => {
+        if (!used) arrived = answer;
+      },
+      () => undefined, // reported by whoever takes the request below
+    )
+  : Promise.resolve();
 
 /** The answer once, as it is now: arrived (`now`), still under way (`later`), or null when there is none. */
 export function takeFirstAnswer(): { now: RunsAnswer } | { later: Promise<RunsAnswer> } | null {

@@ -10,7 +10,9 @@ const dashboard: DashboardEntry = {
   order: 125,
   // Shown when the selection holds ranks of a distributed run (runs named .../rank{N}).
   hasData: (runs) => runs.some((r) => RANK_RUN.test(r.run)),
-  load: () => import("./DistributedDashboard").then((m) => m.DistributedDashboard),
+  // Loaded once boot.js's run list and first chart are in too (when it asked): the page's first render then
+  // draws the chart (main.tsx waits for the opened tab's code), rather than "Loading distributed runs…" first.
+  load: () => import("./DistributedDashboard").then((m) => m.firstAnswerSettled.then(() => m.DistributedDashboard)),
 };
 
 export default dashboard;

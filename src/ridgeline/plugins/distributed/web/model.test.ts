@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { aggregateChart, extremesAt, formatOffset, rankChart, splitTags, type SeriesAnswerBody } from "./model";
+import { aggregateChart, extremesAt, firstChartPoints, formatOffset, rankChart, splitTags, type SeriesAnswerBody } from "./model";
 
 const body: SeriesAnswerBody = {
   run: "job",
@@ -69,5 +69,15 @@ describe("extremesAt and helpers", () => {
     const row = { rank: 1, run: "r", host: null, offset_ms: 2000, offset_uncertainty_ms: 0.05, score: 1, flagged: false, straggler: false, restart_count: null };
     expect(formatOffset(row)).toBe("2000.0 ± 0.05");
     expect(formatOffset({ ...row, offset_ms: null })).toBe("—");
+  });
+});
+
+describe("firstChartPoints", () => {
+  it("asks for about one step per device pixel of the window, within the server's bounds", () => {
+    expect(firstChartPoints(1280, 1)).toBe(1280);
+    expect(firstChartPoints(1280, 2)).toBe(2560);
+    expect(firstChartPoints(20, 1)).toBe(64);
+    expect(firstChartPoints(30000, 1)).toBe(20000);
+    expect(firstChartPoints(800, 0)).toBe(800);
   });
 });

@@ -52,7 +52,18 @@ export interface SeriesAnswerBody {
   count: number[];
   min_rank: number[];
   max_rank: number[];
+  /** How many steps the whole aggregate has, and whether this answer left some out (`points`). */
+  total_points?: number;
+  reduced?: boolean;
   ranks: { rank: number; step: number[]; time: number[]; value: Num[] }[];
+}
+
+/**
+ * The steps the first chart's series is reduced to (`first_chart_points`): about one per device pixel of the
+ * window, more than the chart is wide; web/public/boot.js computes the same figure for its request.
+ */
+export function firstChartPoints(width: number, pixelRatio: number): number {
+  return Math.min(20000, Math.max(64, Math.round(width * (pixelRatio || 1))));
 }
 
 export type SeriesAnswer = Answer<"/api/distributed/series", SeriesAnswerBody>;
