@@ -1,10 +1,11 @@
 """Compiling ridgeline's C extensions: the record loop (``ridgeline.ingest._core``), the histogram count
-(``ridgeline.writer.summaries._histogram_core``) and the profiler trace scanner (``ridgeline.profile._scan``).
+(``ridgeline.writer.summaries._histogram_core``), the writer thread's scalar framing
+(``ridgeline.writer._scalar_core``) and the profiler trace scanner (``ridgeline.profile._scan``).
 
-Both are optional at run time: without them ridgeline takes its numpy paths (slower, same results). The package
-build (``hatch_build.py``) calls :func:`build` for the wheel and for the editable install, which ``make serve`` and
-``make test`` run; ``make fuzz`` calls this script to build the record loop again with AddressSanitizer and
-libFuzzer's coverage hooks, into a build folder of its own:
+All are optional at run time: without them ridgeline takes its numpy and Python paths (slower, same results). The
+package build (``hatch_build.py``) calls :func:`build` for the wheel and for the editable install, which ``make
+serve`` and ``make test`` run; ``make fuzz`` calls this script to build the record loop again with
+AddressSanitizer and libFuzzer's coverage hooks, into a build folder of its own:
 
     python build_core.py --inplace                   # next to the sources in src/ (what `pip install -e .` does)
     python build_core.py --build-dir build/fuzz --sanitize   # clang, -fsanitize=address,fuzzer-no-link
@@ -26,6 +27,7 @@ EXTENSIONS = {
     "ridgeline.ingest._core": ["src/ridgeline/ingest/_core.c"],
     "ridgeline.writer.summaries._histogram_core": ["src/ridgeline/writer/summaries/_histogram_core.c"],
     "ridgeline.profile._scan": ["src/ridgeline/profile/_scan.c"],
+    "ridgeline.writer._scalar_core": ["src/ridgeline/writer/_scalar_core.c"],
 }
 # What the extensions' sources include, for the Makefile's and the build's notion of "changed".
 HEADERS = ["src/ridgeline/ingest/_crc32c.h"]

@@ -48,6 +48,18 @@ HEARTBEAT_SECS = 30.0  # an open file's modification time is never older than th
 COMPRESSIONS = (None, "gzip")
 GZIP_LEVEL = 6  # zlib's default: most of level 9's ratio on event records at a fraction of its time
 
+
+def _scalar_core() -> Any:
+    """The compiled framing of queued scalars (``_scalar_core.c``), or None where it was not built: then each
+    scalar is framed in Python (the same bytes, about 2 µs of the writer thread's time a scalar instead of 0.1)."""
+    try:
+        from ridgeline.writer import _scalar_core as core  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    return core
+
+
+SCALAR_CORE: Any = _scalar_core()  # tests set it to None to take the Python path
 _uid = itertools.count()
 _live_writers: weakref.WeakSet[EventFileWriter] = weakref.WeakSet()
 
@@ -316,14 +328,24 @@ class EventFileWriter:
         masked_crc = records.masked_crc32c
         pack_length = records.LENGTH.pack
         pack_crc = records.CRC.pack
+        compiled = SCALAR_CORE
         batch: list[bytes] = []
+        batched = 0  # records in batch
         drained_bytes = 0
         while True:
             try:
                 item = queue.popleft()
             except IndexError:
                 break
-            if type(item) is tuple:
+            if type(item) is tuple and compiled is not None:
+                # The scalars queued next to each other framed in one call (only this thread pops the queue).
+                run = [item]
+                room = WRITE_BATCH - batched
+                while len(run) < room and queue and type(queue[0]) is tuple:
+                    run.append(queue.popleft())
+                batch.append(compiled.frame(run, heads, _scalar_head))
+                batched += len(run)
+            elif type(item) is tuple:
                 tag, value, step, wall_time = item
                 head = heads.get(tag)
                 if head is None:
@@ -331,16 +353,18 @@ class EventFileWriter:
                 data = encode_scalar_event(head, value, step, wall_time)
                 length = pack_length(len(data))
                 batch.append(length + pack_crc(masked_crc(length)) + data + pack_crc(masked_crc(data)))
+                batched += 1
             elif type(item) is bytes:
                 batch.append(frame(item))
+                batched += 1
                 drained_bytes += len(item)
             else:  # a flush marker: everything before it goes out now
                 self._write(batch)
-                batch = []
+                batch, batched = [], 0
                 item.done.set()
-            if len(batch) >= WRITE_BATCH:
+            if batched >= WRITE_BATCH:
                 self._write(batch)
-                batch = []
+                batch, batched = [], 0
                 self._release_waiters()  # a caller blocked on a full queue resumes as soon as there is room
         self._write(batch)
         if drained_bytes:
