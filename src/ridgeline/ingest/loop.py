@@ -31,6 +31,7 @@ from ridgeline.ingest.fastpath import masked_crc32c
 from ridgeline.ingest.projector import EmbeddingRef, read_projector
 from ridgeline.ingest.tail import FileTail, read_new
 from ridgeline.store.base import BlobRef, Kind, Problem
+from ridgeline.store.collect import long_lived
 from ridgeline.store.payloads import DecodedPayload
 from ridgeline.store.provider import MAX_NOTES_BYTES, NOTES_FILES
 from ridgeline.store.run import Store
@@ -178,7 +179,8 @@ class Ingestor:
                 state = self.states.get(name)
                 if state is None:
                     state = self.states[name] = RunState(name, fs)
-                records = self._read_run(state, files, ahead)
+                with long_lived():  # what a run's reading leaves alive is its series: none of it garbage
+                    records = self._read_run(state, files, ahead)
                 stats.records += records
                 unwritten += records
                 read_since.append(name)
