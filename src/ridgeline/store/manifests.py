@@ -42,7 +42,8 @@ def shard_path(store: Path, shard: str) -> Path:
 def encode_shard(format_: int, entries: Mapping[str, str]) -> bytes:
     """A shard's bytes from its runs' manifests, each already JSON (``entries``: directory name -> JSON)."""
     body = ",".join(f"{json.dumps(name)}:{entries[name]}" for name in sorted(entries))
-    return gzip.compress(f'{{"format":{format_},"runs":{{{body}}}}}'.encode(), 6, mtime=0)
+    # Level 1: half the time of level 6 (7 against 16 ms for 1,000 runs' manifests), a quarter more bytes.
+    return gzip.compress(f'{{"format":{format_},"runs":{{{body}}}}}'.encode(), 1, mtime=0)
 
 
 def decode_shard(data: bytes, format_: int) -> dict[str, Any] | None:
