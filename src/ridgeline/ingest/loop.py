@@ -398,8 +398,12 @@ def _fingerprint(tail: FileTail, fs: FileSystem, whole: bytes | None = None) -> 
     start = max(head, end - FINGERPRINT_BYTES)
     if whole is not None and len(whole) >= end:
         return masked_crc32c(bytes(whole[:head]) + bytes(whole[start:end]))
+    pieces = [(0, head), (start, end - start)] if end > start else [(0, head)]
     try:
-        data = fs.read(tail.path, 0, head) + (fs.read(tail.path, start, end - start) if end > start else b"")
+        if isinstance(fs, LocalFileSystem):  # one open for both (a warm start checks every event file)
+            data = b"".join(fs.read_pieces(tail.path, pieces))
+        else:
+            data = b"".join(fs.read(tail.path, offset, length) for offset, length in pieces)
     except OSError:
         return None
     return masked_crc32c(data)
