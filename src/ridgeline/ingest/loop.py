@@ -330,7 +330,7 @@ class Ingestor:
             # Unchanged: the same object, which the store compares first by identity (a warm start's first
             # checkpoint serialized and encoded every tag's metadata of every run again, to find it unchanged).
             return state.resume[1]
-        metadata = {tag: base64.b64encode(value.SerializeToString()).decode() for tag, value in found.items()}
+        metadata = {tag: _encoded(value) for tag, value in found.items()}
         resume: dict[str, object] = {"files": files, "metadata": metadata}
         state.resume = (made_from, resume)
         return resume
@@ -379,6 +379,25 @@ def _state_from(name: str, resume: object, fs: FileSystem) -> RunState | None:
     same = resume["files"] == files and len(resume["metadata"]) == len(metadata)
     kept = ((files, len(metadata)), resume) if same else None
     return RunState(name, fs, EventDecoder(metadata), tails, resume=kept)
+
+
+# SummaryMetadata as the store keeps it (base64 of its bytes), by the message's identity: the metadata of a
+# simple_value tag is one message for every run (decode._simple_value_metadata), so a first pass over 1,000 runs of
+# 10 tags serialized 10 messages 1,000 times each. A message is kept with its text (an id is only unique while
+# it lives); the decoder never changes the metadata it hands out.
+_ENCODED: dict[int, tuple[SummaryMetadata, str]] = {}
+_ENCODED_MAX = 4096
+
+
+def _encoded(metadata: SummaryMetadata) -> str:
+    found = _ENCODED.get(id(metadata))
+    if found is not None and found[0] is metadata:
+        return found[1]
+    text = base64.b64encode(metadata.SerializeToString()).decode()
+    if len(_ENCODED) >= _ENCODED_MAX:
+        _ENCODED.clear()
+    _ENCODED[id(metadata)] = (metadata, text)
+    return text
 
 
 def _on_disk(store: Store) -> TypeGuard[DiskStore]:
