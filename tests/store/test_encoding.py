@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 import ridgeline
 from ridgeline.store.disk_provider import DiskProvider
 from ridgeline.store.encoding import Column, encode
+from ridgeline.store.manifests import to_json
 from tests.store.test_disk import WALL, expected, open_disk, store_files, write_run
 
 
@@ -219,3 +220,18 @@ def test_a_damaged_encoded_column_is_rebuilt_never_served(tmp_path: Path, damage
         assert isinstance(provider, DiskProvider) and provider.restored_runs == 0
         assert provider.scalars("run", "loss").step.tolist() == list(range(70_000))
         provider.close()
+
+
+@pytest.mark.parametrize(
+    "manifest",
+    [
+        {"first_wall_time": float("nan"), "last_wall_time": float("inf"), "own": None},  # orjson writes null
+        {"segments": [[0, 2**70, 960, 100]]},  # beyond 64 bits: orjson refuses it
+        {"name": "run\udc80", "marks": [["a", {"first_wall_time": float("-inf")}]]},  # a lone surrogate
+        {"name": "run_é", "scalars": [{"tag": "loss", "increasing": True, "last_step": 99}], "last": 1.78e9},
+    ],
+)
+def test_a_manifest_reads_back_as_it_was_whichever_encoder_wrote_it(manifest: dict[str, object]) -> None:
+    text = to_json(manifest)
+    back = json.loads(text)
+    assert json.dumps(back, allow_nan=True) == json.dumps(manifest, allow_nan=True)  # NaN compares unequal

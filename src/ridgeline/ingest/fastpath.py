@@ -173,6 +173,10 @@ def parse_records(
         arrays = [np.frombuffer(column, dtype=dtype) for column, dtype in zip(columns, _COLUMN_DTYPES, strict=True)]
     else:
         end, tags, corrupt, *arrays = _numpy_loop().parse(buffer, check_crc, available)
+    for array in arrays:
+        # Read-only, as the columns are nobody's to change: the on-disk store keeps a read-only column as it is
+        # until it writes it, and copied the core's (views of its bytearrays) three times a series.
+        array.flags.writeable = False
     tag_index, step, wall_time, value, scalar_order, other_offsets, other_lengths, other_order, bounds = arrays
     return ParsedRecords(
         end,

@@ -31,6 +31,7 @@ from ridgeline.ingest.fastpath import masked_crc32c
 from ridgeline.ingest.projector import EmbeddingRef, read_projector
 from ridgeline.ingest.tail import FileTail, read_new
 from ridgeline.store.base import BlobRef, Kind, Problem
+from ridgeline.store.collect import long_lived
 from ridgeline.store.payloads import DecodedPayload
 from ridgeline.store.provider import MAX_NOTES_BYTES, NOTES_FILES
 from ridgeline.store.run import Store
@@ -178,7 +179,8 @@ class Ingestor:
                 state = self.states.get(name)
                 if state is None:
                     state = self.states[name] = RunState(name, fs)
-                records = self._read_run(state, files, ahead)
+                with long_lived():  # what a run's reading leaves alive is its series: none of it garbage
+                    records = self._read_run(state, files, ahead)
                 stats.records += records
                 unwritten += records
                 read_since.append(name)
@@ -328,7 +330,7 @@ class Ingestor:
             # Unchanged: the same object, which the store compares first by identity (a warm start's first
             # checkpoint serialized and encoded every tag's metadata of every run again, to find it unchanged).
             return state.resume[1]
-        metadata = {tag: base64.b64encode(value.SerializeToString()).decode() for tag, value in found.items()}
+        metadata = {tag: _encoded(value) for tag, value in found.items()}
         resume: dict[str, object] = {"files": files, "metadata": metadata}
         state.resume = (made_from, resume)
         return resume
@@ -379,6 +381,25 @@ def _state_from(name: str, resume: object, fs: FileSystem) -> RunState | None:
     return RunState(name, fs, EventDecoder(metadata), tails, resume=kept)
 
 
+# SummaryMetadata as the store keeps it (base64 of its bytes), by the message's identity: the metadata of a
+# simple_value tag is one message for every run (decode._simple_value_metadata), so a first pass over 1,000 runs of
+# 10 tags serialized 10 messages 1,000 times each. A message is kept with its text (an id is only unique while
+# it lives); the decoder never changes the metadata it hands out.
+_ENCODED: dict[int, tuple[SummaryMetadata, str]] = {}
+_ENCODED_MAX = 4096
+
+
+def _encoded(metadata: SummaryMetadata) -> str:
+    found = _ENCODED.get(id(metadata))
+    if found is not None and found[0] is metadata:
+        return found[1]
+    text = base64.b64encode(metadata.SerializeToString()).decode()
+    if len(_ENCODED) >= _ENCODED_MAX:
+        _ENCODED.clear()
+    _ENCODED[id(metadata)] = (metadata, text)
+    return text
+
+
 def _on_disk(store: Store) -> TypeGuard[DiskStore]:
     """Whether ``store`` is an on-disk store. Its module is imported only by whoever makes one (a read without a
     cache never does): not imported, ``store`` is none."""
@@ -396,8 +417,12 @@ def _fingerprint(tail: FileTail, fs: FileSystem, whole: bytes | None = None) -> 
     start = max(head, end - FINGERPRINT_BYTES)
     if whole is not None and len(whole) >= end:
         return masked_crc32c(bytes(whole[:head]) + bytes(whole[start:end]))
+    pieces = [(0, head), (start, end - start)] if end > start else [(0, head)]
     try:
-        data = fs.read(tail.path, 0, head) + (fs.read(tail.path, start, end - start) if end > start else b"")
+        if isinstance(fs, LocalFileSystem):  # one open for both (a warm start checks every event file)
+            data = b"".join(fs.read_pieces(tail.path, pieces))
+        else:
+            data = b"".join(fs.read(tail.path, offset, length) for offset, length in pieces)
     except OSError:
         return None
     return masked_crc32c(data)

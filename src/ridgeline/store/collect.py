@@ -1,4 +1,5 @@
-"""The cyclic garbage collector kept out of a burst of long-lived objects being built (a warm start's runs).
+"""The cyclic garbage collector kept out of a burst of long-lived objects being built (a warm start's runs, a
+run's series as a first pass reads it).
 
 Every collection walks the objects alive in the generations it collects; building the runs of a store (the
 decoded manifests, tens of thousands of containers) set off collection after collection that found nothing to

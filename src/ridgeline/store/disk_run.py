@@ -78,6 +78,7 @@ class DiskRunData(RunData):
     marks: dict[str, Mark] = field(default_factory=dict, repr=False)  # see ridgeline.store.rewind
     _signature: Any = field(default=None, repr=False)
     unbuilt: Unbuilt | None = field(default=None, repr=False)  # a loaded run's series, until first used
+    _prefix: str | None = field(default=None, repr=False)  # what its series' own files are named after, but a number
 
     @property  # type: ignore[misc]  # the field RunData declares, built on first use here
     def scalars(self) -> dict[str, ScalarSeries]:
@@ -108,7 +109,10 @@ class DiskRunData(RunData):
     def scalar_series(self, tag: str) -> ScalarSeries:
         series = self.scalars.get(tag)
         if series is None:
-            base = os.path.join(self.directory, f"{self.reading}-{next(self._series_numbers)}")
+            prefix = self._prefix
+            if prefix is None:
+                prefix = self._prefix = f"{os.fspath(self.directory)}{os.sep}{self.reading}-"
+            base = f"{prefix}{next(self._series_numbers)}"
             series = self.scalars[tag] = DiskScalarSeries(base, self.packs, restart_log=self.restart_log)
         return series
 

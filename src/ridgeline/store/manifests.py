@@ -20,6 +20,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from ridgeline.store.files import decode_manifest, remove_quietly, write_atomically
 
 SHARDS = "0123456789abcdef"
@@ -42,7 +44,8 @@ def shard_path(store: Path, shard: str) -> Path:
 def encode_shard(format_: int, entries: Mapping[str, str]) -> bytes:
     """A shard's bytes from its runs' manifests, each already JSON (``entries``: directory name -> JSON)."""
     body = ",".join(f"{json.dumps(name)}:{entries[name]}" for name in sorted(entries))
-    return gzip.compress(f'{{"format":{format_},"runs":{{{body}}}}}'.encode(), 6, mtime=0)
+    # Level 1: half the time of level 6 (7 against 16 ms for 1,000 runs' manifests), a quarter more bytes.
+    return gzip.compress(f'{{"format":{format_},"runs":{{{body}}}}}'.encode(), 1, mtime=0)
 
 
 def decode_shard(data: bytes, format_: int) -> dict[str, Any] | None:
@@ -73,4 +76,17 @@ def write_shard(store: Path, shard: str, format_: int, entries: Mapping[str, str
 
 
 def to_json(manifest: Any) -> str:
-    return json.dumps(manifest, separators=(",", ":"), allow_nan=True)
+    """The manifest as compact JSON, by orjson where that says the same (2x faster than json for 1,000 runs'
+    manifests, the check of what it wrote included): it writes a NaN or an infinity (a wall time from a damaged
+    file) as null, refuses an integer beyond 64 bits, and makes tuples lists; any of that and json writes it."""
+    try:
+        text = orjson.dumps(manifest)
+        if orjson.loads(text) == manifest:
+            return text.decode()
+    except (TypeError, orjson.JSONEncodeError):
+        pass
+    return _ENCODER.encode(manifest)
+
+
+# A manifest is plain data built afresh (no cycles): not checking for them is a fifth of encoding 1,000 runs'.
+_ENCODER = json.JSONEncoder(separators=(",", ":"), allow_nan=True, check_circular=False)
