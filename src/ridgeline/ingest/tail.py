@@ -343,8 +343,7 @@ def _append_segment(
             value = np.concatenate([value, np.array([e[3] for e in extra], dtype=np.float64)])
             in_order = np.argsort(order, kind="stable")
             step, wall_time, value = step[in_order], wall_time[in_order], value[in_order]
-        if rows is not None or extra:
-            # Views of this chunk's parse (or fresh arrays) that nothing writes to again: marked read-only, the
+            # Fresh arrays nothing writes to again, read-only like the parse's own columns (parse_records): the
             # on-disk store keeps them as they are until it writes them, instead of copying every point first.
             step.flags.writeable = wall_time.flags.writeable = value.flags.writeable = False
         run.append_scalars(tag, step, wall_time, value)
