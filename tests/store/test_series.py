@@ -14,7 +14,7 @@ import pytest
 
 from ridgeline.store import pages
 from ridgeline.store.restarts import visible
-from ridgeline.store.series import MIN_CAPACITY, ScalarSeries, ScalarSnapshot, restarts_within
+from ridgeline.store.series import MIN_CAPACITY, RISING_CHECK_POINTS, ScalarSeries, ScalarSnapshot, restarts_within
 from tests.conftest import WAIT_S
 
 
@@ -207,34 +207,40 @@ def test_readers_see_consistent_prefixes_while_the_writer_appends() -> None:
 def test_a_snapshot_knows_when_every_point_is_visible_without_a_pass() -> None:
     """Issue 15: strictly rising steps and no START after any point: every point is visible, known from a flag the
     writer keeps (the reader's mask then needs no pass over the steps); anything else falls back to the mask."""
+    n = RISING_CHECK_POINTS  # appends at least this long are checked (a pass is cheap beside their copy)
     rising = ScalarSeries()
-    rising.append(np.arange(0, 5), np.zeros(5), np.ones(5))
-    rising.append_one(5, 0.0, 1.0)
-    rising.append(np.arange(6, 9), np.zeros(3), np.ones(3))
+    rising.append(np.arange(0, n), np.zeros(n), np.ones(n))
+    rising.append_one(n, 0.0, 1.0)
+    rising.append(np.arange(n + 1, 2 * n + 1), np.zeros(n), np.ones(n))
     early = rising.snapshot()
-    assert early.increasing and early.all_visible() and early.visible().tolist() == [True] * 9
+    assert early.increasing and early.all_visible() and early.visible().all() and len(early) == 2 * n + 1
 
-    rising.append_one(8, 0.0, 2.0)  # the same step again: the earlier point is hidden
+    rising.append_one(2 * n, 0.0, 2.0)  # the same step again: the earlier point is hidden
     later = rising.snapshot()
-    assert not later.increasing and later.visible().tolist() == [True] * 8 + [False, True]
-    assert early.all_visible() and len(early) == 9  # a snapshot taken before keeps what it knew
+    assert not later.increasing and later.visible().tolist() == [True] * (2 * n) + [False, True]
+    assert early.all_visible() and len(early) == 2 * n + 1  # a snapshot taken before keeps what it knew
 
     for steps in ([0, 2, 1], [3, 3], [5, 6, 7, 7]):  # a fall or a repeat within one append
         series = ScalarSeries()
-        series.append(np.array(steps), np.zeros(len(steps)), np.ones(len(steps)))
+        series.append(np.array(steps * n), np.zeros(len(steps) * n), np.ones(len(steps) * n))
         assert not series.snapshot().increasing
 
+    short = ScalarSeries()  # a short append is not checked: unknown, and the mask is computed
+    short.append(np.arange(10), np.zeros(10), np.ones(10))
+    assert not short.snapshot().increasing and short.snapshot().visible().all()
+
     restarted = ScalarSeries()
-    restarted.append(np.arange(10), np.zeros(10), np.ones(10))
+    restarted.append(np.arange(n), np.zeros(n), np.ones(n))
     restarted.mark_restart(4)
     restarted.append(np.arange(4, 6), np.zeros(2), np.ones(2))
     snapshot = restarted.snapshot()
-    assert snapshot.increasing is False  # 4 after 9
-    assert not snapshot.all_visible() and snapshot.visible().tolist() == [True] * 4 + [False] * 6 + [True] * 2
+    assert snapshot.increasing is False  # 4 after n - 1
+    assert not snapshot.all_visible()
+    assert snapshot.visible().tolist() == [True] * 4 + [False] * (n - 4) + [True] * 2
 
     started = ScalarSeries()
     started.mark_restart(0)  # a START before any point hides nothing
-    started.append(np.arange(3), np.zeros(3), np.ones(3))
+    started.append(np.arange(n), np.zeros(n), np.ones(n))
     assert started.snapshot().all_visible()
 
 

@@ -30,6 +30,7 @@ from ridgeline.store import pages
 from ridgeline.store.restarts import RestartLog, SeriesRestarts, visible
 
 MIN_CAPACITY = 16
+RISING_CHECK_POINTS = 4096  # shorter appends leave a series' rising steps unknown (see append)
 GROWTH = 1.5
 
 Restarts = tuple[tuple[int, int], ...]
@@ -135,8 +136,13 @@ class ScalarSeries:
         self._restarts.fold(start)
         end = start + count
         if self._rising:
-            self._rising = (start == 0 or int(steps[0]) > int(self._step[start - 1])) and bool(
-                (steps[1:] > steps[:-1]).all()
+            # Checked only where a pass is cheap beside the append: the 10,000 series of a wide directory, appended
+            # ~200 points at a time, spent 5% of a 100M-point read on it. Unchecked is unknown, for good: readers
+            # compute the visibility mask, as without the flag.
+            self._rising = (
+                count >= RISING_CHECK_POINTS
+                and (start == 0 or int(steps[0]) > int(self._step[start - 1]))
+                and bool((steps[1:] > steps[:-1]).all())
             )
         self._reserve(end)
         self._step[start:end] = steps
