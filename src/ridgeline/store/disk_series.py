@@ -165,10 +165,11 @@ def _steps_facts(short: list[_Short]) -> tuple[list[bool], list[int]]:
     steps = np.concatenate([np.asarray(one.steps, np.int64) for one in short])
     ends = np.cumsum(lengths)
     starts = ends - lengths
-    falls = np.zeros(len(steps), dtype=np.int64)  # falls[i]: point i is not above point i - 1 of its series
-    falls[1:] = steps[1:] <= steps[:-1]
-    falls[starts] = 0
-    fell = np.add.reduceat(falls, starts) > 0
+    falls = np.empty(len(steps), dtype=bool)  # falls[i]: point i is not above point i - 1 of its series
+    falls[0] = False
+    np.less_equal(steps[1:], steps[:-1], out=falls[1:])  # as booleans: an int64 column took 2 s at 100M points
+    falls[starts] = False
+    fell = np.logical_or.reduceat(falls, starts)
     firsts, lasts = steps[starts].tolist(), steps[ends - 1].tolist()
     increasing = [
         one.series._increasing and not down and (one.series._last_step is None or first > one.series._last_step)

@@ -316,7 +316,9 @@ def encode_many(columns: list[np.ndarray]) -> list[bytes]:
     with np.errstate(over="ignore"):
         # d[i] = x[i+1] - x[i], and one more (masked) so that every column's deltas and the one after its last
         # point lie in d: the deltas of column k are d[starts[k] : starts[k] + n - 1]
-        d = np.append(np.diff(x), np.int64(0))
+        d = np.empty(max(len(x), 1), dtype=np.int64)  # np.append(np.diff(x), 0), one allocation and one pass
+        d[-1] = 0
+        np.subtract(x[1:], x[:-1], out=d[: len(x) - 1] if len(x) else d[:0])
     inside = np.ones(len(d), dtype=bool)  # a delta between two points of one column
     inside[(starts + lengths - 1)[lengths > 0]] = False
     top, bottom = np.iinfo(np.int64).max, np.iinfo(np.int64).min
