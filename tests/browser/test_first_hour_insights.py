@@ -59,7 +59,7 @@ def test_an_alert_link_keeps_the_flagged_value_on_the_axis(page: Page, logs: str
     # What hid the spike is off: outlier clipping (the spike fell off the axis) and smoothing (it flattened it).
     page.wait_for_function(
         """spike => {
-            const u = window.__ridgeline.charts.get('train/loss');
+            const u = window.__ridgeline?.charts?.get('train/loss');
             return !!u && u.scales.y.max >= spike;
         }""",
         arg=SPIKE,
@@ -76,7 +76,7 @@ def test_show_charts_zooms_every_tag_the_finding_cites(page: Page, logs: str) ->
     for tag in ("train/loss", "val/loss"):
         page.wait_for_function(
             """([tag, steps]) => {
-                const u = window.__ridgeline.charts.get(tag);
+                const u = window.__ridgeline?.charts?.get(tag);  // the tab's charts may not exist yet
                 return !!u && u.scales.x.max - u.scales.x.min < steps - 50;
             }""",
             arg=[tag, STEPS],
