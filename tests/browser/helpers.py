@@ -176,7 +176,7 @@ def chart_state(page: Page, tag: str) -> dict[str, Any]:
     cursor's position."""
     state: dict[str, Any] | None = page.evaluate(
         """tag => {
-            const chart = window.__ridgeline.charts.get(tag);
+            const chart = window.__ridgeline?.charts?.get(tag);
             if (!chart) return null;
             const clean = a => Array.from(a, v => (v == null || !Number.isFinite(v)) ? null : v);
             return {

@@ -65,7 +65,7 @@ def drawn_points(page: Page, handle: str) -> dict[str, int]:
     """Per drawn curve label (the raw curves left out), how many finite points the chart plots."""
     points: dict[str, int] = page.evaluate(
         """handle => {
-            const u = window.__ridgeline.charts.get(handle);
+            const u = window.__ridgeline?.charts?.get(handle);
             const out = {};
             u.series.forEach((s, i) => {
                 if (i === 0 || !s.show || !s.width) return;
@@ -155,7 +155,7 @@ def test_hidden_runs_are_left_out_of_the_svg(page: Page, served: str) -> None:
     page.locator('[data-testid=run-selector] input[data-run="beta"]').uncheck()
     loss = card(page, "train/loss")
     page.wait_for_function(
-        "() => window.__ridgeline.charts.get('train/loss').series.filter(s => s.label === 'beta').length === 0"
+        "() => window.__ridgeline?.charts?.get('train/loss').series.filter(s => s.label === 'beta').length === 0"
     )
     expect(loss).to_have_attribute("data-ready", "true")
     _, svg = download(page, loss, "Download train/loss as SVG")
@@ -230,7 +230,7 @@ def test_pr_curve_card_downloads_png_and_svg(page: Page, tmp_path: Path, serve: 
     assert sorted(lines) == ["ridgeline", "torch"]
     # Each curve's own x (recall) and y (precision): every drawn point of it is a vertex of its path.
     drawn: dict[str, int] = page.evaluate(
-        """() => { const u = window.__ridgeline.prCharts.get('pr/raw');
+        """() => { const u = window.__ridgeline?.prCharts?.get('pr/raw');
                    return Object.fromEntries(u.series.slice(1).map((s, i) => [s.label, u.data[i + 1][0].length])); }"""
     )
     for run, path in lines.items():

@@ -77,7 +77,7 @@ def cs_card(page: Page, title: str) -> Locator:
 def chart(page: Page, handle: str) -> dict[str, Any]:
     state: dict[str, Any] | None = page.evaluate(
         """handle => {
-            const u = window.__ridgeline && window.__ridgeline.charts.get('custom_scalars:' + handle);
+            const u = window.__ridgeline && window.__ridgeline?.charts?.get('custom_scalars:' + handle);
             if (!u) return null;
             return {
                 labels: u.series.slice(1).map(s => String(s.label)),
@@ -181,7 +181,7 @@ def test_collapse_filter_and_run_selection(page: Page, served: str) -> None:
     page.locator('[data-testid=run-selector] input[data-run="plain_run"]').uncheck()
     page.wait_for_function(
         """() => {
-            const u = window.__ridgeline.charts.get('custom_scalars:Losses/train and val');
+            const u = window.__ridgeline?.charts?.get('custom_scalars:Losses/train and val');
             return u && !u.series.some(s => String(s.label).startsWith('plain_run'));
         }"""
     )
@@ -194,7 +194,7 @@ def test_smoothing_setting_applies(page: Page, served: str) -> None:
     page.locator("[data-testid=smoothing]").fill("0")
     page.wait_for_function(
         """() => {
-            const u = window.__ridgeline.charts.get('custom_scalars:Losses/train and val');
+            const u = window.__ridgeline?.charts?.get('custom_scalars:Losses/train and val');
             return u && !u.series.some(s => String(s.label).includes('(raw)'));
         }"""
     )
@@ -240,7 +240,7 @@ def test_zooming_in_refetches_the_window_at_full_resolution(
     open_custom_scalars(page, served.url)
     handle = f"Long/{title}"
     steps_in = """([handle, lo, hi]) => {
-        const u = window.__ridgeline.charts.get('custom_scalars:' + handle);
+        const u = window.__ridgeline?.charts?.get('custom_scalars:' + handle);
         return Array.from(u.data[0]).filter(x => x >= lo && x <= hi);
     }"""
     before = page.evaluate(steps_in, [handle, 2000, 2500])

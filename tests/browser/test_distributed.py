@@ -29,7 +29,7 @@ FIRST = "distributed/runs?first_chart=&first_chart_points=1280"
 def chart(page: Page, tag: str) -> dict[str, Any]:
     state: dict[str, Any] = page.evaluate(
         """tag => {
-            const u = window.__ridgeline.charts.get(`distributed:job:${tag}`);
+            const u = window.__ridgeline?.charts?.get(`distributed:job:${tag}`);
             return {labels: u.series.slice(1).map(s => s.label), x: Array.from(u.data[0]),
                     first: u.data.slice(1).map(d => d[0])};
         }""",
@@ -106,7 +106,7 @@ def test_a_long_first_chart_draws_reduced_then_every_step(
     expect(page.locator('[data-testid=distributed-chart][data-tag="loss"][data-ready=true]')).to_have_count(1)
     page.wait_for_function("() => window.__ridgeline.charts?.get('distributed:job:loss')?.data[0].length === 5000")
     assert asked == [FIRST, "distributed/series?run=job&tag=loss&lines=false"]
-    assert page.evaluate("() => Math.max(...window.__ridgeline.charts.get('distributed:job:loss').data[2])") == 11.0
+    assert page.evaluate("() => Math.max(...window.__ridgeline?.charts?.get('distributed:job:loss').data[2])") == 11.0
 
 
 def test_the_tab_opened_from_another_asks_for_its_first_chart_itself(page: Page, url: str) -> None:

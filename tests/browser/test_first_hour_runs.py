@@ -40,7 +40,7 @@ def test_grouping_by_a_hyperparameter_reads_the_trial_attached_to_each_run(page:
     # The hyperparameters arrive after the first drawing: wait until the chart is grouped by some value of lr.
     page.wait_for_function(
         """() => {
-            const chart = window.__ridgeline.charts.get('loss/train');
+            const chart = window.__ridgeline?.charts?.get('loss/train');
             return !!chart && chart.series.some(s => /^lr=\\d/.test(String(s.label)));
         }"""
     )

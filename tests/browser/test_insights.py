@@ -67,7 +67,7 @@ def rows(page: Page, **attrs: str | int) -> list[dict[str, str]]:
 
 
 # The width of the x range a tag's chart shows (JavaScript, called with the tag).
-X_SPAN = "(tag => { const x = window.__ridgeline.charts.get(tag).scales.x; return x.max - x.min; })"
+X_SPAN = "(tag => { const x = window.__ridgeline?.charts?.get(tag).scales.x; return x.max - x.min; })"
 
 
 def active_tab(page: Page) -> Locator:
@@ -132,7 +132,7 @@ def test_an_alert_opens_the_scalars_chart_on_its_step(page: Page, logs: tuple[st
     # Zoomed in around the step: the x range holds NAN_STEP and is narrower than the run's 300 steps.
     page.wait_for_function(
         """step => {
-            const u = window.__ridgeline.charts.get('train/loss');
+            const u = window.__ridgeline?.charts?.get('train/loss');
             const {min, max} = u.scales.x;
             return min < step && step < max && max - min < 200;
         }""",
@@ -168,7 +168,7 @@ def test_markers_phases_and_forecast_on_scalar_cards(page: Page, logs: tuple[str
     page.locator("[data-testid=toggle-forecast]").check()
     expect(chart).to_have_attribute("data-forecast", "true")
     # The x axis grows past the last logged step to show the forecast, and the legend says where it ends.
-    page.wait_for_function("last => window.__ridgeline.charts.get('train/loss').scales.x.max > last", arg=STEPS - 1)
+    page.wait_for_function("last => window.__ridgeline?.charts?.get('train/loss').scales.x.max > last", arg=STEPS - 1)
     badge = chart.locator("[data-testid=forecast-final]")
     expect(badge).to_contain_text("forecast ×2")
     title = badge.get_attribute("title") or ""
@@ -207,11 +207,11 @@ def test_the_y_axis_grows_to_show_a_rising_forecast(page: Page, tmp_path: Path, 
             chart = card(page, "val/loss")
             expect(chart).to_have_attribute("data-forecast", "true")
             page.wait_for_function(
-                "last => window.__ridgeline.charts.get('val/loss').scales.x.max > last", arg=STEPS - 1
+                "last => window.__ridgeline?.charts?.get('val/loss').scales.x.max > last", arg=STEPS - 1
             )
-            page.wait_for_function("top => window.__ridgeline.charts.get('val/loss').scales.y.max >= top", arg=top)
+            page.wait_for_function("top => window.__ridgeline?.charts?.get('val/loss').scales.y.max >= top", arg=top)
             y = page.evaluate(
-                "() => { const y = window.__ridgeline.charts.get('val/loss').scales.y; return [y.min, y.max]; }"
+                "() => { const y = window.__ridgeline?.charts?.get('val/loss').scales.y; return [y.min, y.max]; }"
             )
             assert y[0] <= 0.5 and y[1] >= final >= top - 1e-9, (extra, y, final)
             if not extra:
@@ -220,8 +220,8 @@ def test_the_y_axis_grows_to_show_a_rising_forecast(page: Page, tmp_path: Path, 
         page.goto(base + "&s.ymax=1.5")
         wait_charts_ready(page)
         expect(card(page, "val/loss")).to_have_attribute("data-forecast", "true")
-        page.wait_for_function("last => window.__ridgeline.charts.get('val/loss').scales.x.max > last", arg=STEPS - 1)
-        assert page.evaluate("() => window.__ridgeline.charts.get('val/loss').scales.y.max") == 1.5
+        page.wait_for_function("last => window.__ridgeline?.charts?.get('val/loss').scales.x.max > last", arg=STEPS - 1)
+        assert page.evaluate("() => window.__ridgeline?.charts?.get('val/loss').scales.y.max") == 1.5
     finally:
         served.stop()
 
@@ -231,7 +231,7 @@ def hover(page: Page, tag: str, step: int) -> None:
     over = card(page, tag).locator(".u-over")
     box = over.bounding_box()
     assert box
-    x = page.evaluate("([tag, step]) => window.__ridgeline.charts.get(tag).valToPos(step, 'x')", [tag, step])
+    x = page.evaluate("([tag, step]) => window.__ridgeline?.charts?.get(tag).valToPos(step, 'x')", [tag, step])
     page.mouse.move(box["x"] + x, box["y"] + box["height"] / 2)
 
 

@@ -28,7 +28,7 @@ def chart(page: Page, tag: str) -> dict[str, Any]:
     """The card's uPlot: series labels and colours, and each series' [recall, precision] arrays."""
     state: dict[str, Any] = page.evaluate(
         """tag => {
-            const u = window.__ridgeline.prCharts.get(tag);
+            const u = window.__ridgeline?.prCharts?.get(tag);
             return {
                 labels: u.series.slice(1).map(s => s.label),
                 strokes: u.series.slice(1).map(s => typeof s.stroke === 'function' ? s.stroke(u, 1) : s.stroke),
@@ -90,7 +90,7 @@ def test_hover_shows_threshold_precision_recall_and_counts(page: Page, url: str,
     # The point at recall 0.75, precision 0.625 (threshold 1/3: TP 8, FP 5, TN 5, FN 2), in page pixels.
     x, y = page.evaluate(
         """() => {
-            const u = window.__ridgeline.prCharts.get('pr/raw');
+            const u = window.__ridgeline?.prCharts?.get('pr/raw');
             const r = u.over.getBoundingClientRect();
             return [r.left + u.valToPos(0.75, 'x'), r.top + u.valToPos(0.625, 'y')];
         }"""

@@ -168,7 +168,7 @@ def test_profiled_steps_are_marked_on_the_time_series_page(page: Page, url: str)
     over = chart.locator(".u-over")
     box = over.bounding_box()
     assert box is not None
-    x = page.evaluate("tag => window.__ridgeline.charts.get(tag).valToPos(3, 'x')", "loss")
+    x = page.evaluate("tag => window.__ridgeline?.charts?.get(tag).valToPos(3, 'x')", "loss")
     page.mouse.move(box["x"] + x, box["y"] + box["height"] / 2)
     tip = chart.locator(".rl-tooltip")
     expect(tip).to_contain_text("Profiled step 3:")
@@ -197,7 +197,7 @@ def test_an_overlay_draws_the_loss_beside_the_step_time(page: Page, url: str) ->
     expect(overlay).to_have_attribute("data-ready", "true")
     drawn = page.evaluate(
         """() => {
-            const u = window.__ridgeline.charts.get("overlay:loss + step time");
+            const u = window.__ridgeline?.charts?.get("overlay:loss + step time");
             const s = u.series.findIndex((x) => x.label && x.label.endsWith("step time (ms)"));
             const out = [];
             u.data[0].forEach((x, i) => {

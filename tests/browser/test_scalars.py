@@ -72,7 +72,7 @@ def test_log_scale(page: Page, two_runs: str, artifacts: Path) -> None:
     page.locator("[data-testid=y-scale]").select_option("log")
     wait_changed(page, lambda: pixels(page, "train/loss"), before, "the log y scale")
     if has_chart_handles(page):
-        page.wait_for_function("window.__ridgeline.charts.get('train/loss').scales.y.distr === 3")
+        page.wait_for_function("window.__ridgeline?.charts?.get('train/loss').scales.y.distr === 3")
     page.screenshot(path=artifacts / "scalars-log-scale.png")
 
 
@@ -190,7 +190,7 @@ def test_a_reduced_series_that_grows_live_is_reduced_again(
         # Appended as they come, 3,000 more points would make the series about four times what the card asked
         # for; past twice that, the cache fetches it again, reduced over the whole range.
         page.wait_for_function(
-            "() => { const u = window.__ridgeline.charts.get('live/loss');"
+            "() => { const u = window.__ridgeline?.charts?.get('live/loss');"
             " return u && u.data[0][u.data[0].length - 1] === 5999 && u.data[0].length < 1500; }",
         )
         after = wait_points(page, "live/loss", "n > 0")

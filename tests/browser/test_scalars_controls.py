@@ -56,7 +56,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 def chart(page: Page, tag: str, expression: str) -> Any:
     """``expression`` evaluated with ``u`` = the uPlot chart of ``tag``."""
-    return page.evaluate(f"tag => {{ const u = window.__ridgeline.charts.get(tag); return {expression}; }}", tag)
+    return page.evaluate(f"tag => {{ const u = window.__ridgeline?.charts?.get(tag); return {expression}; }}", tag)
 
 
 def test_combined_two_axis_card(page: Page, served: str, artifacts: Path) -> None:
@@ -90,7 +90,7 @@ def test_another_tag_as_the_x_axis(page: Page, served: str) -> None:
     open_dashboard(page, served)
     page.locator("[data-testid=x-axis]").select_option("tag")
     choose_in_combobox(page, "X axis tag", "train/acc")
-    page.wait_for_function("window.__ridgeline.charts.get('train/loss').axes[0].label === 'train/acc'")
+    page.wait_for_function("window.__ridgeline?.charts?.get('train/loss').axes[0].label === 'train/acc'")
     xs = chart(page, "train/loss", "Array.from(u.data[0])")
     assert min(xs) == pytest.approx(0.5) and max(xs) == pytest.approx(0.5 + 0.01 * (STEPS - 1)), "x = accuracy"
 
@@ -106,7 +106,7 @@ def test_pin_and_expand(page: Page, served: str) -> None:
     acc.get_by_role("button", name="Expand train/acc to full width").click()
     expect(acc).to_have_class(re.compile(r"\brl-card-expanded\b"))
     page.wait_for_function(
-        "w => window.__ridgeline.charts.get('train/acc').width > w", arg=(narrow or {"width": 0})["width"] * 1.5
+        "w => window.__ridgeline?.charts?.get('train/acc').width > w", arg=(narrow or {"width": 0})["width"] * 1.5
     )
     wide, other = acc.bounding_box(), loss.bounding_box()
     assert wide is not None and other is not None and wide["width"] > 1.8 * other["width"]
@@ -132,7 +132,7 @@ def test_csv_and_json_downloads(page: Page, served: str) -> None:
 
 def test_log_axis_labels_and_ignore_outliers(page: Page, served: str) -> None:
     open_dashboard(page, served + "?s.y=log")
-    page.wait_for_function("window.__ridgeline.charts.get('train/loss').scales.y.distr === 3")
+    page.wait_for_function("window.__ridgeline?.charts?.get('train/loss').scales.y.distr === 3")
     labels = [v for v in chart(page, "train/loss", "u.axes[1]._values") if v]
     assert labels and "–" not in labels and "1" in labels, labels
     mantissas = {round(float(v) / 10 ** math.floor(math.log10(float(v))), 6) for v in labels}
@@ -143,23 +143,23 @@ def test_log_axis_labels_and_ignore_outliers(page: Page, served: str) -> None:
     expect(spike).to_have_attribute("data-ready", "true")
     page.locator("[data-testid=y-scale]").select_option("linear")
     expect(page.locator("[data-testid=outliers]")).to_be_checked()
-    page.wait_for_function("window.__ridgeline.charts.get('weird/spike').scales.y.distr === 1")
+    page.wait_for_function("window.__ridgeline?.charts?.get('weird/spike').scales.y.distr === 1")
     assert chart(page, "weird/spike", "u.scales.y.max") < 10
     # ...and turning it off shows the full range.
     page.locator("[data-testid=outliers]").uncheck()
-    page.wait_for_function("window.__ridgeline.charts.get('weird/spike').scales.y.max > 1e38")
+    page.wait_for_function("window.__ridgeline?.charts?.get('weird/spike').scales.y.max > 1e38")
 
 
 def test_theme_toggle_redraws_in_place_and_nan_markers_explain_themselves(page: Page, served: str) -> None:
     open_dashboard(page, served)
-    page.evaluate("window.__before = window.__ridgeline.charts.get('train/loss')")
+    page.evaluate("window.__before = window.__ridgeline?.charts?.get('train/loss')")
     canvas = card(page, "train/loss").locator("canvas").first
     light = canvas.screenshot()
     page.locator("[data-testid=theme]").click()
     expect(page.locator("html")).to_have_attribute("data-theme", "dark")
     # The grid and axes are redrawn in the dark theme's colours.
     wait_changed(page, canvas.screenshot, light, "the dark theme")
-    assert page.evaluate("window.__before === window.__ridgeline.charts.get('train/loss')"), "without a rebuild"
+    assert page.evaluate("window.__before === window.__ridgeline?.charts?.get('train/loss')"), "without a rebuild"
     # A NaN is marked on the bottom edge at its step; hovering it says what it is.
     nan = card(page, "weird/nan")
     nan.scroll_into_view_if_needed()

@@ -25,7 +25,7 @@ def one_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 def smoothed_by_step(page: Page) -> dict[int, float]:
     pairs: list[list[float]] = page.evaluate(
         """tag => {
-            const [s] = window.__ridgeline.series.get(tag);
+            const [s] = window.__ridgeline?.series?.get(tag);
             return Array.from(s.x, (x, i) => [x, s.smoothed[i]]);
         }""",
         TAG,

@@ -129,7 +129,7 @@ def expect_drawn(page: Page, tag: str, runs: list[str]) -> None:
     script = """([tag, want]) => {
         const card = [...document.querySelectorAll('[data-testid=scalar-card]')].find(c => c.dataset.tag === tag);
         if (!card || card.dataset.ready !== 'true' || !window.__ridgeline || !window.__ridgeline.series) return false;
-        const got = (window.__ridgeline.series.get(tag) || []).map(s => s.run).sort();
+        const got = (window.__ridgeline?.series?.get(tag) || []).map(s => s.run).sort();
         return JSON.stringify(got) === JSON.stringify(want);
     }"""
     try:

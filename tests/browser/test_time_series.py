@@ -132,7 +132,7 @@ def test_overlay_of_a_scalar_and_a_histogram(page: Page, served: str, artifacts:
     overlay = add_overlay(page, served, scalar="train/loss", histogram="weights/w1")
     state = page.evaluate(
         """() => {
-            const u = window.__ridgeline.charts.get('overlay:train/loss + weights/w1');
+            const u = window.__ridgeline?.charts?.get('overlay:train/loss + weights/w1');
             return {labels: u.series.slice(1).map(s => String(s.label)), scales: u.series.slice(1).map(s => s.scale),
                     bands: u.bands.length, steps: Array.from(u.data[0])};
         }"""
@@ -156,7 +156,7 @@ def test_overlay_marks_the_image_steps(page: Page, served: str, artifacts: Path)
     # Each mark sits where the chart's step axis puts its step.
     placed = page.evaluate(
         """() => {
-            const u = window.__ridgeline.charts.get('overlay:train/acc + samples/x');
+            const u = window.__ridgeline?.charts?.get('overlay:train/acc + samples/x');
             return [...u.over.querySelectorAll('.rl-ts-mark')].map(m => Math.abs(
                 parseFloat(m.style.left) - u.valToPos(Number(m.dataset.step), 'x')) < 0.5);
         }"""
