@@ -31,11 +31,9 @@ class Reduction:
 
 def reduce_series(step: np.ndarray, value: np.ndarray, max_points: int) -> Reduction | None:
     """:func:`minmax_indices` plus each kept point's bucket extent; None when the series fits in ``max_points``."""
-    if max_points < 2:
-        raise ValueError(f"max_points must be at least 2, got {max_points}")
-    if len(step) <= max_points:
+    buckets = _buckets_over(step, value, max_points)
+    if buckets is None:
         return None
-    buckets = _Buckets(step, value, max_points)
     rank = buckets.rank_of(buckets.indices)
     low, high = buckets.low[rank], buckets.high[rank]
     return Reduction(
@@ -50,16 +48,23 @@ def reduce_with_envelope(
     rows: the lowest ``low`` and the highest ``high`` of its bucket (NaN left out; NaN where a bucket has none).
     An aggregate over ranks keeps its mean line's shape and a min-max band that covers every rank's extremes.
     None when the series fits in ``max_points``."""
-    if max_points < 2:
-        raise ValueError(f"max_points must be at least 2, got {max_points}")
-    if len(step) <= max_points:
+    buckets = _buckets_over(step, value, max_points)
+    if buckets is None:
         return None
-    buckets = _Buckets(step, value, max_points)
     rank = buckets.rank_of(buckets.indices)
     with np.errstate(invalid="ignore"):
         lowest = np.fmin.reduceat(np.asarray(low, dtype=np.float64), buckets.starts)
         highest = np.fmax.reduceat(np.asarray(high, dtype=np.float64), buckets.starts)
     return Reduction(buckets.indices, lowest[rank], highest[rank])
+
+
+def _buckets_over(step: np.ndarray, value: np.ndarray, max_points: int) -> _Buckets | None:
+    """The buckets a reduction to ``max_points`` keeps; None when the series already fits."""
+    if max_points < 2:
+        raise ValueError(f"max_points must be at least 2, got {max_points}")
+    if len(step) <= max_points:
+        return None
+    return _Buckets(step, value, max_points)
 
 
 def minmax_indices(step: np.ndarray, value: np.ndarray, max_points: int) -> np.ndarray:

@@ -175,14 +175,8 @@ class StoredScalars:
 
 
 def _segment_points(found: Any, parts: dict[int, PackPart]) -> int:
-    """The points of a segment from a manifest, checked as :func:`_segment` checks it (without building it)."""
-    pack, start, size, count = found
-    part = parts[pack]  # KeyError: a pack the run does not name
-    if type(start) is not int or type(size) is not int or type(count) is not int or min(size, count) < 0:
-        raise ValueError("bad segment")
-    if start < part.start or start + size > part.start + part.length:
-        raise ValueError("segment outside the run's bytes of its pack")
-    return count
+    """The points of a segment from a manifest, checked as :func:`_segment` checks it."""
+    return _segment(found, parts)[3]
 
 
 def _segment(found: Any, parts: dict[int, PackPart]) -> tuple[int, int, int, int]:
