@@ -123,10 +123,54 @@ def test_encoded_columns_decode_to_what_was_encoded(values: list[int], stride: i
         assert np.array_equal(column.searchsorted(queries, side), np.searchsorted(ordered, queries, side))  # type: ignore[call-overload]
 
 
-@pytest.mark.parametrize("old_format", [1, 2, 3])
+@settings(max_examples=100, deadline=None)
+@given(
+    ramps=st.lists(
+        st.tuples(st.integers(1, 600), st.integers(-(2**40), 2**40) | st.sampled_from([1, 2, 10])), max_size=8
+    ),
+    noise=st.lists(st.integers(-(2**63), 2**63 - 1), max_size=40),
+)
+def test_a_column_whose_stride_changes_decodes_to_what_was_encoded(
+    ramps: list[tuple[int, int]], noise: list[int]
+) -> None:
+    """Runs of constant stride end to end (steps 0..20 by 1, then by 2: where they meet, one point ends the
+    first and starts the second), with irregular values after them: the pieces tile the column."""
+    parts, at = [], np.int64(0)
+    with np.errstate(over="ignore"):
+        for length, stride in ramps:
+            ramp = at + np.int64(stride) * np.arange(length, dtype=np.int64)
+            parts.append(ramp)
+            at = ramp[-1] + np.int64(stride)
+    x = np.concatenate([*parts, np.array(noise, dtype=np.int64), np.zeros(0, np.int64)])
+    column = Column(np.frombuffer(encode(x, 0), np.uint8))
+    assert column.length == len(x)
+    assert np.array_equal(column.decode(), x)
+
+
+def test_steps_logged_by_1_then_by_2_are_read_back_from_the_store(tmp_path: Path) -> None:
+    """Format 4 wrote two constant-stride pieces overlapping by the point where the stride changed, and reading
+    the series then failed ("pieces do not tile the column"): a short series and a long one."""
+    short = [*range(0, 21), *range(22, 62, 2)]
+    long = [*range(0, 100), *range(102, 140_000, 2)]
+    with ridgeline.SummaryWriter(tmp_path / "logs" / "run") as writer:
+        for tag, steps in (("short", short), ("long", long)):
+            for step in steps:
+                writer.add_scalar(tag, step / 4, step)
+    for restored in (0, 1):
+        provider = open_disk(tmp_path / "logs", tmp_path / "cache")
+        assert provider.restored_runs == restored
+        for tag, steps in (("short", short), ("long", long)):
+            series = provider.scalars("run", tag)
+            assert series.step.tolist() == steps
+            assert series.value.tolist() == [step / 4 for step in steps]
+        provider.close()
+
+
+@pytest.mark.parametrize("old_format", [1, 2, 3, 4])
 def test_a_store_of_an_older_format_is_rebuilt_never_misread(tmp_path: Path, old_format: int) -> None:
-    """A store written by format 1 (raw 24-byte columns), 2 (plain JSON manifests) or 3 (a directory, a packed
-    file and a gzip'd manifest per run): its header says so, and it is emptied, not read."""
+    """A store written by format 1 (raw 24-byte columns), 2 (plain JSON manifests), 3 (a directory, a packed
+    file and a gzip'd manifest per run) or 4 (whose columns could overlap where a stride changed): its header
+    says so, and it is emptied, not read."""
     write_run(tmp_path / "logs" / "run", ["loss"], range(70_000))
     open_disk(tmp_path / "logs", tmp_path / "cache").close()
     (header,) = store_files(tmp_path / "cache", "store.json")
@@ -150,7 +194,7 @@ def test_a_store_of_an_older_format_is_rebuilt_never_misread(tmp_path: Path, old
     provider = open_disk(tmp_path / "logs", tmp_path / "cache")
     assert provider.restored_runs == 0, f"nothing of format {old_format} is taken"
     assert provider.scalars("run", "loss").value.tolist() == expected(0, range(70_000))
-    assert json.loads(header.read_text())["format"] == 4
+    assert json.loads(header.read_text())["format"] == 5
     assert not list(tmp_path.rglob("*.value")), "the old columns are gone"
     assert not list(tmp_path.rglob("manifest.json*")), "and the old manifest"
     assert not list(tmp_path.rglob("*-packed.segments")), "and the old packed file"

@@ -29,7 +29,8 @@ from ridgeline.store.rewind import Mark
 from ridgeline.store.run import RunData, SeriesKey
 from ridgeline.store.series import ScalarSeries
 
-FORMAT = 4  # 1: raw columns, no level of detail; 2: plain-JSON manifests; 3: a directory, packed file, manifest a run
+FORMAT = 5  # 1: raw columns, no level of detail; 2: plain-JSON manifests; 3: a directory, packed file, manifest a run;
+# 4: overlapping pieces where a column's stride changed (unreadable: such a store is rebuilt)
 
 BLOB_ROW = np.dtype(
     [

@@ -50,6 +50,9 @@ def encode(values: np.ndarray, first: int) -> bytes:
     with np.errstate(over="ignore"):
         d = np.diff(x)  # wraps: decoding wraps back the same way
     for start, end in _runs(d):
+        # Two runs that meet share their boundary point (steps 0..20 by 1, then 22, 24, ...: point 20 ends the
+        # first and starts the second); it stays with the first, so that the pieces tile the column.
+        start = max(start, written)
         _delta_pieces(x, d, written, start, first, pieces, payload)
         pieces.append((first + start, end - start, int(x[start]), int(d[start]), -1, RUN))
         written = end
