@@ -15,7 +15,7 @@ $(BIN)/python:
 # The compiled core (build_core.py): the editable install compiles it in place, so a change to its sources
 # reinstalls. The Makefile insists on it (a C compiler and Python's headers); pip alone falls back to numpy.
 CORE_SOURCES := build_core.py hatch_build.py $(wildcard src/ridgeline/ingest/*.c src/ridgeline/ingest/*.h \
-	src/ridgeline/writer/*.c src/ridgeline/writer/summaries/*.c src/ridgeline/profile/*.c)
+	src/ridgeline/writer/*.c src/ridgeline/writer/summaries/*.c src/ridgeline/profile/*.c src/ridgeline/store/*.c)
 export RIDGELINE_BUILD_CORE := required
 
 # What serving needs: the package itself (editable).

@@ -1,6 +1,7 @@
 """Compiling ridgeline's C extensions: the record loop (``ridgeline.ingest._core``), the histogram count
 (``ridgeline.writer.summaries._histogram_core``), the writer thread's scalar framing
-(``ridgeline.writer._scalar_core``) and the profiler trace scanner (``ridgeline.profile._scan``).
+(``ridgeline.writer._scalar_core``), the profiler trace scanner (``ridgeline.profile._scan``) and the store's
+encoder of packed segments (``ridgeline.store._segment_core``).
 
 All are optional at run time: without them ridgeline takes its numpy and Python paths (slower, same results). The
 package build (``hatch_build.py``) calls :func:`build` for the wheel and for the editable install, which ``make
@@ -28,6 +29,7 @@ EXTENSIONS = {
     "ridgeline.writer.summaries._histogram_core": ["src/ridgeline/writer/summaries/_histogram_core.c"],
     "ridgeline.profile._scan": ["src/ridgeline/profile/_scan.c"],
     "ridgeline.writer._scalar_core": ["src/ridgeline/writer/_scalar_core.c"],
+    "ridgeline.store._segment_core": ["src/ridgeline/store/_segment_core.c"],
 }
 # What the extensions' sources include, for the Makefile's and the build's notion of "changed".
 HEADERS = ["src/ridgeline/ingest/_crc32c.h"]

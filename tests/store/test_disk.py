@@ -13,6 +13,7 @@ import stat
 import subprocess
 import sys
 import textwrap
+from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
@@ -29,7 +30,9 @@ from ridgeline.writer.event_file import _scalar_head, encode_scalar_event
 WALL = 1_700_000_000.0
 
 
-def write_run(directory: Path, tags: list[str], steps: range, *, name: str = "events.out.tfevents.1.test") -> None:
+def write_run(
+    directory: Path, tags: list[str], steps: Iterable[int], *, name: str = "events.out.tfevents.1.test"
+) -> None:
     """An event file of float32-exact values ``tag_index + step / 8`` at ``WALL + step``, written fast."""
     directory.mkdir(parents=True, exist_ok=True)
     heads = [_scalar_head(tag) for tag in tags]
@@ -44,7 +47,7 @@ def write_run(directory: Path, tags: list[str], steps: range, *, name: str = "ev
         file.write(b"".join(chunk))
 
 
-def expected(index: int, steps: range) -> list[float]:
+def expected(index: int, steps: Iterable[int]) -> list[float]:
     return [index + step / 8 for step in steps]
 
 

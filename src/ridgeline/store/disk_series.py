@@ -41,7 +41,17 @@ from ridgeline.store.encoding import Column
 from ridgeline.store.files import ColumnFile
 from ridgeline.store.lod import BLOCK_POINTS, IndexedScalars, Pyramid
 from ridgeline.store.own_files import MAP_LOCK, MAPPINGS, Mapped, OwnFiles
-from ridgeline.store.packs import FLOAT32, FLOAT64, PackRange, Packs, Points, Segments, encode_segments, value_dtype
+from ridgeline.store.packs import (
+    FLOAT32,
+    FLOAT64,
+    PackRange,
+    Packs,
+    Pieces,
+    Points,
+    Segments,
+    encode_pending,
+    value_dtype,
+)
 from ridgeline.store.restarts import RestartLog, SeriesRestarts
 from ridgeline.store.series import Restarts, ScalarSeries, ScalarSnapshot
 
@@ -88,6 +98,15 @@ class Pending:
             steps, walls, values = self._ones
             self._chunks.append((np.array(steps, np.int64), np.array(walls, np.float64), np.array(values, np.float64)))
             self._ones = None
+
+    def pieces(self) -> Pieces:
+        """Every pending point, in the arrays they were appended as (one list per column)."""
+        self._join_ones()
+        return (
+            [chunk[0] for chunk in self._chunks],
+            [chunk[1] for chunk in self._chunks],
+            [chunk[2] for chunk in self._chunks],
+        )
 
     def points(self) -> Points:
         """Every pending point, as one array per column."""
@@ -137,45 +156,24 @@ class _Short:
     """A short series' points to be encoded as one segment (with every other's: :func:`stage_all`)."""
 
     series: DiskScalarSeries
-    points: Points
+    pieces: Pieces  # the points, in the arrays they were appended as
     length: int  # its published points that stay (0 when it is written again as one segment)
     segments: Segments
-    steps: np.ndarray
+    skip: int  # the points of ``pieces`` published before (when it is written again as one): not new steps
 
 
 def stage_all(series: list[DiskScalarSeries]) -> list[Staged]:
-    """Stage every one of ``series`` (:meth:`DiskScalarSeries.stage`), the short ones' segments encoded in one
-    call for all (:func:`encode_segments`), and what their new steps say (increasing, last) found in one numpy
-    pass for all (per series, it was a tenth of writing a pass of 10,000 short series)."""
+    """Stage every one of ``series`` (:meth:`DiskScalarSeries.stage`): the short ones' segments encoded, and
+    what their new steps say (increasing, last), by :func:`~ridgeline.store.packs.encode_pending`."""
     short = [one for item in series if (one := item._prepare()) is not None]
-    encoded = encode_segments([one.points for one in short])
-    increasing, lasts = _steps_facts(short)
-    return [
-        Staged(one.series, data, one.length + len(one.points[0]), one.segments, len(one.points[0]), rising, last)
-        for one, data, rising, last in zip(short, encoded, increasing, lasts, strict=True)
-    ]
-
-
-def _steps_facts(short: list[_Short]) -> tuple[list[bool], list[int]]:
-    """For each series, whether its steps still strictly increase once its new steps are appended, and its last
-    step then (:meth:`DiskScalarSeries._note_steps`, for all at once; every one has a new step)."""
-    if not short:
-        return [], []
-    lengths = np.fromiter((len(one.steps) for one in short), dtype=np.int64, count=len(short))
-    steps = np.concatenate([np.asarray(one.steps, np.int64) for one in short])
-    ends = np.cumsum(lengths)
-    starts = ends - lengths
-    falls = np.empty(len(steps), dtype=bool)  # falls[i]: point i is not above point i - 1 of its series
-    falls[0] = False
-    np.less_equal(steps[1:], steps[:-1], out=falls[1:])  # as booleans: an int64 column took 2 s at 100M points
-    falls[starts] = False
-    fell = np.logical_or.reduceat(falls, starts)
-    firsts, lasts = steps[starts].tolist(), steps[ends - 1].tolist()
-    increasing = [
-        one.series._increasing and not down and (one.series._last_step is None or first > one.series._last_step)
-        for one, down, first in zip(short, fell.tolist(), firsts, strict=True)
-    ]
-    return increasing, lasts
+    staged = []
+    for one, (data, count, fell, first, last) in zip(
+        short, encode_pending([(one.pieces, one.skip) for one in short]), strict=True
+    ):
+        owner = one.series
+        rising = owner._increasing and not fell and (owner._last_step is None or first > owner._last_step)
+        staged.append(Staged(owner, data, one.length + count, one.segments, count, rising, last))
+    return staged
 
 
 def write_staged(packs: Packs, groups: list[list[Staged]]) -> list[PackRange | None]:
@@ -334,19 +332,20 @@ class DiskScalarSeries(ScalarSeries):
         if not self.pending:
             return None
         assert self._pending is not None
-        data = self._pending.points()
         length, own, segments = self._state
-        count = len(data[0])
-        if own is None and length + count < FLUSH_POINTS:
+        if own is None and length + self._pending.count < FLUSH_POINTS:
+            steps, walls, values = self._pending.pieces()
             if len(segments) >= MAX_SEGMENTS:  # a live short series: one segment a pass; read it as one again
-                old = self._packed.read(segments)
-                joined: Points = tuple(np.concatenate([a, b]) for a, b in zip(old, data, strict=True))  # type: ignore[assignment]
-                return _Short(self, joined, 0, (), data[0])
-            return _Short(self, data, length, segments, data[0])
+                old_steps, old_walls, old_values = self._packed.read(segments)
+                pieces: Pieces = ([old_steps, *steps], [old_walls, *walls], [old_values.astype(FLOAT64), *values])
+                return _Short(self, pieces, 0, (), len(old_steps))
+            return _Short(self, (steps, walls, values), length, segments, 0)
+        data = self._pending.points()
+        count = len(data[0])
         retired: ColumnFile | None = None
         if own is None:  # it grew long: move it to files of its own, its packed points first
             old = self._packed.read(segments)
-            joined = tuple(np.concatenate([a, b]) for a, b in zip(old, data, strict=True))  # type: ignore[assignment]
+            joined: Points = tuple(np.concatenate([a, b]) for a, b in zip(old, data, strict=True))  # type: ignore[assignment]
             own = OwnFiles.create(Path(self._base), value_dtype(joined[2], old[2].dtype == FLOAT64))
             own.append(joined, 0)
         else:
