@@ -174,8 +174,7 @@ def test_a_log_directory_read_ahead_holds_what_one_thread_reads(
     assert alone["problems"] and "plain0/scalars/a" in alone
 
 
-def test_at_most_limit_chunks_wait_and_a_job_not_taken_stops(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(ahead, "CHUNK_BYTES", 1 << 20)  # the limit is the point here, not the size of a chunk
+def test_at_most_limit_chunks_wait_and_a_job_not_taken_stops(tmp_path: Path) -> None:
     path = tmp_path / FILE
     path.write_bytes(scalars(range(60_000)))  # about 8 chunks
     fs = LocalFileSystem()

@@ -35,7 +35,7 @@ from ridgeline.ingest.discovery import FileSystem
 from ridgeline.ingest.fastpath import ParsedRecords, parse_records
 from ridgeline.ingest.tail import CHUNK_BYTES
 
-AHEAD_CHUNKS = max(2, (16 << 20) // CHUNK_BYTES)  # parsed chunks waiting per file, at most: 16 MiB read ahead
+AHEAD_CHUNKS = 16  # parsed chunks (of up to CHUNK_BYTES read) waiting per file, at most
 MAX_WORKERS = 8
 MIN_BYTES = 4 << 20  # below this, one thread reads the whole first pass before a worker would have started
 

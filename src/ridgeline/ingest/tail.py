@@ -51,11 +51,7 @@ from ridgeline.store.run import RunData
 if TYPE_CHECKING:
     from ridgeline.ingest.ahead import FileJob
 
-# Bytes read and parsed at a time. Small enough that the transient buffers (several times a chunk) stay well under
-# the data; large enough that each tag's points reach its series in few appends: at 1 MiB, a run of 100 tags
-# appended ~220 points a tag a chunk, and the on-disk store's cost per append made its cold build 1.5x the parse
-# (4 MiB: about 1.0x; docs/benchmarks.md, *Store: the segments compiled*).
-CHUNK_BYTES = 4 << 20
+CHUNK_BYTES = 1 << 20  # small chunks keep the transient buffers (several times a chunk) well under the data
 WINDOW_BYTES = 1 << 20  # what a resync over a long damaged span reads at a time
 WHOLE_RECORD_BYTES = 64 << 20  # a longer record's data CRC is checked in windows before it is read whole
 PRESIZE_MARGIN = 1.05
