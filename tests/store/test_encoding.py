@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 import ridgeline
 from ridgeline.store.disk_provider import DiskProvider
 from ridgeline.store.encoding import Column, encode
+from ridgeline.store.files import WriterLock
 from ridgeline.store.manifests import to_json
 from tests.store.test_disk import WALL, expected, open_disk, store_files, write_run
 
@@ -198,6 +199,34 @@ def test_a_store_of_an_older_format_is_rebuilt_never_misread(tmp_path: Path, old
     assert not list(tmp_path.rglob("*.value")), "the old columns are gone"
     assert not list(tmp_path.rglob("manifest.json*")), "and the old manifest"
     assert not list(tmp_path.rglob("*-packed.segments")), "and the old packed file"
+
+
+def test_stores_of_older_formats_are_removed_from_the_cache_unless_still_written(tmp_path: Path) -> None:
+    """The cache key includes the format, so an older format's store would never be opened again: it is deleted
+    when a store is opened there, but not while its writer lock is held (an older version still running), and
+    not when a newer format wrote it."""
+    cache = tmp_path / "cache"
+    write_run(tmp_path / "logs" / "run", ["loss"], range(100))
+    stores = {name: cache / f"store-{name}" for name in ("old", "busy", "newer", "foreign")}
+    for name, path in stores.items():
+        (path / "runs").mkdir(parents=True, mode=0o700)
+        (path / "runs" / "0123456789ab-packed.segments").write_bytes(bytes(64))
+        version = {"old": 4, "busy": 3, "newer": 99, "foreign": "4"}[name]
+        (path / "store.json").write_text(json.dumps({"format": version, "byteorder": "little"}))
+    cache.chmod(0o700)
+    for path in cache.rglob("*"):
+        path.chmod(0o700 if path.is_dir() else 0o600)
+    held = WriterLock(stores["busy"])
+    try:
+        provider = open_disk(tmp_path / "logs", cache)
+        assert provider.scalars("run", "loss").value.tolist() == expected(0, range(100))
+        provider.close()
+    finally:
+        held.release()
+    assert not stores["old"].exists()
+    assert stores["busy"].exists() and stores["newer"].exists() and stores["foreign"].exists()
+    (current,) = [path for path in cache.iterdir() if path not in stores.values()]
+    assert json.loads((current / "store.json").read_text())["format"] == 5
 
 
 def test_a_damaged_manifest_is_rebuilt_never_read(tmp_path: Path) -> None:

@@ -3,7 +3,9 @@
 The store (:mod:`ridgeline.store.disk`) lives outside the log directory (never written into):
 ``$RIDGELINE_CACHE_DIR``, else ``$XDG_CACHE_HOME/ridgeline``, else ``~/.cache/ridgeline``, one store per set of log
 directories and reading options. The cache directory is created 0700 and refused when another user owns it or
-everyone may write into it. Pickle files of earlier versions found there are deleted: nothing is unpickled.
+everyone may write into it. Pickle files of earlier versions found there are deleted: nothing is unpickled. So
+are the stores of older formats: the key includes the format, so nothing would open them again, and each could
+hold gigabytes.
 """
 
 from __future__ import annotations
@@ -13,11 +15,12 @@ import errno
 import hashlib
 import json
 import os
+import shutil
 from pathlib import Path
 from typing import Any
 
 from ridgeline.store.disk import FORMAT, DiskStore
-from ridgeline.store.files import StoreError, private_directory, read_json, write_json
+from ridgeline.store.files import StoreError, WriterLock, private_directory, read_json, write_json
 from ridgeline.store.replica import SOURCES_FILE
 
 
@@ -70,12 +73,35 @@ def open_store(
     for old in directory.glob("*.pickle"):  # the pickle cache of earlier versions
         with contextlib.suppress(OSError):
             old.unlink()
+    _remove_older_stores(directory)
     try:
         return DiskStore(directory / f"store-{cache_key(sources, options)}")
     except StoreError as error:
         if error.errno == errno.EBUSY:
             return None
         raise
+
+
+def _remove_older_stores(directory: Path) -> None:
+    """Delete the stores in the cache ``directory`` that an older format wrote, unless a process still writes one
+    (an older ridgeline, running): its writer lock is taken first. A newer format's store is left alone."""
+    with os.scandir(directory) as entries:
+        found = [
+            entry.path for entry in entries if entry.name.startswith("store-") and entry.is_dir(follow_symlinks=False)
+        ]
+    for path in found:
+        described = read_json(Path(path) / "store.json")
+        version = described.get("format") if isinstance(described, dict) else None
+        if type(version) is not int or version >= FORMAT:
+            continue
+        try:
+            lock = WriterLock(Path(path))
+        except (StoreError, OSError):
+            continue
+        try:
+            shutil.rmtree(path, ignore_errors=True)
+        finally:
+            lock.release()
 
 
 def _absolute(sources: list[tuple[str | None, str]]) -> list[tuple[str | None, str]]:
