@@ -50,13 +50,27 @@ static int reserve(Buffer *buffer, size_t more) {
     return 0;
 }
 
-static void put_le(uint8_t *out, uint64_t value, int width) {
-    for (int i = 0; i < width; i++) out[i] = (uint8_t)(value >> (8 * i));
-}
+/* Little-endian stores of a fixed width: one instruction each on a little-endian host */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define PUT(bits)                                                              \
+    static inline void put##bits(uint8_t *out, uint64_t value) {               \
+        uint##bits##_t word = (uint##bits##_t)value;                           \
+        memcpy(out, &word, sizeof word);                                       \
+    }
+#else
+#define PUT(bits)                                                              \
+    static inline void put##bits(uint8_t *out, uint64_t value) {               \
+        for (size_t i = 0; i < (bits) / 8; i++) out[i] = (uint8_t)(value >> (8 * i)); \
+    }
+#endif
+PUT(8)
+PUT(16)
+PUT(32)
+PUT(64)
 
 static void append_le64(Buffer *buffer, int64_t value) {
     if (reserve(buffer, 8) == 0) {
-        put_le(buffer->data + buffer->length, (uint64_t)value, 8);
+        put64(buffer->data + buffer->length, (uint64_t)value);
         buffer->length += 8;
     }
 }
@@ -78,36 +92,50 @@ static void add_piece(Buffer *pieces, int64_t first, int64_t count, int64_t base
     append_le64(pieces, kind);
 }
 
-/* x[i + 1] - x[i], wrapping as numpy's int64 arithmetic does */
-static inline int64_t delta(const int64_t *x, size_t i) { return (int64_t)((uint64_t)x[i + 1] - (uint64_t)x[i]); }
+/* d[i] = x[i + 1] - x[i], wrapping as numpy's int64 arithmetic does */
+static void deltas_of(const int64_t *x, size_t n, int64_t *d) {
+    for (size_t i = 0; i + 1 < n; i++) d[i] = (int64_t)((uint64_t)x[i + 1] - (uint64_t)x[i]);
+}
 
 /* encoding._delta_pieces: points start..end as pieces of PIECE_POINTS, each its deltas in the narrowest of
  * int8/16/32 that holds them, or its values raw; payloads padded to 8 bytes */
-static void delta_pieces(const int64_t *x, size_t start, size_t end, Buffer *pieces, Buffer *payload) {
+static void delta_pieces(const int64_t *x, const int64_t *d, size_t start, size_t end, Buffer *pieces,
+                         Buffer *payload) {
     for (size_t begin = start; begin < end; begin += PIECE_POINTS) {
         size_t count = end - begin < PIECE_POINTS ? end - begin : PIECE_POINTS;
         int64_t low = 0, high = 0;
         if (count > 1) {
-            low = high = delta(x, begin);
+            low = high = d[begin];
             for (size_t i = begin + 1; i + 1 < begin + count; i++) {
-                int64_t d = delta(x, i);
-                if (d < low) low = d;
-                if (d > high) high = d;
+                low = d[i] < low ? d[i] : low;
+                high = d[i] > high ? d[i] : high;
             }
         }
         int kind = RAW, width = 8;
-        if (low >= INT8_MIN && high <= INT8_MAX) kind = DELTA8, width = 1;
-        else if (low >= INT16_MIN && high <= INT16_MAX) kind = DELTA16, width = 2;
-        else if (low >= INT32_MIN && high <= INT32_MAX) kind = DELTA32, width = 4;
+        if (low >= INT8_MIN && high <= INT8_MAX)
+            kind = DELTA8, width = 1;
+        else if (low >= INT16_MIN && high <= INT16_MAX)
+            kind = DELTA16, width = 2;
+        else if (low >= INT32_MIN && high <= INT32_MAX)
+            kind = DELTA32, width = 4;
         size_t size = kind == RAW ? count * 8 : (count - 1) * (size_t)width;
         size_t padded = size + (8 - size % 8) % 8;
         add_piece(pieces, (int64_t)begin, (int64_t)count, x[begin], 0, (int64_t)payload->length, kind);
         if (reserve(payload, padded) != 0) return;
         uint8_t *out = payload->data + payload->length;
-        if (kind == RAW) {
-            for (size_t i = 0; i < count; i++) put_le(out + 8 * i, (uint64_t)x[begin + i], 8);
-        } else {
-            for (size_t i = 0; i + 1 < count; i++) put_le(out + (size_t)width * i, (uint64_t)delta(x, begin + i), width);
+        const int64_t *from = x + begin, *step = d + begin;
+        switch (kind) {
+        case RAW:
+            for (size_t i = 0; i < count; i++) put64(out + 8 * i, (uint64_t)from[i]);
+            break;
+        case DELTA32:
+            for (size_t i = 0; i + 1 < count; i++) put32(out + 4 * i, (uint64_t)step[i]);
+            break;
+        case DELTA16:
+            for (size_t i = 0; i + 1 < count; i++) put16(out + 2 * i, (uint64_t)step[i]);
+            break;
+        default:
+            for (size_t i = 0; i + 1 < count; i++) put8(out + i, (uint64_t)step[i]);
         }
         memset(out + size, 0, padded - size);
         payload->length += padded;
@@ -116,23 +144,24 @@ static void delta_pieces(const int64_t *x, size_t start, size_t end, Buffer *pie
 
 /* encoding.encode(x, 0), appended to out: runs of constant stride of at least MIN_RUN points as RUN pieces (a
  * run that meets the one before it starts after that one's last point), deltas or raw values between them */
-static void encode_column(const int64_t *x, size_t n, Buffer *out, Buffer *pieces, Buffer *payload) {
+static void encode_column(const int64_t *x, int64_t *d, size_t n, Buffer *out, Buffer *pieces, Buffer *payload) {
     pieces->length = payload->length = 0;
+    deltas_of(x, n, d);
     size_t written = 0;
     if (n > 1) {
         size_t deltas = n - 1, group = 0;  /* deltas group..i-1 are equal: points group..i */
         for (size_t i = 1; i <= deltas; i++) {
-            if (i < deltas && delta(x, i) == delta(x, i - 1)) continue;
+            if (i < deltas && d[i] == d[i - 1]) continue;
             if (i - group + 1 >= MIN_RUN) {
                 size_t start = group > written ? group : written, end = i + 1;
-                delta_pieces(x, written, start, pieces, payload);
-                add_piece(pieces, (int64_t)start, (int64_t)(end - start), x[start], delta(x, start), -1, RUN);
+                delta_pieces(x, d, written, start, pieces, payload);
+                add_piece(pieces, (int64_t)start, (int64_t)(end - start), x[start], d[start], -1, RUN);
                 written = end;
             }
             group = i;
         }
     }
-    delta_pieces(x, written, n, pieces, payload);
+    delta_pieces(x, d, written, n, pieces, payload);
     append_le64(out, (int64_t)(pieces->length / PIECE_BYTES));
     append_le64(out, (int64_t)payload->length);
     if (reserve(out, pieces->length + payload->length) == 0) {
@@ -231,11 +260,11 @@ static PyObject *segment(PyObject *self, PyObject *args) {
                      skip, n, walls.points, values.points);
         goto done;
     }
-    int64_t *x = malloc(n * 8), *bits = malloc(n * 8);
+    int64_t *x = malloc(n * 8), *bits = malloc(n * 8), *d = malloc(n * 8);
     double *value = malloc(n * 8);
     Buffer out = {0}, pieces = {0}, payload = {0};
     int fell = 0, narrow = 1;
-    if (x == NULL || bits == NULL || value == NULL) {
+    if (x == NULL || bits == NULL || d == NULL || value == NULL) {
         out.failed = 1;
     } else {
         Py_BEGIN_ALLOW_THREADS
@@ -247,12 +276,17 @@ static PyObject *segment(PyObject *self, PyObject *args) {
             double back = (double)(float)value[i];
             narrow = memcmp(&back, &value[i], 8) == 0;
         }
+        /* sized for the worst case up front (raw columns, a piece every MIN_RUN points): no reallocation */
+        size_t most_pieces = n / PIECE_POINTS + 2 * (n / MIN_RUN) + 4;
+        reserve(&out, 64 + 2 * (16 + most_pieces * PIECE_BYTES + n * 8 + most_pieces * 8) + n * 8);
+        reserve(&pieces, most_pieces * PIECE_BYTES);
+        reserve(&payload, n * 8 + most_pieces * 8);
         append_zeros(&out, 32);  /* the header, filled in below */
         size_t at = out.length;
-        encode_column(x, n, &out, &pieces, &payload);
+        encode_column(x, d, n, &out, &pieces, &payload);
         size_t step_bytes = out.length - at;
         at = out.length;
-        encode_column(bits, n, &out, &pieces, &payload);
+        encode_column(bits, d, n, &out, &pieces, &payload);
         size_t wall_bytes = out.length - at;
         size_t value_bytes = n * (narrow ? 4 : 8);
         if (reserve(&out, value_bytes + 8) == 0) {
@@ -262,19 +296,19 @@ static PyObject *segment(PyObject *self, PyObject *args) {
                     float single = (float)value[i];
                     uint32_t word;
                     memcpy(&word, &single, 4);
-                    put_le(to + 4 * i, word, 4);
+                    put32(to + 4 * i, word);
                 } else {
                     uint64_t word;
                     memcpy(&word, &value[i], 8);
-                    put_le(to + 8 * i, word, 8);
+                    put64(to + 8 * i, word);
                 }
             }
             out.length += value_bytes;
             append_zeros(&out, (8 - value_bytes % 8) % 8);
-            put_le(out.data, (uint64_t)n, 8);
-            put_le(out.data + 8, narrow ? 4 : 8, 8);
-            put_le(out.data + 16, (uint64_t)step_bytes, 8);
-            put_le(out.data + 24, (uint64_t)wall_bytes, 8);
+            put64(out.data, (uint64_t)n);
+            put64(out.data + 8, narrow ? 4 : 8);
+            put64(out.data + 16, (uint64_t)step_bytes);
+            put64(out.data + 24, (uint64_t)wall_bytes);
         }
         Py_END_ALLOW_THREADS
     }
@@ -286,6 +320,7 @@ static PyObject *segment(PyObject *self, PyObject *args) {
     }
     free(x);
     free(bits);
+    free(d);
     free(value);
     free(out.data);
     free(pieces.data);
