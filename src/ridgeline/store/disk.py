@@ -2,7 +2,7 @@
 
 Layout (format :data:`FORMAT`; see docs/store.md)::
 
-    DIR/store.json                   {"format": 4, "byteorder": "little"}: another format is rebuilt, never read
+    DIR/store.json                   {"format": 5, "byteorder": "little"}: another format is rebuilt, never read
     DIR/writer.lock                  held by the one process writing the store
     DIR/problems.json                what could not be read from the log directories
     DIR/manifests/<0-f>.json.gz      every run's manifest, in 16 shards (:mod:`ridgeline.store.manifests`):

@@ -4,7 +4,7 @@ A run's manifest (a JSON object: its series, their files or packed segments, com
 facts and ingest's resume state; see :mod:`ridgeline.store.disk`) lives in the *shard* named after the first
 hex digit of the run's directory name, ``manifests/<digit>.json.gz``::
 
-    {"format": 4, "runs": {"<run directory name>": <manifest>, ...}}
+    {"format": 5, "runs": {"<run directory name>": <manifest>, ...}}
 
 gzip'd JSON without a timestamp (equal shards are equal bytes), rewritten atomically (a temporary file, then
 ``os.replace``) at the end of each ingest pass that changed one of its runs. Sixteen files instead of one per
