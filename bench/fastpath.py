@@ -39,7 +39,8 @@ from crc32c import crc32c
 
 from ridgeline.format import records
 from ridgeline.format.proto import event_pb2
-from ridgeline.ingest import _fastpath_numpy, fastpath
+from ridgeline.ingest import fastpath
+from ridgeline.ingest._fastpath_numpy import buffers, crc, framing
 from ridgeline.writer.event_file import _scalar_head, encode_scalar_event
 
 TAGS = 10
@@ -140,17 +141,16 @@ def split_loop(buffer: bytes) -> int:
 def numpy_table_crcs(buffer: bytes, chunk: int) -> int:
     """The data CRCs of every record, computed column by column in numpy, per chunk and per data length."""
     arr = np.frombuffer(buffer, dtype=np.uint8)
-    numpy_loop = _fastpath_numpy
-    tables = numpy_loop._tables()
+    tables = crc.crc_tables()
     checked, offset = 0, 0
     while offset < len(arr):
         piece = arr[offset : offset + chunk]
-        hoff, dlen, _, end = numpy_loop._frame(piece.tobytes(), piece, len(piece), tables)
-        stored = numpy_loop._u32_at_every_byte(piece)[hoff + 12 + dlen]
+        hoff, dlen, _, end = framing.frame(piece.tobytes(), piece, len(piece), tables)
+        stored = buffers.u32_at_every_byte(piece)[hoff + 12 + dlen]
         for length in np.unique(dlen).tolist():
             group = dlen == length
             rows = np.lib.stride_tricks.sliding_window_view(piece, length)[hoff[group] + 12]
-            if not np.array_equal(numpy_loop._mask(numpy_loop._crc32c_rows(rows)), stored[group]):
+            if not np.array_equal(crc.mask(crc.crc32c_rows(rows)), stored[group]):
                 raise ValueError("corrupt")
             checked += len(rows)
         offset += end

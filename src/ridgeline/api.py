@@ -18,9 +18,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ridgeline.ingest.decode import decode_value
 from ridgeline.ingest.discovery import FileSystem, LogDirError, filesystem_for, sources_from
 from ridgeline.ingest.loop import Ingestor, PassStats, Progress
+from ridgeline.ingest.payload_decode import decode_value
 from ridgeline.ingest.projector import read_projector
 from ridgeline.ingest.remote import storage_options
 from ridgeline.store.logdir import Entry, LogDir

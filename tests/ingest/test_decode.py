@@ -1,4 +1,5 @@
-"""ridgeline.ingest.decode against TensorBoard's own reader, on logs of torch, tensorboardX, ridgeline and TF2.
+"""ridgeline.ingest.decode (and payload_decode) against TensorBoard's own reader, on logs of torch, tensorboardX,
+ridgeline and TF2.
 
 Every log directory is read twice: by EventDecoder/decode_value, and by TensorBoard's plugin EventAccumulator
 (which applies data_compat and dataclass_compat, as TensorBoard's dashboards see the data). Each tag must get the
@@ -37,12 +38,8 @@ from ridgeline.format.proto import (
     types_pb2,
 )
 from ridgeline.format.tags import GRAPH_TAG, META_GRAPH_TAG, RUN_METADATA_PREFIX
-from ridgeline.ingest.decode import (
-    SHOWN_WHEN_MALFORMED,
-    DecodedValue,
-    EventDecoder,
-    decode_value,
-)
+from ridgeline.ingest.decode import SHOWN_WHEN_MALFORMED, DecodedValue, EventDecoder
+from ridgeline.ingest.payload_decode import decode_value
 from ridgeline.ingest.tensors import make_ndarray
 from ridgeline.store.payloads import DecodeError, Graph, Histogram, Images, Tensor
 

@@ -10,7 +10,8 @@ import pytest
 
 from ridgeline.format.proto import event_pb2, summary_pb2, tensor_pb2, tensor_shape_pb2, types_pb2
 from ridgeline.format.tags import CONFUSION_MATRIX_PLUGIN
-from ridgeline.ingest.decode import EventDecoder, decode_value
+from ridgeline.ingest.decode import EventDecoder
+from ridgeline.ingest.payload_decode import decode_value
 from ridgeline.store.payloads import DecodeError
 
 

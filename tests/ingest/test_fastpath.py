@@ -17,8 +17,9 @@ from hypothesis import strategies as st
 
 from ridgeline.format import records
 from ridgeline.format.proto import event_pb2
-from ridgeline.ingest import _fastpath_numpy as numpy_loop
 from ridgeline.ingest import fastpath
+from ridgeline.ingest._fastpath_numpy import crc as numpy_crc
+from ridgeline.ingest._fastpath_numpy import scalars as numpy_scalars
 from ridgeline.ingest.fastpath import parse_records
 from tests.ingest.fastpath_helpers import (
     NOT_SCALARS,
@@ -46,12 +47,12 @@ BENCH = Path(__file__).resolve().parents[2] / "bench" / "fastpath.py"
 @given(events)
 def test_every_record_as_protobuf_reads_it(implementation: str, datas: list[bytes]) -> None:
     buffer, offsets = stream(datas)
-    few_rows = numpy_loop._FEW_ROWS
-    for check_crc, numpy_loop._FEW_ROWS in ((True, few_rows), (False, 0)):  # numpy's tags: the dict and the arrays
+    few_rows = numpy_scalars._FEW_ROWS
+    for check_crc, numpy_scalars._FEW_ROWS in ((True, few_rows), (False, 0)):  # numpy's tags: the dict and the arrays
         try:
             parsed, good = check(buffer, implementation, check_crc=check_crc)
         finally:
-            numpy_loop._FEW_ROWS = few_rows
+            numpy_scalars._FEW_ROWS = few_rows
         assert parsed.end == len(buffer) and not parsed.corrupt
         assert [offset for offset, _ in good] == offsets[:-1]
         scalars = set(parsed.scalar_order.tolist())
@@ -273,9 +274,9 @@ def test_long_runs_of_guessed_records_and_big_ones(implementation: str) -> None:
     check_against(parsed, good)
 
 
-@pytest.mark.parametrize("multiplier", [numpy_loop._HASH_MULTIPLIER, np.uint64(0)])  # 0: all in one bucket
+@pytest.mark.parametrize("multiplier", [numpy_scalars._HASH_MULTIPLIER, np.uint64(0)])  # 0: all in one bucket
 def test_tags_in_large_groups(monkeypatch: pytest.MonkeyPatch, multiplier: np.uint64) -> None:
-    monkeypatch.setattr(numpy_loop, "_HASH_MULTIPLIER", multiplier)
+    monkeypatch.setattr(numpy_scalars, "_HASH_MULTIPLIER", multiplier)
     tags = ["aaaaaaaaaaaa", "aaaaaaaaaaab", "baaaaaaaaaaa", "aaaaaaaaaa\u00e9", "aaaaaaaa\u4e2d"]
     datas = [scalar_bytes(tag, 1.0, 1, 1.0) for tag in tags * 60]
     datas += [summary_field(value_field(tag.encode())) for tag in tags] * 30  # no wall time, no step
@@ -293,8 +294,8 @@ def test_vectorised_crcs_equal_crc32c(datas: list[bytes], data: st.DataObject) -
     for length in {len(d) for d in datas}:
         same = [d for d in datas if len(d) == length]
         rows = np.frombuffer(b"".join(same), dtype=np.uint8).reshape(len(same), length)
-        assert numpy_loop._crc32c_rows(rows).tolist() == [crc32c.crc32c(row.tobytes()) for row in rows]
-    tables = numpy_loop._tables()
+        assert numpy_crc.crc32c_rows(rows).tolist() == [crc32c.crc32c(row.tobytes()) for row in rows]
+    tables = numpy_crc.crc_tables()
     lengths = data.draw(st.lists(st.integers(0, 2**64 - 1) | st.integers(0, 70_000), max_size=20))
     expected = [records.masked_crc32c(struct.pack("<Q", n)) for n in lengths]
     assert tables.masked_length_crc(np.array(lengths, dtype=np.uint64)).tolist() == expected
@@ -310,7 +311,7 @@ def test_vectorised_crcs_equal_crc32c(datas: list[bytes], data: st.DataObject) -
     hoff = np.cumsum([0] + [len(f) for f in framed[:-1]]).astype(np.int64)
     dlen = np.array([len(d) for d in datas], dtype=np.int64)
     arr = np.frombuffer(buffer, dtype=np.uint8)
-    assert numpy_loop._bad_data_crcs(arr, hoff, dlen, [], len(buffer), tables).tolist() == sorted(broken)
+    assert numpy_crc.bad_data_crcs(arr, hoff, dlen, [], len(buffer), tables).tolist() == sorted(broken)
 
 
 @pytest.mark.slow

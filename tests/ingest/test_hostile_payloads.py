@@ -19,7 +19,8 @@ import ridgeline
 from ridgeline.analysis.histograms import rebin
 from ridgeline.format import records
 from ridgeline.format.proto import event_pb2, summary_pb2, tensor_pb2, tensor_shape_pb2, types_pb2
-from ridgeline.ingest.decode import EventDecoder, decode_value
+from ridgeline.ingest.decode import EventDecoder
+from ridgeline.ingest.payload_decode import decode_value
 from ridgeline.store.payloads import (
     MAX_HISTOGRAM_BUCKETS,
     MAX_IMAGE_SIDE,

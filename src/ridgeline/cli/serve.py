@@ -1,5 +1,5 @@
 """``ridgeline serve --logdir DIR``: serve the dashboards and the JSON API over the log directory, reading what
-training jobs append. The server (FastAPI, uvicorn) is imported only here, when the command runs.
+training jobs append. The server (FastAPI, uvicorn) is imported only when the command runs.
 
 It answers before it has read or imported everything (issue 15's fast start): the socket is bound, the log
 directory checked (a bad one fails at once), and uvicorn serves :class:`ridgeline.server.front.Front`, which
@@ -9,6 +9,9 @@ reads it. FastAPI and the dashboards are imported after the first pass (or as so
 giving way to the requests being answered. Runs are listed as the first pass reaches them, and ``/api/runs``
 says how far it got (``loading``). The line with the URL is printed once both are done, so a script that waits
 for it sees everything read.
+
+This module is the command: its options checked (each bad one a usage error naming it), the socket bound, the
+server made and run. What runs once the server answers is :mod:`ridgeline.cli._serve_startup`.
 """
 
 from __future__ import annotations
@@ -17,61 +20,21 @@ import atexit
 import os
 import socket
 import sys
-import threading
-from collections.abc import Callable
-from contextlib import nullcontext
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
-from ridgeline.cli._support import LateProgress, logdir_option, open_logdir, read_config, setting_options
+from ridgeline.cli._serve_startup import AppSpec, Startup, console, say, say_scalars_only
+from ridgeline.cli._support import logdir_option, open_logdir, read_config, setting_options
 from ridgeline.settings import for_command
 
 if TYPE_CHECKING:
-    from rich.console import Console
-
     from ridgeline.analysis.alert_config import AlertConfig
     from ridgeline.analysis.diagnosis import DiagnosisConfig
     from ridgeline.api import Opening
     from ridgeline.retention.background import Sweeper
-    from ridgeline.server.early import EarlyAnswers
-    from ridgeline.server.front import Front
-    from ridgeline.server.run import Server
     from ridgeline.store.logdir import LogDir
-
-
-class _LazyConsole:
-    """rich's console on stderr, made on first use (or by calling this): importing rich costs tens of
-    milliseconds, and the fast start says its first lines without it (:func:`_say`)."""
-
-    def __init__(self) -> None:
-        self._console: Console | None = None
-
-    def __call__(self) -> Console:
-        if self._console is None:
-            from rich.console import Console
-
-            self._console = Console(stderr=True)
-        return self._console
-
-    def print(self, *objects: Any, **options: Any) -> None:
-        self().print(*objects, **options)
-
-
-console = _LazyConsole()
-
-# After the first pass the app is built once the early answers have answered nothing for QUIET_S (a client
-# fetching what was read goes first), and at the latest LONGEST_DEFERRAL_S after the pass (the app's lifespan
-# starts the background reload); at once when a request needs the app.
-QUIET_S = 0.3
-LONGEST_DEFERRAL_S = 3.0
-
-
-def _say(line: str) -> None:
-    """A plain line on stderr, without rich."""
-    click.echo(line, err=True)
 
 
 @click.command("serve")
@@ -142,7 +105,7 @@ def serve(
     # What /api/settings answers: every setting as this server runs with it (the port it got for --port 0).
     effective: dict[str, Any] = {s.name: click.get_current_context().params[s.name] for s in for_command("serve")}
     effective.update(token=token)
-    build = _AppSpec(
+    build = AppSpec(
         reload_interval=reload_interval if reload_interval > 0 else None,
         token=token,
         logdir_label=logdir if logdir is not None else _replica_label(store),
@@ -194,7 +157,7 @@ def serve(
         )
     shown = f"{url}?token={token}" if token else url
     # The URL is printed once everything is read: what a script that waits for it expects.
-    startup = _Startup(
+    startup = Startup(
         lambda: _opening(logdir, cache=not no_cache, check_crc=not no_checksum, store=store),
         build,
         source,
@@ -204,7 +167,7 @@ def serve(
     startup.front = front
     server = make_server(protect(front, token=token, prefix=prefix), sock, allow_hosts=allow_host)
     startup.server = server
-    _say(f"reading {source}; answering on port {actual_port} meanwhile")
+    say(f"reading {source}; answering on port {actual_port} meanwhile")
     if sweeper is not None:
         sweeper.start()
     try:
@@ -223,147 +186,7 @@ def serve(
     _exit(0)
 
 
-@dataclass
-class _AppSpec:
-    """What ``create_app`` is given besides the LogDir."""
-
-    reload_interval: float | None
-    token: str | None
-    logdir_label: str
-    settings: dict[str, Any]
-    setting_values: dict[str, Any]
-    path_prefix: str
-
-    def create(self, opened: LogDir, **more: Any) -> Any:
-        from ridgeline.server import create_app
-        from ridgeline.store.cache import default_cache_dir
-
-        values = {**self.setting_values, "cache_dir": default_cache_dir()}
-        return create_app(
-            opened,
-            reload_interval=self.reload_interval,
-            token=self.token,
-            logdir_label=self.logdir_label,
-            settings=self.settings,
-            setting_values=values,
-            path_prefix=self.path_prefix,
-            **more,
-        )
-
-
-class _Startup:
-    """What runs once the server answers (:meth:`start`, called when it starts, so its own start is not slowed):
-    the log directory opened (the early answers from then on) and its first pass read in one thread, the app
-    built in another once the pass is over or a request waits for it. When both are done it says what was read
-    and prints the URL line; when either fails it stops the server, which then exits with status 1."""
-
-    def __init__(self, open_logdir: Callable[[], Opening], spec: _AppSpec, logdir: str, serving_line: str) -> None:
-        self.open_logdir = open_logdir
-        self.spec = spec
-        self.logdir = logdir
-        self.serving_line = serving_line
-        self.front: Front | None = None
-        self.server: Server | None = None
-        self.error: BaseException | None = None
-        self.opening: Opening | None = None
-        self._go = threading.Event()  # build the app now: the first pass is over, or a request waits for the app
-        self._early: EarlyAnswers | None = None
-        self._wanted = False
-        self._lock = threading.Lock()
-        self._waiting = 2
-        self._stopping = threading.Event()
-
-    def start(self) -> None:
-        threading.Thread(target=self._read, name="ridgeline-first-read", daemon=True).start()
-        threading.Thread(target=self._build, name="ridgeline-app", daemon=True).start()
-
-    def wanted(self) -> None:
-        """A request waits for the app: build it now, even if the first pass still runs."""
-        self._wanted = True
-        self._go.set()
-        if self._early is not None:
-            self._early.wake()
-
-    def stop(self) -> None:
-        """The server is stopping: the first pass ends after the run it is reading."""
-        self._stopping.set()
-        self._go.set()
-        if self._early is not None:
-            self._early.wake()
-        if self.opening is not None:
-            self.opening.cancel()
-
-    def _read(self) -> None:
-        try:
-            self.opening = self.open_logdir()
-            self._answer_early(self.opening)
-            if self._stopping.is_set():
-                self.opening.cancel()
-            with LateProgress("reading event files", console) as progress:
-                self.opening.load(progress.update)
-            self._go.set()
-        except BaseException as error:
-            self._fail(error)
-            return
-        if not self._stopping.is_set():
-            _say_what_was_read(self.opening.logdir, self.logdir)
-            self._done()
-
-    def _answer_early(self, opening: Opening) -> None:
-        """The first data requests answered from now on, before the app is built."""
-        from ridgeline.server.early import EarlyAnswers
-
-        assert self.front is not None
-        early = EarlyAnswers(
-            opening.logdir,
-            loading=opening.state,
-            reload_interval=self.spec.reload_interval,
-            logdir_label=self.spec.logdir_label,
-            crashed_after=float(self.spec.settings["crashed_after"]),
-        )
-        self._early = early
-        self.front.answer_early(early)
-
-    def _build(self) -> None:
-        assert self.front is not None
-        try:
-            # Built once the first pass is over, or earlier when a request waits for the app (the page's, during
-            # a long first pass): the early answers serve the data meanwhile. Both the first pass (between its
-            # compiled core's calls) and these imports want the GIL, and sharing it slows the pass several times.
-            self._go.wait()
-            if self.opening is None:  # it could not be opened: _read reported it
-                raise RuntimeError("the log directory could not be opened")
-            if self._early is not None and not self._wanted and not self._stopping.is_set():
-                # A client fetching the data just read is not slowed by the build (it needs a core too).
-                self._early.wait_quiet(QUIET_S, LONGEST_DEFERRAL_S)
-            from ridgeline.server.yielding import giving_way
-
-            with giving_way(self._early.wait_idle) if self._early is not None else nullcontext():
-                app = self.spec.create(self.opening.logdir, loading=self.opening.state, with_middleware=False)
-        except BaseException as error:
-            self.front.failed(error)
-            self._fail(error)
-            return
-        self.front.ready(app)
-        self._done()
-
-    def _done(self) -> None:
-        with self._lock:
-            self._waiting -= 1
-            last = self._waiting == 0
-        if last and not self._stopping.is_set():
-            click.echo(self.serving_line)
-            sys.stdout.flush()
-
-    def _fail(self, error: BaseException) -> None:
-        if self.error is None:
-            self.error = error
-        self._go.set()
-        if self.server is not None:
-            self.server.should_exit = True
-
-
-def _get(spec: _AppSpec, opened: LogDir, get_path: str) -> None:
+def _get(spec: AppSpec, opened: LogDir, get_path: str) -> None:
     """``--get PATH``: one request answered in-process over everything read, its body printed; exit 1 on an error
     status."""
     from ridgeline.server.run import request_in_process
@@ -420,15 +243,8 @@ def _open_replica(store: str | None) -> LogDir:
 
     opened = open_replica(str(store))
     if scalars_only(opened):
-        _say_scalars_only(opened)
+        say_scalars_only(opened)
     return opened
-
-
-def _say_scalars_only(opened: LogDir) -> None:
-    console.print(
-        f"[yellow]warning:[/yellow] {opened.label} cannot be read from here: serving scalars only (images, "
-        "histograms and other records stay in its event files; serve where it is readable for those)"
-    )
 
 
 def _check_logdir(logdir: str) -> None:
@@ -528,18 +344,3 @@ def _bind(host: str, port: int) -> socket.socket:
     except OSError as error:
         console.print(f"[red]error:[/red] {error.strerror or error}")
         sys.exit(1)
-
-
-def _say_what_was_read(opened: LogDir, logdir: str) -> None:
-    runs = opened.runs()
-    problems = opened.problems()
-    _say(f"read {len(runs)} run{'s' if len(runs) != 1 else ''} from {logdir}")
-    from ridgeline.api import scalars_only
-
-    if scalars_only(opened):
-        _say_scalars_only(opened)
-    if problems:
-        console.print(
-            f"[yellow]{len(problems)} damaged or unreadable spans were skipped[/yellow] (first: "
-            f"{problems[0].path} at byte {problems[0].offset}: {problems[0].reason})"
-        )

@@ -1,5 +1,5 @@
 /* ridgeline.ingest._core: the record loop in C (see ridgeline/ingest/fastpath.py for the contract it fulfils,
- * and _fastpath_numpy.py for the reference implementation it must agree with on every input).
+ * and _fastpath_numpy/ for the reference implementation it must agree with on every input).
  *
  * parse(buffer, check_crc, available) splits a buffer of TFRecords, checks both CRCs, extracts the scalar events
  * into columns and resyncs after corruption, all with the GIL released: several threads may parse at once.

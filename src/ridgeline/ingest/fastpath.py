@@ -6,8 +6,8 @@ takes bytes and returns arrays. Two implementations stand behind it and give the
 
 - the compiled core, ``_core.c`` (C, CPython API), used by default when it is built. It releases the GIL for
   the whole loop, so several threads may parse at once;
-- numpy, ``_fastpath_numpy.py``: the fallback for a source install without a C compiler (logged at debug level
-  when taken), and the reference the core is tested against.
+- numpy, the ``_fastpath_numpy`` package: the fallback for a source install without a C compiler (logged at
+  debug level when taken), and the reference the core is tested against.
 
 :data:`IMPLEMENTATION` names the one in use ("core" or "numpy"); benchmarks and tests may set it.
 

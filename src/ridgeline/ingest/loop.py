@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, TypeGuard
 
 from ridgeline.format.proto.summary_pb2 import SummaryMetadata
 from ridgeline.ingest.ahead import ReadAhead, worth_threads
-from ridgeline.ingest.decode import EventDecoder, decode_value
+from ridgeline.ingest.decode import EventDecoder
 from ridgeline.ingest.discovery import (
     FileSystem,
     LocalFileSystem,
@@ -28,6 +28,7 @@ from ridgeline.ingest.discovery import (
     find_runs,
 )
 from ridgeline.ingest.fastpath import masked_crc32c
+from ridgeline.ingest.payload_decode import decode_value
 from ridgeline.ingest.projector import EmbeddingRef, read_projector
 from ridgeline.ingest.tail import FileTail, read_new
 from ridgeline.store.base import BlobRef, Kind, Problem

@@ -2,10 +2,10 @@
 
 The public face of the query language for the search engine: :func:`looks_structured` (is this a query or a
 pattern?), :func:`parse` (text -> :class:`Query`, or SearchError with the position it points at; the grammar is
-in :mod:`ridgeline.search.syntax`) and :func:`evaluate` (the runs a query selects). A query is compiled into
-closures over a per-LogDir cache of run facts (:mod:`ridgeline.search.runfacts`), so asking again over 1,000
-runs costs a few look-ups per run. Missing values make every comparison false; ``not`` flips the result.
-See docs/search.md ("Run queries").
+in :mod:`ridgeline.search.query_parser`, the tree in :mod:`ridgeline.search.query_tree`) and :func:`evaluate` (the
+runs a query selects). A query is compiled into closures over a per-LogDir cache of run facts
+(:mod:`ridgeline.search.runfacts`), so asking again over 1,000 runs costs a few look-ups per run. Missing values
+make every comparison false; ``not`` flips the result. See docs/search.md ("Run queries").
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ridgeline.search.errors import SearchError
-from ridgeline.search.runfacts import RunFacts, facts_for, is_number
-from ridgeline.search.syntax import (
+from ridgeline.search.query_parser import parse
+from ridgeline.search.query_tree import (
     Bool,
     Compare,
     Field,
@@ -31,9 +31,9 @@ from ridgeline.search.syntax import (
     Not,
     Now,
     Query,
-    parse,
     render,
 )
+from ridgeline.search.runfacts import RunFacts, facts_for, is_number
 from ridgeline.store.logdir import LogDir
 
 __all__ = ["Query", "SearchError", "evaluate", "looks_structured", "parse", "render"]

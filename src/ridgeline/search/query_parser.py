@@ -1,4 +1,5 @@
-"""The run query language's syntax: tokenizer, syntax tree, parser and canonical rendering.
+"""The run query language's parser: text -> :class:`ridgeline.search.query_tree.Query`, the kinds of its values
+checked as it reads (tokens: :mod:`ridgeline.search.query_tokens`).
 
 A small language in the spirit of Aim's, read by a hand-written recursive-descent parser (no Python ``eval``:
 the input is only ever tokenized and matched against the grammar below) that points at the character where
@@ -25,165 +26,33 @@ Missing values (a run without that hparam or metric) make every comparison false
 from __future__ import annotations
 
 import datetime as dt
-import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import re2
 
 from ridgeline.search.errors import SearchError
+from ridgeline.search.query_tokens import COMPARE_OPS, Token, tokenize
+from ridgeline.search.query_tree import (
+    FIELDS,
+    Arith,
+    Bool,
+    Compare,
+    Field,
+    HParam,
+    In,
+    Kind,
+    Lit,
+    Metric,
+    Neg,
+    Node,
+    Not,
+    Now,
+    Query,
+)
 from ridgeline.search.runfacts import STATS
 
-Kind = Literal["num", "str", "bool", "time", "any"]
-
-KEYWORDS = {"and", "or", "not", "in", "order", "by", "asc", "desc", "limit", "true", "false", "now", "today"}
-FIELDS: dict[str, Kind] = {
-    "run": "str",
-    "started": "time",
-    "ended": "time",
-    "duration": "num",
-    "status": "str",
-    "has_nan": "bool",
-    "has_inf": "bool",
-}
-COMPARE_OPS = ("<=", ">=", "==", "!=", "=~", "!~", "<", ">")
-_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
-_TOKEN = re.compile(
-    r"""(?P<space>\s+)
-      | (?P<number>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?(?P<unit>[smhdw](?![\w]))?)
-      | (?P<string>"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')
-      | (?P<name>[A-Za-z_][A-Za-z0-9_]*)
-      | (?P<op><=|>=|==|!=|=~|!~|[<>()\[\].,+\-*/])""",
-    re.VERBOSE,
-)
-
-
-@dataclass(frozen=True, slots=True)
-class Token:
-    kind: Literal["number", "string", "name", "keyword", "op", "end"]
-    text: str
-    position: int
-    value: Any = None
-
-
-# --- syntax tree ----------------------------------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
-class Lit:
-    value: float | str | bool
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class Now:
-    name: Literal["now", "today"]
-
-
-@dataclass(frozen=True, slots=True)
-class Field:
-    name: str
-
-
-@dataclass(frozen=True, slots=True)
-class HParam:
-    name: str
-
-
-@dataclass(frozen=True, slots=True)
-class Metric:
-    tags: tuple[str, ...]
-    stat: str
-
-
-@dataclass(frozen=True, slots=True)
-class Arith:
-    op: str
-    left: Node
-    right: Node
-
-
-@dataclass(frozen=True, slots=True)
-class Neg:
-    operand: Node
-
-
-@dataclass(frozen=True, slots=True)
-class Compare:
-    op: str
-    left: Node
-    right: Node
-    pattern: Any = None  # the compiled RE2 pattern of =~ and !~
-
-
-@dataclass(frozen=True, slots=True)
-class In:
-    left: Node
-    values: tuple[Lit, ...]
-    negated: bool
-
-
-@dataclass(frozen=True, slots=True)
-class Bool:
-    op: Literal["and", "or"]
-    items: tuple[Node, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class Not:
-    operand: Node
-
-
-Node = Lit | Now | Field | HParam | Metric | Arith | Neg | Compare | In | Bool | Not
-
-
-@dataclass(frozen=True, slots=True)
-class Query:
-    """A parsed query: the condition (None: every run), the ordering keys (node, descending) and the limit."""
-
-    where: Node | None
-    order: tuple[tuple[Node, bool], ...] = ()
-    limit: int | None = None
-    text: str = field(default="", compare=False)
-
-    def __str__(self) -> str:
-        parts = [render(self.where)] if self.where is not None else []
-        if self.order:
-            parts.append("order by " + ", ".join(render(key) + (" desc" if desc else "") for key, desc in self.order))
-        if self.limit is not None:
-            parts.append(f"limit {self.limit}")
-        return " ".join(parts)
-
-
-# --- tokenizer and parser ---------------------------------------------------------------------------------------
-def tokenize(text: str) -> list[Token]:
-    tokens: list[Token] = []
-    position = 0
-    while position < len(text):
-        match = _TOKEN.match(text, position)
-        if match is None:
-            char = text[position]
-            if char in "\"'":
-                raise SearchError(f"unterminated string: close it with {char}", position)
-            raise SearchError(f"unexpected character {char!r}", position)
-        kind = match.lastgroup if match.lastgroup != "unit" else "number"
-        word = match.group()
-        if kind == "number":
-            unit = match.group("unit")
-            number = float(word[:-1] if unit else word)
-            tokens.append(Token("number", word, position, number * _UNITS[unit] if unit else number))
-        elif kind == "string":
-            tokens.append(Token("string", word, position, _unquote(word[1:-1])))
-        elif kind == "name":
-            tokens.append(Token("keyword" if word.lower() in KEYWORDS else "name", word, position, word.lower()))
-        elif kind == "op":
-            tokens.append(Token("op", word, position, word))
-        position = match.end()
-    tokens.append(Token("end", "", len(text)))
-    return tokens
-
-
-def _unquote(body: str) -> str:
-    return re.sub(r"\\(.)", lambda m: {"n": "\n", "t": "\t"}.get(m.group(1), m.group(1)), body)
+__all__ = ["parse"]
 
 
 class _Parser:
@@ -482,40 +351,3 @@ def parse(text: str) -> Query:
     if query.where is None and not query.order and query.limit is None:
         raise SearchError("empty query: write a condition such as hparams.lr < 0.01", 0)
     return query
-
-
-# --- rendering --------------------------------------------------------------------------------------------------
-def render(node: Node, parent: int = 0) -> str:
-    """Canonical text of a node (what the user sees as the query that ran)."""
-    if isinstance(node, Lit):
-        if isinstance(node.value, str):
-            return '"' + node.value.replace("\\", "\\\\").replace('"', '\\"') + '"'
-        return node.text
-    if isinstance(node, Now):
-        return node.name
-    if isinstance(node, Field):
-        return node.name
-    if isinstance(node, HParam):
-        plain = re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*", node.name) and node.name.split(".")[0] not in KEYWORDS
-        return f"hparams.{node.name}" if plain else f"hparams[{render(Lit(node.name, ''))}]"
-    if isinstance(node, Metric):
-        return f"metric({', '.join(render(Lit(tag, '')) for tag in node.tags)}).{node.stat}"
-    if isinstance(node, Arith):
-        level = 4 if node.op in "+-" else 5
-        text = f"{render(node.left, level)} {node.op} {render(node.right, level + 1)}"
-        return f"({text})" if parent > level else text
-    if isinstance(node, Neg):
-        return f"-{render(node.operand, 6)}"
-    if isinstance(node, Compare):
-        return _wrap(f"{render(node.left, 4)} {node.op} {render(node.right, 4)}", parent, 3)
-    if isinstance(node, In):
-        values = ", ".join(render(value) for value in node.values)
-        return _wrap(f"{render(node.left, 4)} {'not in' if node.negated else 'in'} [{values}]", parent, 3)
-    if isinstance(node, Not):
-        return _wrap(f"not {render(node.operand, 3)}", parent, 3)
-    level = 1 if node.op == "or" else 2
-    return _wrap(f" {node.op} ".join(render(item, level + 1) for item in node.items), parent, level)
-
-
-def _wrap(text: str, parent: int, level: int) -> str:
-    return f"({text})" if parent > level else text
