@@ -1,7 +1,8 @@
 """Browser fixtures: Debian's chromium driven by Playwright, against a real ridgeline server on 127.0.0.1.
 
 - ``browser``: one headless chromium per test process (pytest-xdist workers each start their own).
-- ``serve``: serves a log directory with a real server on a free port and returns its base URL.
+- ``serve``: serves a log directory with a real server on a free port and returns its base URL;
+  ``serve_module``: the same, one server for a module whose tests only read it.
 - ``page``: a fresh context (its own localStorage) at 1280x800 that records console errors and uncaught page
   errors; any of them fails the test at teardown. Its waits (and expect()'s) give up after WAIT_MS.
 
@@ -46,9 +47,7 @@ def browser(playwright_instance: Playwright) -> Iterator[Browser]:
     browser.close()
 
 
-@pytest.fixture
-def serve(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[Path], ServedLogdir]]:
-    """``serve(logdir)`` starts a server for ``logdir`` (stopped after the test) and returns it."""
+def _servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[Path], ServedLogdir]]:
     check_prerequisites()
     started: list[ServedLogdir] = []
 
@@ -60,6 +59,19 @@ def serve(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[Path],
     yield start
     for served in started:
         served.stop()
+
+
+@pytest.fixture
+def serve(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[Path], ServedLogdir]]:
+    """``serve(logdir)`` starts a server for ``logdir`` (stopped after the test) and returns it."""
+    yield from _servers(tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def serve_module(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[Path], ServedLogdir]]:
+    """``serve`` for a module whose tests only read the log directory: one server (stopped after the module) for
+    all of them, each test with its own browser context. A server costs some 1.5 s of CPU to start."""
+    yield from _servers(tmp_path_factory)
 
 
 class PageErrors:

@@ -23,13 +23,14 @@ RUNS = {"alpha": 1.0, "beta": 2.0, "gamma": 3.0}
 STEPS = 60
 
 
-@pytest.fixture
-def served(tmp_path: Path, serve: Callable[[Path], ServedLogdir]) -> str:
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory, serve_module: Callable[[Path], ServedLogdir]) -> str:
+    logdir = tmp_path_factory.mktemp("logs")
     runs = {run: {"train/loss": noisy_curve(STEPS, scale, seed=i)} for i, (run, scale) in enumerate(RUNS.items())}
-    write_runs(tmp_path / "logs", runs)
-    with SummaryWriter(tmp_path / "logs" / "alpha") as writer:
+    write_runs(logdir, runs)
+    with SummaryWriter(logdir / "alpha") as writer:
         writer.add_custom_scalars({"Losses": {"every loss": ["Multiline", ["train/loss"]]}})
-    return serve(tmp_path / "logs").url
+    return serve_module(logdir).url
 
 
 def run_colours(page: Page, runs: list[str]) -> dict[str, str]:

@@ -16,9 +16,9 @@ from tests.browser.helpers import ServedLogdir, card, open_dashboard
 from tests.plugins.distributed.job_logs import STEPS, write_job
 
 
-@pytest.fixture
-def url(tmp_path: Path, serve: Callable[[Path], ServedLogdir]) -> str:
-    return serve(write_job(tmp_path / "logs")).url + "?tab=distributed"
+@pytest.fixture(scope="module")
+def url(tmp_path_factory: pytest.TempPathFactory, serve_module: Callable[[Path], ServedLogdir]) -> str:
+    return serve_module(write_job(tmp_path_factory.mktemp("logs"))).url + "?tab=distributed"
 
 
 # The first request: the run list with the first chart's series, reduced to the window's width in device pixels

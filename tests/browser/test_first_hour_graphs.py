@@ -28,9 +28,9 @@ def logdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return write_graph_logs(tmp_path_factory.mktemp("graphs"))
 
 
-@pytest.fixture
-def url(logdir: Path, serve: Callable[[Path], ServedLogdir]) -> str:
-    return serve(logdir).url
+@pytest.fixture(scope="module")
+def url(logdir: Path, serve_module: Callable[[Path], ServedLogdir]) -> str:
+    return serve_module(logdir).url
 
 
 def open_graph(page: Page, url: str) -> Locator:

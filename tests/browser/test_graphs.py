@@ -29,9 +29,9 @@ def logdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-@pytest.fixture
-def url(logdir: Path, serve: Callable[[Path], ServedLogdir]) -> str:
-    return serve(logdir).url
+@pytest.fixture(scope="module")
+def url(logdir: Path, serve_module: Callable[[Path], ServedLogdir]) -> str:
+    return serve_module(logdir).url
 
 
 def open_graph(page: Page, url: str, run: str, theme: str = "light") -> Locator:

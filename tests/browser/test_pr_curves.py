@@ -15,9 +15,9 @@ from tests.browser.helpers import ServedLogdir, css_string, open_dashboard
 from tests.plugins.text_pr_logs import RAW_PR, write_logs
 
 
-@pytest.fixture
-def url(tmp_path: Path, serve: Callable[[Path], ServedLogdir]) -> str:
-    return serve(write_logs(tmp_path / "logs")).url + "?tab=pr_curves"
+@pytest.fixture(scope="module")
+def url(tmp_path_factory: pytest.TempPathFactory, serve_module: Callable[[Path], ServedLogdir]) -> str:
+    return serve_module(write_logs(tmp_path_factory.mktemp("logs"))).url + "?tab=pr_curves"
 
 
 def pr_card(page: Page, tag: str) -> Locator:
