@@ -276,8 +276,10 @@ static PyObject *segment(PyObject *self, PyObject *args) {
             double back = (double)(float)value[i];
             narrow = memcmp(&back, &value[i], 8) == 0;
         }
-        /* sized for the worst case up front (raw columns, a piece every MIN_RUN points): no reallocation */
-        size_t most_pieces = n / PIECE_POINTS + 2 * (n / MIN_RUN) + 4;
+        /* sized for the worst case up front, so nothing is reallocated: raw values, and as many pieces as runs of
+         * MIN_RUN - 1 points (the shortest, once a run that meets the one before it gives up its first point)
+         * with a piece of deltas between each two, plus the pieces PIECE_POINTS splits off */
+        size_t most_pieces = n / PIECE_POINTS + 2 * (n / (MIN_RUN - 1)) + 4;
         reserve(&out, 64 + 2 * (16 + most_pieces * PIECE_BYTES + n * 8 + most_pieces * 8) + n * 8);
         reserve(&pieces, most_pieces * PIECE_BYTES);
         reserve(&payload, n * 8 + most_pieces * 8);
